@@ -1,0 +1,128 @@
+"""Models trained on the SIM task (Sec. 3, Sec. 4.2, App. F).
+
+* :class:`MLP`: ``depth`` Linear layers, linear or ReLU between them, with or
+  without bias, PyTorch's default initialisation scaled by ``init_scale`` (the
+  authors' models, App. F.1).
+* :class:`SymmetricModel`: the symmetric two-layer linear model ``f(x) = U U^T x``
+  of Sec. 4.2.
+
+Every constructor takes a ``seed`` so that the same call gives the same weights.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from swingby import _checks
+
+ACTIVATIONS = ("linear", "relu")
+
+
+class MLP(nn.Module):
+    """A multi-layer perceptron ``R^d -> R^d``.
+
+    Parameters
+    ----------
+    d : input and output dimension.
+    depth : number of Linear layers (``1`` is the one-layer linear model ``W x + b``).
+    width : hidden width (defaults to ``d``; unused when ``depth == 1``).
+    activation : ``"linear"`` (identity) or ``"relu"``, applied between layers.
+    bias : whether every Linear layer has a bias (the authors' code: yes).
+    init_scale : every weight and bias of PyTorch's default initialisation is
+        multiplied by this number.
+    seed : seed of the initialisation.
+    """
+
+    def __init__(
+        self,
+        d: int,
+        depth: int = 1,
+        width: int | None = None,
+        *,
+        activation: str = "linear",
+        bias: bool = True,
+        init_scale: float = 1.0,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        d = _checks.positive_int("d", d)
+        depth = _checks.positive_int("depth", depth)
+        width = d if width is None else _checks.positive_int("width", width)
+        self.activation = _checks.choice("activation", activation, ACTIVATIONS)
+        init_scale = float(init_scale)
+        if not init_scale >= 0:
+            raise ValueError(f"init_scale must be a number >= 0, got {init_scale!r}")
+        dims = [d] + [width] * (depth - 1) + [d]
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(seed))
+            self.layers = nn.ModuleList(
+                nn.Linear(dims[k], dims[k + 1], bias=bias) for k in range(depth)
+            )
+        with torch.no_grad():
+            for p in self.parameters():
+                p.mul_(init_scale)
+        self.d, self.depth, self.width, self.bias = d, depth, width, bias
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for k, layer in enumerate(self.layers):
+            x = layer(x)
+            if self.activation == "relu" and k < len(self.layers) - 1:
+                x = torch.relu(x)
+        return x
+
+    def jacobian(self) -> torch.Tensor:
+        """The input-output Jacobian ``W`` (``d x d``) of a linear MLP (row convention
+        ``f(x) = W x + b``). Raises for a ReLU model, whose Jacobian depends on ``x``."""
+        if self.activation != "linear":
+            raise ValueError("jacobian() needs activation='linear'; a ReLU MLP has no single Jacobian")
+        W = torch.eye(self.d)
+        for layer in self.layers:
+            W = layer.weight.detach() @ W
+        return W
+
+
+class SymmetricModel(nn.Module):
+    """The symmetric two-layer linear model ``f(x) = U U^T x`` (Sec. 4.2).
+
+    Parameters
+    ----------
+    d : input dimension.
+    d_prime : inner width ``d' >= d`` (defaults to ``d``).
+    init : ``"uniform"`` (entries ``U[0,1) * init_scale``, the authors' Fig. 5
+        initialisation with ``init_scale = 1/5``) or ``"gaussian"``
+        (entries ``N(0, init_scale^2)``, the ``tau`` of App. E.2).
+    init_scale : scale of the initial ``U``.
+    seed : seed of the initialisation.
+    """
+
+    def __init__(
+        self,
+        d: int,
+        d_prime: int | None = None,
+        *,
+        init: str = "uniform",
+        init_scale: float = 0.2,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        d = _checks.positive_int("d", d)
+        d_prime = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
+        if d_prime < d:
+            raise ValueError(f"d_prime must be >= d = {d}, got {d_prime}")
+        _checks.choice("init", init, ("uniform", "gaussian"))
+        init_scale = _checks.positive_float("init_scale", init_scale)
+        gen = torch.Generator().manual_seed(int(seed))
+        if init == "uniform":
+            U = torch.rand(d, d_prime, generator=gen) * init_scale
+        else:
+            U = torch.randn(d, d_prime, generator=gen) * init_scale
+        self.U = nn.Parameter(U)
+        self.d, self.d_prime = d, d_prime
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (x @ self.U) @ self.U.T
+
+    def jacobian(self) -> torch.Tensor:
+        """``W = U U^T``."""
+        U = self.U.detach()
+        return U @ U.T

@@ -1,0 +1,228 @@
+"""The structured identity mapping (SIM) task: data, test points, second moments.
+
+Defined in Sec. 2.1 of the paper, with the test points of App. B (eq. B.1), the
+second-moment matrix of App. C.1 (eq. C.13) and the out-of-distribution controls
+of App. F.3 (origin cluster, random rotation, truncation). Chapter: ``book/sim_task.md``.
+
+Conventions used everywhere in the book
+---------------------------------------
+* ``mu`` has one entry per concept, so ``s = len(mu)``; the p-th training cluster
+  is centred at ``mu[p] * e_p``.
+* ``sigma`` is a **standard deviation** (the paper's ``diag(sigma)^2`` covariance);
+  the authors' code passes the same numbers as variances. Only the first ``s``
+  directions carry noise, so the data lie in an ``s``-dimensional subspace.
+* "Concept coordinates" are the un-rotated axes in which cluster ``p`` sits on
+  ``e_p``; "input coordinates" are what the model sees (rotated if ``rotate``).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple, Sequence
+
+import numpy as np
+import torch
+
+from swingby import _checks
+
+
+class SimData(NamedTuple):
+    """A sampled SIM training set and its test points.
+
+    All tensors are ``float32`` and in *input* coordinates (what the model sees),
+    except ``test_index``. ``rotation`` maps concept to input coordinates:
+    ``x_input = rotation @ x_concept``; use :meth:`to_concept` to map back.
+    """
+
+    X: torch.Tensor  #: training inputs, shape ``(N, d)``
+    labels: torch.Tensor  #: cluster of each row, ``0..s-1`` (``s`` = origin cluster)
+    x_hat: torch.Tensor  #: the OOD test point ``sum_p mu_p e_p``, shape ``(d,)``
+    rotation: torch.Tensor  #: orthogonal ``(d, d)``; the identity when not rotated
+    test_points: torch.Tensor  #: eq. (B.1) for every ``v``, shape ``(2**s, d)``
+    test_index: torch.Tensor  #: the ``v in {0,1}^s`` of each test point, ``(2**s, s)``
+    mu: np.ndarray  #: cluster distances, shape ``(s,)``
+    sigma: np.ndarray  #: cluster standard deviations, shape ``(s,)``
+
+    @property
+    def d(self) -> int:
+        """Input dimension."""
+        return self.X.shape[1]
+
+    @property
+    def s(self) -> int:
+        """Number of concepts (training clusters off the origin)."""
+        return len(self.mu)
+
+    def to_concept(self, y: torch.Tensor) -> torch.Tensor:
+        """Rotate vectors ``y`` (last axis ``d``) from input back to concept coordinates."""
+        return y @ self.rotation.to(y.dtype)
+
+    def cluster_centres(self) -> torch.Tensor:
+        """Centres ``mu_p e_p`` of the ``s`` training clusters, in input coordinates."""
+        centres = torch.zeros(self.s, self.d)
+        centres[:, : self.s] = torch.diag(torch.as_tensor(self.mu, dtype=torch.float32))
+        return centres @ self.rotation.T
+
+
+def _check_mu_sigma_d(mu, sigma, d) -> tuple[np.ndarray, np.ndarray, int]:
+    mu = _checks.nonneg_vector("mu", mu)
+    sigma = _checks.nonneg_vector("sigma", sigma, length=len(mu))
+    d = _checks.positive_int("d", d)
+    if len(mu) > d:
+        raise ValueError(
+            f"s = len(mu) = {len(mu)} concepts need at least as many dimensions, "
+            f"but d = {d}; allowed: s <= d"
+        )
+    return mu, sigma, d
+
+
+def second_moment(
+    mu: Sequence[float], sigma: Sequence[float] | float, d: int, *, origin_cluster: bool = False
+) -> np.ndarray:
+    """Diagonal ``a`` of the population second-moment matrix ``A = E[x x^T]``.
+
+    Implements eq. (C.13): ``a_p = sigma_p^2 + mu_p^2 / s`` for ``p <= s`` and
+    ``a_p = 0`` otherwise (in concept coordinates). With an origin cluster there are
+    ``s + 1`` equally likely clusters, so ``mu_p^2`` is divided by ``s + 1``.
+
+    Parameters
+    ----------
+    mu, sigma : sequences of length ``s`` (``sigma`` may be a single number), ``>= 0``.
+    d : input dimension, ``>= s``.
+    origin_cluster : whether a cluster centred at 0 is part of the training set.
+
+    Returns
+    -------
+    numpy.ndarray of shape ``(d,)``.
+    """
+    mu, sigma, d = _check_mu_sigma_d(mu, sigma, d)
+    n_clusters = len(mu) + int(bool(origin_cluster))
+    a = np.zeros(d)
+    a[: len(mu)] = sigma**2 + mu**2 / n_clusters
+    return a
+
+
+def random_rotation(d: int, generator: torch.Generator) -> torch.Tensor:
+    """A random ``d x d`` orthogonal matrix: the left singular vectors of a standard
+    normal matrix (the authors' construction, App. F.1)."""
+    g = torch.randn(d, d, generator=generator, dtype=torch.float64)
+    u, _, _ = torch.linalg.svd(g)
+    return u.to(torch.float32)
+
+
+def test_points(mu: Sequence[float], d: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The test points of eq. (B.1) in concept coordinates.
+
+    Returns ``(points, index)``: ``points[k] = sum_p v_p mu_p e_p`` for the k-th
+    ``v`` of ``{0,1}^s`` in lexicographic order (so ``points[0]`` is the origin and
+    ``points[-1]`` is ``x_hat``), and ``index[k] = v``.
+    """
+    mu, _, d = _check_mu_sigma_d(mu, 0.0, d)
+    s = len(mu)
+    index = torch.tensor(list(itertools.product([0, 1], repeat=s)), dtype=torch.float32)
+    points = torch.zeros(2**s, d)
+    points[:, :s] = index * torch.as_tensor(mu, dtype=torch.float32)
+    return points, index
+
+
+def _sample_clusters(mu, sigma, d, n, n_clusters, generator):
+    """``n`` points from each of ``n_clusters`` clusters, in concept coordinates."""
+    s = len(mu)
+    centres = torch.zeros(n_clusters, d, dtype=torch.float64)
+    centres[:s, :s] = torch.diag(torch.as_tensor(mu, dtype=torch.float64))
+    std = torch.zeros(d, dtype=torch.float64)
+    std[:s] = torch.as_tensor(sigma, dtype=torch.float64)
+    noise = torch.randn(n_clusters, n, d, generator=generator, dtype=torch.float64)
+    return centres[:, None, :] + noise * std
+
+
+def make_sim(
+    mu: Sequence[float],
+    sigma: Sequence[float] | float,
+    d: int,
+    n_per_cluster: int = 5000,
+    *,
+    origin_cluster: bool = False,
+    rotate: bool = False,
+    truncate: bool = False,
+    seed: int = 0,
+) -> SimData:
+    """Sample a SIM training set (Sec. 2.1, App. F.3).
+
+    Cluster ``p`` has ``n_per_cluster`` i.i.d. points from
+    ``N(mu_p e_p, diag(sigma)^2)`` where ``sigma`` is zero beyond the first ``s``
+    directions.
+
+    Parameters
+    ----------
+    mu : distances of the ``s`` cluster centres from the origin, each ``>= 0``.
+    sigma : standard deviations, one per concept (or one number for all), ``>= 0``.
+    d : input dimension, ``>= s``.
+    n_per_cluster : points per cluster, ``> 0``.
+    origin_cluster : add a cluster centred at the origin (label ``s``).
+    rotate : rotate data and test points by a random orthogonal matrix (App. F.1).
+    truncate : reject and resample every point within ``min(mu)/2`` of ``x_hat``
+        (App. F.3, Fig. 16), so no training point lies near the test point.
+    seed : seed of the ``torch.Generator`` used for sampling and rotation.
+
+    Returns
+    -------
+    SimData
+        Training set, labels, ``x_hat``, rotation and the eq. (B.1) test points.
+    """
+    mu, sigma, d = _check_mu_sigma_d(mu, sigma, d)
+    n = _checks.positive_int("n_per_cluster", n_per_cluster)
+    s = len(mu)
+    gen = torch.Generator().manual_seed(int(seed))
+    n_clusters = s + int(bool(origin_cluster))
+    X = _sample_clusters(mu, sigma, d, n, n_clusters, gen)  # (clusters, n, d)
+    points, index = test_points(mu, d)
+    x_hat = points[-1].to(torch.float64)
+    if truncate:
+        radius = float(mu.min()) / 2
+        for _ in range(1000):
+            bad = torch.linalg.vector_norm(X - x_hat, dim=-1) < radius
+            if not bad.any():
+                break
+            fresh = _sample_clusters(mu, sigma, d, n, n_clusters, gen)
+            X = torch.where(bad[..., None], fresh, X)
+        else:  # pragma: no cover - needs sigma >> mu
+            raise ValueError("truncate: could not draw points outside min(mu)/2 of x_hat; sigma too large")
+    labels = torch.arange(n_clusters).repeat_interleave(n)
+    X = X.reshape(-1, d).to(torch.float32)
+    rotation = random_rotation(d, gen) if rotate else torch.eye(d)
+    return SimData(
+        X=X @ rotation.T,
+        labels=labels,
+        x_hat=points[-1] @ rotation.T,
+        rotation=rotation,
+        test_points=points @ rotation.T,
+        test_index=index,
+        mu=mu,
+        sigma=sigma,
+    )
+
+
+def empirical_second_moment(X: torch.Tensor) -> torch.Tensor:
+    """``A = (1/N) sum_k x_k x_k^T`` of a training set (the matrix in eq. 4.1)."""
+    X = X.to(torch.float64)
+    return X.T @ X / X.shape[0]
+
+
+def linear_model_loss(W: torch.Tensor, X: torch.Tensor) -> float:
+    """Training loss (2.1) of the linear model ``f(x) = W x`` on data ``X``:
+    ``(1 / 2N) sum_k ||W x_k - x_k||^2``."""
+    X = X.to(torch.float64)
+    R = X @ (W.to(torch.float64) - torch.eye(X.shape[1], dtype=torch.float64)).T
+    return float(0.5 * (R**2).sum(dim=1).mean())
+
+
+def frobenius_loss(W: torch.Tensor, A: torch.Tensor) -> float:
+    """Right-hand side of eq. (4.1): ``0.5 * ||(W - I) A^{1/2}||_F^2``.
+
+    ``A^{1/2}`` is the symmetric square root of the (PSD) second-moment matrix.
+    """
+    A = A.to(torch.float64)
+    evals, evecs = torch.linalg.eigh(A)
+    root = evecs @ torch.diag(evals.clamp_min(0).sqrt()) @ evecs.T
+    M = (W.to(torch.float64) - torch.eye(A.shape[0], dtype=torch.float64)) @ root
+    return float(0.5 * (M**2).sum())

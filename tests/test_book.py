@@ -1,0 +1,52 @@
+"""Checks of the book's own rules: paired notebooks in sync and without outputs,
+every chapter in the table of contents, and CI really in fast mode."""
+import json
+import os
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+NOTEBOOK_CHAPTERS = sorted(p for p in BOOK.glob("*.md") if "jupytext:" in p.read_text()[:800])
+
+
+def _cells(nb):
+    return [(c.cell_type, c.source.strip(), sorted(c.metadata.get("tags", []))) for c in nb.cells]
+
+
+def test_there_are_notebook_chapters():
+    assert len(NOTEBOOK_CHAPTERS) >= 1
+
+
+@pytest.mark.parametrize("md", NOTEBOOK_CHAPTERS, ids=lambda p: p.name)
+def test_md_and_ipynb_in_sync(md):
+    nb_path = md.with_suffix(".ipynb")
+    assert nb_path.exists(), f"{md.name} has no paired notebook: run `jupytext --sync {md}`"
+    from_md, from_nb = jupytext.read(md), jupytext.read(nb_path)
+    assert _cells(from_md) == _cells(from_nb), (
+        f"{md.name} and {nb_path.name} differ: edit the .md, then `jupytext --sync {md}`"
+    )
+
+
+@pytest.mark.parametrize("md", NOTEBOOK_CHAPTERS, ids=lambda p: p.name)
+def test_committed_notebooks_have_no_outputs(md):
+    raw = json.loads(md.with_suffix(".ipynb").read_text())
+    for cell in raw["cells"]:
+        if cell["cell_type"] == "code":
+            assert not cell.get("outputs") and cell.get("execution_count") is None, (
+                f"{md.with_suffix('.ipynb').name} carries outputs"
+            )
+
+
+def test_every_chapter_is_in_the_toc():
+    toc = (ROOT / "_toc.yml").read_text()
+    for md in BOOK.glob("*.md"):
+        assert f"book/{md.stem}" in toc, f"{md.name} is not in _toc.yml"
+
+
+def test_ci_sets_quick_mode():
+    """Sentinel: CI must run with SWINGBY_QUICK=1 (see .ci/run)."""
+    if os.environ.get("CI"):
+        assert os.environ.get("SWINGBY_QUICK") == "1", "CI is set but SWINGBY_QUICK is not 1"
