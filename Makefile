@@ -12,7 +12,6 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 
 .PHONY: book test venv sync clean
 
