@@ -68,3 +68,175 @@ def mark_concept_plane(ax, mu, *, dims=(0, 1)):
     ax.set_xlabel(f"output along concept {i + 1}")
     ax.set_ylabel(f"output along concept {j + 1}")
     ax.set_aspect("equal", adjustable="datalim")
+
+
+# ---------------------------------------------------------------------------------
+# Theory chapters (book/one_layer_theory, book/two_layer_theory, book/beyond_two_concepts)
+# ---------------------------------------------------------------------------------
+def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
+    """Fig. 4: major (first ``s`` diagonal), minor (off-diagonal in the first ``s`` rows
+    or columns) and irrelevant entries of the ``d x d`` Jacobian. With ``group = p``
+    the minor entries of group ``p`` (row / column ``p``, 0-based) are outlined."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch, Rectangle
+
+    if not 1 <= s <= d:
+        raise ValueError(f"need 1 <= s <= d, got s = {s}, d = {d}")
+    if ax is None:
+        ax = plt.figure(figsize=(4, 4)).add_subplot()
+    kind = np.zeros((d, d))  # 0 irrelevant, 1 minor, 2 major
+    kind[:s, :] = 1
+    kind[:, :s] = 1
+    kind[np.arange(s), np.arange(s)] = 2
+    colours = ["#dddddd", "#f4a582", "#2166ac"]
+    ax.imshow(kind, cmap=ListedColormap(colours), vmin=0, vmax=2)
+    for i in range(d):
+        for j in range(d):
+            ax.text(j, i, f"$w_{{{i + 1}{j + 1}}}$", ha="center", va="center", fontsize=8,
+                    color="white" if kind[i, j] == 2 else "black")
+    if group is not None:
+        for i in range(d):
+            for j in range(d):
+                if i != j and (i == group or j == group):
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2, ec="k"))
+    ax.set_xticks(range(d), [str(j + 1) for j in range(d)])
+    ax.set_yticks(range(d), [str(i + 1) for i in range(d)])
+    ax.set_xlabel("column $j$")
+    ax.set_ylabel("row $i$")
+    ax.grid(False)
+    handles = [Patch(color=c, label=n) for c, n in zip(colours, ["irrelevant", "minor", "major"])]
+    if group is not None:
+        handles.append(Patch(fill=False, ec="k", lw=2, label=f"minor, group {group + 1}"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8)
+    return ax
+
+
+def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
+    """Shade the ascents of the test loss found by :func:`swingby.theory.detect_stages`
+    and mark the growth times of the major entries with dotted lines."""
+    for k, (_, t0, t1, _, _) in enumerate(stages.ascents):
+        ax.axvspan(t0, t1, color=color, alpha=alpha, lw=0, label="test loss rises" if k == 0 else None)
+    for p, t in stages.growth.items():
+        ax.axvline(t, color="grey", ls=":", lw=1)
+        ax.annotate(f"$w_{{{p + 1}{p + 1}}}$ grows", (t, 1.0), xycoords=("data", "axes fraction"),
+                    rotation=90, va="top", ha="right", fontsize=7, color="grey")
+
+
+def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False, max_minor: int = 6,
+                          loss_scale: float = 1.0):
+    """Figs. 5 (left), 8-10: test loss (thick black) and major (solid) / minor (dashed)
+    entries of ``W(t)`` from a :class:`swingby.theory.SymmetricRecord`."""
+    t = record.time
+    d = record.W.shape[-1]
+    for p in range(s):
+        ax.plot(t, record.W[:, p, p], lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$")
+    minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
+    for i, j in minors:
+        ax.plot(t, record.W[:, i, j], ls="--", lw=1.2, label=f"minor $w_{{{i + 1}{j + 1}}}$")
+    ax.plot(t, record.test_loss * loss_scale, color="k", lw=2.5,
+            label="test loss" + ("" if loss_scale == 1 else f" x {loss_scale:g}"))
+    if stages is not None:
+        shade_loss_segments(ax, stages)
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(r"time $t = \eta \times$ iterations (eq. 4.3 clock)")
+    ax.set_ylabel("entry value / test loss")
+    ax.legend(fontsize=7, ncol=2)
+    return ax
+
+
+def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False):
+    """Fig. 5 (right) / 18: the output ``W(t) x_hat`` in the concept plane; with
+    ``centres`` also the outputs at the training-cluster centres ``mu_p e_p``."""
+    mu = np.asarray(mu, dtype=float)
+    plot_trajectory(ax, record.output, label=r"output at $\hat{x}$", color="tab:orange", dims=dims,
+                    marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
+    if centres:
+        for p, c in zip(dims, ["tab:blue", "tab:green"]):
+            traj = record.W[:, :, p] * mu[p]
+            plot_trajectory(ax, traj, label=f"output at centre {p + 1}", color=c, dims=dims,
+                            marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
+    mark_concept_plane(ax, mu, dims=dims)
+    ax.legend(fontsize=7)
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# Chapters observations, ood_checks, topological_order (Figs. 2, 3, 7, 11-16)
+# ---------------------------------------------------------------------------
+
+
+def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: str | None = None,
+                            legend: bool = True):
+    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs (one
+    :class:`~swingby.train.TrainRecord` each) in the plane of concepts 1 and 2,
+    with arrow markers at ``n_markers`` equal training-time intervals and the
+    training-cluster centres (circles) and ``x_hat`` (star) of every run."""
+    from swingby.observations import marker_indices
+
+    for rec, lab in zip(records, labels):
+        line = plot_trajectory(ax, rec.trajectory, label=lab, marker_steps=marker_indices(rec, n_markers))
+        mu = rec.test_points[-1, :2]
+        ax.scatter([mu[0], 0], [0, mu[1]], facecolors="none", edgecolors=line.get_color(), s=60)
+        ax.scatter([mu[0]], [mu[1]], marker="*", color=line.get_color(), s=110, edgecolors="k", lw=0.5)
+    ax.set_xlabel("output along concept 1")
+    ax.set_ylabel("output along concept 2")
+    ax.set_aspect("equal", adjustable="datalim")
+    if title:
+        ax.set_title(title, fontsize=10)
+    if legend:
+        ax.legend(fontsize=7, loc="best")
+    return ax
+
+
+def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | None = None):
+    """Fig. 3 / Fig. 14 style panel: OOD test loss over training (epochs, log time)."""
+    for rec, lab in zip(records, labels):
+        e = rec.epochs
+        keep = e > 0 if logx else slice(None)
+        ax.plot(e[keep], rec.test_loss[keep], label=lab)
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel("epoch" + (" (log scale)" if logx else ""))
+    ax.set_ylabel(r"OOD test loss $\frac{1}{2}\|f(\hat{x}) - \hat{x}\|^2$")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
+    """2-D positions of the nodes ``v in {0,1}^s`` of the hypercube graph of Fig. 7:
+    ``x`` = number of ones (the rank in the componentwise order), ``y`` spreads
+    the nodes of one rank."""
+    V = np.asarray(test_index)
+    rank = V.sum(axis=1)
+    pos = np.zeros((len(V), 2))
+    for r in np.unique(rank):
+        idx = np.flatnonzero(rank == r)
+        pos[idx, 0] = r
+        pos[idx, 1] = np.linspace(-(len(idx) - 1) / 2, (len(idx) - 1) / 2, len(idx))
+    return pos
+
+
+def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: float = 1.0,
+                   title: str | None = None, cmap: str = "viridis"):
+    """Fig. 7 panel: the test points of eq. (B.1) as a hypercube graph (edges join
+    indices at Hamming distance 1), coloured by their loss, truncated at ``vmax``."""
+    V = np.asarray(test_index)
+    pos = hypercube_layout(V)
+    for a in range(len(V)):
+        for b in range(a + 1, len(V)):
+            if np.abs(V[a] - V[b]).sum() == 1:
+                ax.plot(*pos[[a, b]].T, color="grey", lw=0.6, zorder=1)
+    sc = ax.scatter(*pos.T, c=np.minimum(losses, vmax), cmap=cmap, vmin=0, vmax=vmax, s=330,
+                    edgecolors="k", zorder=2)
+    for k, v in enumerate(V):
+        ax.text(*pos[k], "".join(str(int(x)) for x in v), ha="center", va="center", fontsize=6,
+                color="w" if losses[k] < 0.5 * vmax else "k", zorder=3)
+    ax.set_xticks(range(V.shape[1] + 1))
+    ax.set_xlabel("number of concepts combined, $\\|v\\|_1$")
+    ax.set_yticks([])
+    if title:
+        ax.set_title(title, fontsize=10)
+    return sc

@@ -187,3 +187,211 @@ def train(
             shuffle=shuffle, seed=int(seed), steps_per_epoch=spe, n_steps=n_steps,
         ),
     )
+
+
+# ---------------------------------------------------------------------------
+# Batched engine (chapters: observations, ood_checks, topological_order)
+# ---------------------------------------------------------------------------
+
+
+def _check_batched_models(models) -> tuple[list, dict]:
+    """Check that ``models`` are MLPs of one architecture; return them and the spec."""
+    from swingby.models import MLP
+
+    models = list(models) if not isinstance(models, MLP) else [models]
+    if len(models) == 0:
+        raise ValueError("models must be a non-empty sequence of swingby.models.MLP")
+    for k, m in enumerate(models):
+        if not isinstance(m, MLP):
+            raise ValueError(f"models[{k}] must be a swingby.models.MLP, got {type(m).__name__}")
+    spec = dict(d=models[0].d, depth=models[0].depth, width=models[0].width,
+                activation=models[0].activation, bias=models[0].bias)
+    for k, m in enumerate(models[1:], start=1):
+        other = dict(d=m.d, depth=m.depth, width=m.width, activation=m.activation, bias=m.bias)
+        if other != spec:
+            raise ValueError(
+                f"all models must share one architecture; models[0] is {spec} but "
+                f"models[{k}] is {other}"
+            )
+    return models, spec
+
+
+def _check_batched_data(data, n_runs: int, d: int) -> list:
+    """One :class:`SimData` per run (a single one is shared by all runs)."""
+    datas = [data] * n_runs if isinstance(data, SimData) else list(data)
+    if len(datas) != n_runs:
+        raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {len(datas)}")
+    for k, dat in enumerate(datas):
+        if not isinstance(dat, SimData):
+            raise ValueError(f"data[{k}] must be a swingby.sim.SimData, got {type(dat).__name__}")
+        if dat.X.shape != datas[0].X.shape or dat.test_points.shape != datas[0].test_points.shape:
+            raise ValueError(
+                f"every data set must have the same shape; data[0].X is {tuple(datas[0].X.shape)} "
+                f"with {datas[0].s} concepts, data[{k}].X is {tuple(dat.X.shape)} with {dat.s}"
+            )
+        if dat.d != d:
+            raise ValueError(f"data[{k}] has d = {dat.d} but the models have d = {d}")
+    return datas
+
+
+def _check_seeds(seed, n_runs: int) -> list[int]:
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return [int(seed)] * n_runs
+    seeds = list(seed)
+    if len(seeds) != n_runs or not all(
+        isinstance(s_, (int, np.integer)) and not isinstance(s_, bool) for s_ in seeds
+    ):
+        raise ValueError(f"seed must be an int or a sequence of {n_runs} ints (one per model), got {seed!r}")
+    return [int(s_) for s_ in seeds]
+
+
+def train_batched(
+    models,
+    data,
+    *,
+    lr: float = 0.1,
+    batch_size: int = 128,
+    epochs: int = 40,
+    full_batch: bool = False,
+    loss: str = "mean",
+    shuffle: str = "once",
+    record_every: int | None = None,
+    record_steps: Sequence[int] | None = None,
+    record_train_loss: bool = True,
+    seed: int | Sequence[int] = 0,
+    progress: bool = False,
+) -> list[TrainRecord]:
+    """Train ``R`` independent MLPs of one architecture as one batched tensor program.
+
+    Gives the same numbers (to float32 rounding) as calling :func:`train` on each
+    model in turn with the same arguments: the weights of the ``R`` models are
+    stacked into ``(R, out, in)`` tensors, forward and backward passes of plain SGD
+    on the loss (2.1) (or its ``"mean"`` variant) are written out with batched
+    matrix products, and every run sees its own data set and its own shuffling.
+    This is how the sweeps of Figs. 2, 3, 7 and 11-16 (Sec. 3, App. B, App. F) are
+    run.
+
+    Parameters
+    ----------
+    models : sequence of :class:`~swingby.models.MLP` with identical ``d``, ``depth``,
+        ``width``, ``activation`` and ``bias`` (different seeds / init scales are
+        fine); trained in place, like :func:`train`.
+    data : one :class:`~swingby.sim.SimData` shared by all runs, or one per model
+        (same number of points and concepts; rotations and samples may differ).
+    lr, batch_size, epochs, full_batch, loss, shuffle, record_every, record_steps,
+    record_train_loss, progress : as in :func:`train`.
+    seed : shuffling seed, one int for all runs or one per model.
+
+    Returns
+    -------
+    list of TrainRecord, one per model, as :func:`train` would return it.
+    """
+    models, spec = _check_batched_models(models)
+    n_runs = len(models)
+    datas = _check_batched_data(data, n_runs, spec["d"])
+    seeds = _check_seeds(seed, n_runs)
+    lr = _checks.positive_float("lr", lr)
+    epochs = _checks.positive_int("epochs", epochs)
+    _checks.choice("loss", loss, LOSSES)
+    _checks.choice("shuffle", shuffle, SHUFFLES)
+    n = datas[0].X.shape[0]
+    bs = n if full_batch else _checks.positive_int("batch_size", batch_size)
+    spe = steps_per_epoch(n, bs)
+    n_steps = epochs * spe
+    rec_steps = _resolve_record_steps(n_steps, record_every, record_steps)
+    relu = spec["activation"] == "relu"
+    depth = spec["depth"]
+
+    X = torch.stack([dat.X for dat in datas])  # (R, N, d)
+    gens = [torch.Generator().manual_seed(s_) for s_ in seeds]
+
+    def permuted() -> torch.Tensor:
+        return torch.stack([X[r, torch.randperm(n, generator=gens[r])] for r in range(n_runs)])
+
+    Xo = permuted() if shuffle == "once" else X.clone()
+    W = [torch.stack([m.layers[k].weight.detach() for m in models]).clone() for k in range(depth)]
+    B = ([torch.stack([m.layers[k].bias.detach() for m in models]).clone() for k in range(depth)]
+         if spec["bias"] else None)
+    P_in = torch.stack([dat.test_points for dat in datas])  # (R, 2**s, d)
+    rot = torch.stack([dat.rotation for dat in datas])  # (R, d, d)
+
+    # keep each layer both as (R, out, in) and transposed, so that every batched
+    # product reads contiguous memory (twice as fast as a transposed view)
+    Wt = [w.transpose(1, 2).contiguous() for w in W]
+
+    def forward(h: torch.Tensor, keep: bool = False):
+        hs = [h]
+        for k in range(depth):
+            z = torch.bmm(h, Wt[k]) if B is None else torch.baddbmm(B[k][:, None, :], h, Wt[k])
+            h = torch.relu(z) if relu and k < depth - 1 else z
+            if keep:
+                hs.append(h)
+        return h, hs
+
+    outputs, train_losses = [], []
+
+    def record() -> None:
+        outputs.append(torch.bmm(forward(P_in)[0], rot).double().numpy())
+        if record_train_loss:
+            y = forward(X)[0]
+            train_losses.append((0.5 * ((y - X) ** 2).sum(-1).mean(-1)).double().numpy())
+        else:
+            train_losses.append(np.full(n_runs, np.nan))
+
+    with torch.no_grad():
+        r = 0
+        if rec_steps[0] == 0:
+            record()
+            r = 1
+        step = 0
+        for _ in tqdm(range(epochs), disable=not progress, desc="epochs"):
+            if shuffle == "every_epoch":
+                Xo = permuted()
+            for start in range(0, n, bs):
+                xb = Xo[:, start : start + bs]
+                y, hs = forward(xb, keep=True)
+                nb = xb.shape[1]
+                if loss == "mean":
+                    delta = (y - xb) * (2.0 / (nb * spec["d"]))
+                else:
+                    delta = (y - xb) * (1.0 / nb)
+                for k in range(depth - 1, -1, -1):
+                    gWt = torch.bmm(hs[k].transpose(1, 2), delta)  # (R, in, out)
+                    if B is not None:
+                        B[k].sub_(delta.sum(1), alpha=lr)
+                    if k > 0:
+                        new_delta = torch.bmm(delta, W[k])
+                        if relu:
+                            new_delta = new_delta * (hs[k] > 0)
+                        delta = new_delta
+                    Wt[k].sub_(gWt, alpha=lr)
+                    W[k].sub_(gWt.transpose(1, 2), alpha=lr)
+                step += 1
+                if r < len(rec_steps) and rec_steps[r] == step:
+                    record()
+                    r += 1
+        for i, m in enumerate(models):  # leave the trained weights in the models, like train()
+            for k in range(depth):
+                m.layers[k].weight.copy_(W[k][i])
+                if B is not None:
+                    m.layers[k].bias.copy_(B[k][i])
+
+    out = np.stack(outputs, axis=1)  # (R, records, 2**s, d)
+    tl = np.stack(train_losses, axis=1)  # (R, records)
+    records = []
+    for i, dat in enumerate(datas):
+        pts = dat.to_concept(dat.test_points).double().numpy()
+        records.append(TrainRecord(
+            steps=rec_steps.astype(int),
+            epochs=rec_steps / spe,
+            outputs=out[i],
+            test_points=pts,
+            test_index=dat.test_index.numpy().astype(int),
+            test_loss=0.5 * ((out[i][:, -1] - pts[-1]) ** 2).sum(axis=-1),
+            train_loss=tl[i],
+            config=dict(
+                lr=lr, batch_size=bs, epochs=epochs, full_batch=full_batch, loss=loss,
+                shuffle=shuffle, seed=seeds[i], steps_per_epoch=spe, n_steps=n_steps,
+            ),
+        ))
+    return records

@@ -45,3 +45,104 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
     redraw()
     display(box)
     return box
+
+
+# ---------------------------------------------------------------------------------
+# Theory chapters (book/two_layer_theory, book/beyond_two_concepts)
+# ---------------------------------------------------------------------------------
+def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: float = 0.2,
+                                seed: int = 0, steps: int = 2000, eta: float = 0.01):
+    """Explore the symmetric two-layer dynamics (Fig. 5): sliders for ``mu``, ``sigma``,
+    the initialisation scale and the seed redraw the Jacobian entries, the test loss
+    and the output trajectory at once (``d = 3``, ``s = 2``, origin cluster, uniform
+    initialisation, iteration of eq. D.2)."""
+    import numpy as np
+
+    from swingby.plotting import plot_jacobian_entries, plot_output_trajectory
+    from swingby.theory import detect_stages, initial_U, simulate_symmetric
+
+    sl = dict(continuous_update=False)
+    w_mu = [widgets.FloatSlider(value=m, min=0.2, max=3.0, step=0.05, description=f"mu_{k + 1}", **sl)
+            for k, m in enumerate(mu)]
+    w_sigma = widgets.FloatSlider(value=sigma, min=0.0, max=1.5, step=0.05, description="sigma", **sl)
+    w_scale = widgets.FloatLogSlider(value=init_scale, base=10, min=-3, max=0, step=0.1,
+                                     description="init scale", **sl)
+    w_seed = widgets.IntSlider(value=seed, min=0, max=199, description="seed", **sl)
+    out = widgets.Output()
+
+    def redraw(*_):
+        m = np.array([w.value for w in w_mu])
+        a = second_moment(m, w_sigma.value, 3, origin_cluster=True)
+        x_hat = np.array([m[0], m[1], 0.0])
+        U0 = initial_U(3, [w_seed.value], init="uniform", init_scale=w_scale.value)[0]
+        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=max(1, steps // 1000))
+        with out:
+            out.clear_output(wait=True)
+            if not np.all(np.isfinite(rec.test_loss)):
+                print("the iteration (D.2) diverged for this initialisation; try another seed")
+                return
+            stages = detect_stages(rec, 2)
+            fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+            plot_jacobian_entries(ax1, rec, 2, stages=stages)
+            ax1.set_title(f"a = ({a[0]:.2f}, {a[1]:.2f}); {stages.n_descents} descent(s)", fontsize=9)
+            plot_output_trajectory(ax2, rec, m)
+            plt.tight_layout()
+            plt.show()
+
+    for w in w_mu + [w_sigma, w_scale, w_seed]:
+        w.observe(redraw, names="value")
+    box = widgets.HBox([widgets.VBox(w_mu + [w_sigma, w_scale, w_seed]), out])
+    redraw()
+    display(box)
+    return box
+
+
+# ---------------------------------------------------------------------------
+# Chapter observations (Sec. 3, App. F): trajectory and test-loss explorer
+# ---------------------------------------------------------------------------
+
+
+def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int = 0):
+    """Explore output trajectories (Fig. 2) and OOD test losses (Fig. 3) of an MLP on
+    the SIM task with ``s = 2``: sliders for ``mu_1, mu_2, sigma_1, sigma_2``, depth,
+    ``d``, activation and learning rate. ``n_per_cluster`` is smaller than the paper's
+    5000 (with batch 128 that is fewer SGD steps) so that a redraw takes about a second."""
+    from swingby.models import MLP
+    from swingby.observations import record_grid
+    from swingby.plotting import plot_sweep_trajectories, plot_test_losses
+    from swingby.train import steps_per_epoch, train
+
+    sl = dict(continuous_update=False)
+    mu1 = widgets.FloatSlider(value=2.0, min=0.5, max=4.0, step=0.25, description="mu_1", **sl)
+    mu2 = widgets.FloatSlider(value=4.0, min=0.5, max=4.0, step=0.25, description="mu_2", **sl)
+    s1 = widgets.FloatLogSlider(value=0.05, base=10, min=-2, max=0.5, step=0.1, description="sigma_1", **sl)
+    s2 = widgets.FloatLogSlider(value=0.05, base=10, min=-2, max=0.5, step=0.1, description="sigma_2", **sl)
+    depth = widgets.IntSlider(value=4, min=1, max=5, description="depth", **sl)
+    d = widgets.Dropdown(options=[2, 3, 8, 64], value=2, description="d")
+    act = widgets.Dropdown(options=["linear", "relu"], value="linear", description="activation")
+    lr = widgets.FloatLogSlider(value=0.01, base=10, min=-3, max=-0.5, step=0.25, description="lr", **sl)
+    out = widgets.Output()
+    controls = [mu1, mu2, s1, s2, depth, d, act, lr]
+
+    def redraw(*_):
+        with out:
+            out.clear_output(wait=True)
+            data = make_sim([mu1.value, mu2.value], [s1.value, s2.value], d.value, n_per_cluster,
+                            rotate=d.value > 3, seed=seed)
+            model = MLP(d.value, depth.value, width=max(4, d.value), activation=act.value, seed=seed)
+            n_steps = epochs * steps_per_epoch(data.X.shape[0], 128)
+            rec = train(model, data, lr=lr.value, epochs=epochs, record_train_loss=False, seed=seed,
+                        record_steps=record_grid(n_steps, every=max(1, n_steps // 200)))
+            fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+            plot_sweep_trajectories(a1, [rec], [f"depth {depth.value}, d = {d.value}"],
+                                    title="output trajectory at x_hat")
+            plot_test_losses(a2, [rec], ["test loss"], title="OOD test loss")
+            plt.tight_layout()
+            plt.show()
+
+    for w in controls:
+        w.observe(redraw, names="value")
+    box = widgets.HBox([widgets.VBox(controls), out])
+    redraw()
+    display(box)
+    return box

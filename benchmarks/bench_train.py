@@ -1,0 +1,53 @@
+"""Benchmark: a loop of single `swingby.train.train` runs vs one `train_batched` call.
+
+Paper settings (App. F.1): 5000 points per cluster, s = 2, d = 64 (rotated), batch
+128, lr 0.1, 40 epochs (3160 SGD steps), one and four linear layers, 16 runs with
+different seeds (init, data and shuffling). Prints wall times and their ratio.
+
+    python benchmarks/bench_train.py            # the full benchmark (a few minutes)
+    python benchmarks/bench_train.py --epochs 4 # a quick look
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from swingby.models import MLP
+from swingby.sim import make_sim
+from swingby.train import train, train_batched
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=16)
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--depths", type=int, nargs="+", default=[1, 4])
+    ap.add_argument("--record-every", type=int, default=16,
+                    help="record the trajectory every k steps (train loss not recorded)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads for both engines (1 avoids spin-waiting when the cores are shared)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
+          f"{args.runs} runs, d = 64, 5000 points per cluster, batch 128, lr 0.1, {args.epochs} epochs")
+    datas = [make_sim([1.0, 2.0], 0.05, d=64, rotate=True, seed=s) for s in range(args.runs)]
+    kw = dict(lr=0.1, batch_size=128, epochs=args.epochs, record_every=args.record_every,
+              record_train_loss=False)
+    for depth in args.depths:
+        t0 = time.perf_counter()
+        singles = [train(MLP(64, depth, seed=s), datas[s], seed=s, **kw) for s in range(args.runs)]
+        t_loop = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        batched = train_batched([MLP(64, depth, seed=s) for s in range(args.runs)], datas,
+                                seed=list(range(args.runs)), **kw)
+        t_batch = time.perf_counter() - t0
+        err = max(float(np.abs(a.outputs - b.outputs).max()) for a, b in zip(singles, batched))
+        print(f"depth {depth}: loop of single runs {t_loop:7.1f} s | batched {t_batch:6.1f} s | "
+              f"ratio {t_loop / t_batch:5.1f}x | max |output difference| {err:.1e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""Reading a stored sweep (paper Fig. 6): concept-space trajectories, MSE, speed, and
+the three claim statistics of Sec. 5 (which concept is learned first, the transient
+bend with a non-monotone MSE, the late exponential slowing)."""
+from __future__ import annotations
+
+import numpy as np
+
+from swingby.diffusion.concept_space import TARGET_11, concept_mse, concept_speed, fit_exponential
+
+CLASS_11 = 3  #: index of the held-out class in ``CLASSES``
+
+
+def trajectories(res: dict) -> np.ndarray:
+    """Concept-space points ``(n_dc, n_seed, n_ckpt, 4, 2)``: per class, mean over samples."""
+    return np.nanmean(res["probs"].astype(float), axis=4)
+
+
+def mean_trajectories(res: dict) -> np.ndarray:
+    """``(n_dc, n_ckpt, 4, 2)``: class points averaged over samples *and* seeds (Fig. 6a)."""
+    return trajectories(res).mean(axis=1)
+
+
+def pixel_trajectories(res: dict) -> np.ndarray:
+    """Pixel-check points ``(n_dc, n_ckpt, 4, 2)``: fraction of images whose measured
+    disc is blue / small, an empty image counting as neither; mean over seeds."""
+    px = res["pixels"].astype(float)
+    valid = px[..., 0] > 0.5
+    blue = (valid & (px[..., 2] > 0)).mean(axis=4)
+    small = (valid & (px[..., 1] < 0.45)).mean(axis=4)
+    return np.stack([blue, small], axis=-1).mean(axis=1)
+
+
+def valid_fraction(res: dict) -> np.ndarray:
+    """``(n_dc, n_ckpt, 4)``: fraction of samples with a visible disc (pixel check)."""
+    return (res["pixels"][..., 0] > 0.5).mean(axis=(1, 4))
+
+
+def mse_curves(res: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Concept-space MSE of class 11 to its target (Fig. 6b).
+
+    Returns the MSE of the seed-mean point ``(n_dc, n_ckpt)`` and the per-seed MSE
+    ``(n_dc, n_seed, n_ckpt)``.
+    """
+    per_seed = concept_mse(trajectories(res)[:, :, :, CLASS_11])
+    return concept_mse(mean_trajectories(res)[:, :, CLASS_11]), per_seed
+
+
+def crossing_step(steps: np.ndarray, y: np.ndarray, level: float = 0.5) -> float:
+    """First step (linear interpolation) at which ``y`` reaches ``level``; ``inf`` if never."""
+    above = np.flatnonzero(y >= level)
+    if above.size == 0:
+        return float("inf")
+    k = above[0]
+    if k == 0:
+        return float(steps[0])
+    f = (level - y[k - 1]) / (y[k] - y[k - 1])
+    return float(steps[k - 1] + f * (steps[k] - steps[k - 1]))
+
+
+def concept_contrasts(res: dict) -> np.ndarray:
+    """How well each concept can be *manipulated*, from the training classes only:
+    colour contrast ``P(blue | 10) - P(blue | 00)`` and size contrast
+    ``P(small | 01) - P(small | 00)``; ``(n_dc, n_ckpt, 2)``, seed-mean points.
+    (An untrained model already has some ``P(blue)`` for every prompt; a contrast is
+    zero until the model distinguishes the prompts.)"""
+    t = mean_trajectories(res)
+    return np.stack([t[:, :, 2, 0] - t[:, :, 0, 0], t[:, :, 1, 1] - t[:, :, 0, 1]], axis=-1)
+
+
+def learning_order(res: dict, level: float = 0.5) -> list[dict]:
+    """Per colour separation: the step at which the colour and the size contrast
+    (:func:`concept_contrasts`) first reach ``level``, and which concept came first."""
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    con = concept_contrasts(res)
+    out = []
+    for i, dc in enumerate(res["meta"]["config"]["separations"]):
+        tb = crossing_step(steps, con[i, :, 0], level)
+        ts = crossing_step(steps, con[i, :, 1], level)
+        first = "colour" if tb < ts else "size" if ts < tb else "tie"
+        out.append({"dc": dc, "t_colour": tb, "t_size": ts, "first": first})
+    return out
+
+
+def learning_order_per_seed(res: dict, level: float = 0.5) -> np.ndarray:
+    """``(n_dc, n_seed)`` array of "colour" / "size" / "tie": the order in each run."""
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    t = trajectories(res)
+    col = t[:, :, :, 2, 0] - t[:, :, :, 0, 0]
+    siz = t[:, :, :, 1, 1] - t[:, :, :, 0, 1]
+    out = np.empty(col.shape[:2], dtype=object)
+    for i in range(col.shape[0]):
+        for j in range(col.shape[1]):
+            tb, ts = crossing_step(steps, col[i, j], level), crossing_step(steps, siz[i, j], level)
+            out[i, j] = "colour" if tb < ts else "size" if ts < tb else "tie"
+    return out
+
+
+def mse_rise(mse: np.ndarray) -> tuple[float, int, int]:
+    """Largest rise of a curve after an earlier point: ``max_{j > k} mse[j] - mse[k]``.
+
+    Returns ``(rise, k, j)``; a monotonically decreasing curve has rise <= 0.
+    """
+    best = (-np.inf, 0, 0)
+    for k in range(len(mse) - 1):
+        j = k + 1 + int(np.argmax(mse[k + 1:]))
+        if mse[j] - mse[k] > best[0]:
+            best = (float(mse[j] - mse[k]), k, j)
+    return best
+
+
+def bend(res: dict, level: float = 0.5) -> list[dict]:
+    """Transient bend of class 11 per separation, after the first concept is learned
+    (the first checkpoint where a concept contrast reaches ``level``; before it the
+    images are still noise and the classifier's reading says nothing about concepts).
+
+    Reports the largest MSE rise after that checkpoint (seed-mean curve) with the
+    standard error of the same difference over seeds, and the training class that the
+    class-11 point comes closest to (largest ``|P(blue) - P(small)|``).
+    """
+    steps = np.asarray(res["meta"]["checkpoint_steps"])
+    traj = mean_trajectories(res)[:, :, CLASS_11]
+    con = concept_contrasts(res)
+    mse, per_seed = mse_curves(res)
+    out = []
+    for i, dc in enumerate(res["meta"]["config"]["separations"]):
+        learned = np.flatnonzero(con[i].max(axis=1) >= level)
+        k0 = int(learned[0]) if learned.size else len(steps) - 1
+        rise, k, j = mse_rise(mse[i, k0:]) if k0 < len(steps) - 1 else (-np.inf, 0, 0)
+        k, j = k + k0, j + k0
+        diff = per_seed[i, :, j] - per_seed[i, :, k]
+        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")
+        gap = traj[i, k0:, 0] - traj[i, k0:, 1]
+        m = int(np.argmax(np.abs(gap)))
+        out.append({"dc": dc, "first_learned_step": int(steps[k0]), "rise": float(rise), "rise_se": se,
+                    "rise_from": int(steps[k]), "rise_to": int(steps[j]), "per_seed_rise": diff.tolist(),
+                    "max_gap": float(abs(gap[m])), "toward": "01" if gap[m] < 0 else "10",
+                    "gap_step": int(steps[k0 + m]), "point_at_gap": traj[i, k0 + m].tolist()})
+    return out
+
+
+def speed(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
+    """``(midpoint steps, |dC/dt| (n_dc, n_ckpt - 1))`` of the seed-mean point (Fig. 6c)."""
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    traj = mean_trajectories(res)[:, :, cls]
+    sp = [concept_speed(traj[i], steps) for i in range(traj.shape[0])]
+    return sp[0][0], np.stack([s[1] for s in sp])
+
+
+def late_speed_fit(res: dict, start_fraction: float = 0.3, cls: int = CLASS_11) -> list[dict]:
+    """Exponential fit ``|dC/dt| ~ A exp(rate * t)`` over the steps after
+    ``start_fraction * steps`` (the late phase), per separation."""
+    mid, sp = speed(res, cls)
+    late = mid >= start_fraction * res["meta"]["config"]["steps"]
+    out = []
+    for i, dc in enumerate(res["meta"]["config"]["separations"]):
+        rate, A, r2 = fit_exponential(mid[late], sp[i, late])
+        out.append({"dc": dc, "rate": rate, "A": A, "r2": r2})
+    return out

@@ -1,0 +1,122 @@
+"""The concept classifier (paper Sec. 5; seed 003): a small CNN that reads colour and
+size off an image, trained on the data-generating process.
+
+It outputs two logits, ``P(blue)`` and ``P(small)``; these are the coordinates of an
+image in concept space. It is trained on all four classes (the held-out class too:
+the classifier is a measuring instrument, not the model under test), at colour
+separations drawn from the sweep's range, so one classifier serves every separation.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from swingby.diffusion.data import CLASSES, CirclesConfig, render, sample_attributes
+
+
+class ConceptClassifier(nn.Module):
+    """Tiny CNN: conv-GELU stages with pooling, global average *and* max pooling (a
+    small disc's colour is a local signal that an average alone dilutes), two logits."""
+
+    def __init__(self, width: int = 16):
+        super().__init__()
+        w = int(width)
+        if w < 1:
+            raise ValueError(f"width must be a positive integer, got {width!r}")
+        self.body = nn.Sequential(
+            nn.Conv2d(3, w, 3, padding=1), nn.GELU(), nn.Conv2d(w, w, 3, padding=1), nn.GELU(),
+            nn.AvgPool2d(2),
+            nn.Conv2d(w, 2 * w, 3, padding=1), nn.GELU(), nn.AvgPool2d(2),
+            nn.Conv2d(2 * w, 2 * w, 3, padding=1), nn.GELU(),
+        )
+        self.head = nn.Linear(4 * w, 2)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        """Logits ``(n, 2)``: (blue, small) for images ``(n, 3, H, W)`` in [0, 1]."""
+        h = self.body(images * 2 - 1)
+        return self.head(torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1))
+
+    @torch.no_grad()
+    def probabilities(self, images: torch.Tensor, batch: int = 512) -> np.ndarray:
+        """``(n, 2)`` array of ``(P(blue), P(small))``: concept-space coordinates."""
+        self.eval()
+        out = [torch.sigmoid(self(images[i:i + batch])) for i in range(0, len(images), batch)]
+        return torch.cat(out).numpy().astype(np.float64)
+
+
+def labelled_batch(cfg: CirclesConfig, n: int, rng: np.random.Generator,
+                   dcs: Sequence[float] | None = None, test_fraction: float = 0.25):
+    """``n`` images of random classes (all four) with labels ``(n, 2)``.
+
+    The colour separation of each image is drawn from ``dcs`` (default ``[cfg.dc]``);
+    a fraction ``test_fraction`` is drawn like test prompts (class means, grey 0.9
+    background), the rest like training images.
+    """
+    dcs = [cfg.dc] if dcs is None else list(dcs)
+    imgs, labels = [], []
+    cls_idx = rng.integers(0, 4, size=n)
+    dc_idx = rng.integers(0, len(dcs), size=n)
+    test = rng.random(n) < test_fraction
+    for k, cls in enumerate(CLASSES):
+        for j, dc in enumerate(dcs):
+            for is_test in (False, True):
+                sel = (cls_idx == k) & (dc_idx == j) & (test == is_test)
+                m = int(sel.sum())
+                if m == 0:
+                    continue
+                c = replace(cfg, dc=float(dc))
+                imgs.append(render(c, sample_attributes(c, cls, m, rng, test=is_test), rng))
+                labels.append(np.tile([int(cls[0]), int(cls[1])], (m, 1)))
+    perm = rng.permutation(n)
+    return (torch.from_numpy(np.concatenate(imgs)[perm]),
+            torch.from_numpy(np.concatenate(labels)[perm]).float())
+
+
+def train_classifier(cfg: CirclesConfig, dcs: Sequence[float], *, steps: int = 600, batch: int = 128,
+                     lr: float = 3e-3, width: int = 16, seed: int = 0, progress: bool = False
+                     ) -> ConceptClassifier:
+    """Train a :class:`ConceptClassifier` on fresh batches of the data-generating process
+    at the colour separations ``dcs`` (binary cross-entropy on both concepts)."""
+    if steps < 1 or batch < 1:
+        raise ValueError(f"steps and batch must be positive integers, got {steps!r}, {batch!r}")
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    clf = ConceptClassifier(width)
+    opt = torch.optim.AdamW(clf.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=int(steps))
+    clf.train()
+    for _ in tqdm(range(int(steps)), desc="classifier", disable=not progress):
+        x, y = labelled_batch(cfg, batch, rng, dcs)
+        loss = F.binary_cross_entropy_with_logits(clf(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+    return clf.eval()
+
+
+def accuracy_by_class(clf: ConceptClassifier, cfg: CirclesConfig, dcs: Sequence[float],
+                      n_per_class: int = 500, seed: int = 12345) -> dict:
+    """Held-out accuracy of both concepts jointly, per class and separation.
+
+    Returns ``{(dc, class): accuracy}``, images drawn as in training (fresh seed) and
+    half of them as test prompts.
+    """
+    rng = np.random.default_rng(seed)
+    acc = {}
+    for dc in dcs:
+        c = replace(cfg, dc=float(dc))
+        for cls in CLASSES:
+            a = sample_attributes(c, cls, n_per_class, rng)
+            x = np.concatenate([render(c, a, rng),
+                                render(c, sample_attributes(c, cls, n_per_class, rng, test=True), rng)])
+            p = clf.probabilities(torch.from_numpy(x))
+            want = np.array([int(cls[0]), int(cls[1])])
+            acc[(float(dc), cls)] = float(np.mean(np.all((p > 0.5) == want, axis=1)))
+    return acc

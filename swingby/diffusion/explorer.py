@@ -1,0 +1,54 @@
+"""Interactive explorer of a stored sweep: pick a colour separation, a seed and a
+checkpoint; see the stored samples of each class and where the classes sit in
+concept space at that moment."""
+from __future__ import annotations
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import display
+
+from swingby.diffusion import analysis as A
+from swingby.diffusion.data import CLASSES
+from swingby.diffusion.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+
+
+def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None):
+    """Sliders for separation, seed and checkpoint; draws the samples (left) and the
+    concept-space points of every class for that seed, with its path so far (right).
+    The static output at the default values is drawn at once."""
+    cfg = res["meta"]["config"]
+    steps = res["meta"]["checkpoint_steps"]
+    traj = A.trajectories(res)
+    dc_w = widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
+                            value=dc_index, description="dc")
+    seed_w = widgets.Dropdown(options=[(str(s), j) for j, s in enumerate(cfg["seeds"])],
+                              value=seed_index, description="seed")
+    ck_w = widgets.IntSlider(value=len(steps) - 1 if checkpoint is None else checkpoint, min=0,
+                             max=len(steps) - 1, description="checkpoint", continuous_update=False)
+    out = widgets.Output()
+
+    def redraw(*_):
+        i, j, k = dc_w.value, seed_w.value, ck_w.value
+        with out:
+            out.clear_output(wait=True)
+            fig, (a0, a1) = plt.subplots(1, 2, figsize=(9, 4), gridspec_kw={"width_ratios": [1.1, 1]})
+            plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
+                            title=f"samples at step {steps[k]}")
+            for c, cls in enumerate(CLASSES):
+                a1.plot(traj[i, j, :k + 1, c, 0], traj[i, j, :k + 1, c, 1], "-", color=CLASS_COLOURS[cls],
+                        lw=1, alpha=0.6)
+                a1.plot(*traj[i, j, k, c], "o", color=CLASS_COLOURS[cls], label=CLASS_NAMES[cls])
+            _corners(a1)
+            a1.set_ylabel("P(small)")
+            a1.legend(fontsize=7, loc="center")
+            a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
+            plt.tight_layout()
+            plt.show()
+
+    for w in (dc_w, seed_w, ck_w):
+        w.observe(redraw, names="value")
+    box = widgets.VBox([widgets.HBox([dc_w, seed_w, ck_w]), out])
+    redraw()
+    display(box)
+    return box

@@ -1,0 +1,111 @@
+"""Figures of the diffusion chapter: sample grids (paper Fig. 19), concept-space
+trajectories, MSE and speed (paper Fig. 6(a)-(c))."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from swingby.diffusion import analysis as A
+from swingby.diffusion.data import CLASSES
+
+CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
+CLASS_COLOURS = {"00": "tab:red", "01": "tab:orange", "10": "tab:blue", "11": "tab:purple"}
+
+
+def _to_hwc(img: np.ndarray) -> np.ndarray:
+    img = np.asarray(img)
+    if img.dtype == np.uint8:
+        img = img.astype(float) / 255
+    return np.clip(np.moveaxis(img, 0, -1), 0, 1)
+
+
+def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
+    """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps)."""
+    images = np.asarray(images)
+    R, C, _, H, W = images.shape
+    mosaic = np.ones((R * (H + 1) - 1, C * (W + 1) - 1, 3))
+    for r in range(R):
+        for c in range(C):
+            mosaic[r * (H + 1):r * (H + 1) + H, c * (W + 1):c * (W + 1) + W] = _to_hwc(images[r, c])
+    if ax is None:
+        ax = plt.gca()
+    ax.imshow(mosaic, interpolation="nearest")
+    ax.set_xticks([])
+    if row_labels is not None:
+        ax.set_yticks([r * (H + 1) + H / 2 for r in range(R)], row_labels, fontsize=8)
+    else:
+        ax.set_yticks([])
+    ax.grid(False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def _corners(ax):
+    for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
+        ax.plot(x, y, "o", mfc="none", mec=CLASS_COLOURS[cls], ms=10)
+    ax.plot(1, 1, "*", color="red", ms=13, label="target of 11")
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_aspect("equal")
+    ax.set_xlabel("P(blue)")
+
+
+def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
+    """Fig. 6(a): class points in concept space over training, one panel per colour
+    separation; class 11 solid (with per-seed thin lines), training classes dashed."""
+    traj, per_seed = A.mean_trajectories(res), A.trajectories(res)
+    dcs = res["meta"]["config"]["separations"]
+    if axes is None:
+        _, axes = plt.subplots(1, len(dcs), figsize=(3.2 * len(dcs), 3.4), sharey=True)
+    for i, (ax, dc) in enumerate(zip(np.atleast_1d(axes), dcs)):
+        for c, cls in enumerate(CLASSES):
+            held = cls == "11"
+            ax.plot(traj[i, :, c, 0], traj[i, :, c, 1], "-" if held else "--", color=CLASS_COLOURS[cls],
+                    lw=2 if held else 1, label=CLASS_NAMES[cls], marker="." if held else None, ms=5)
+            ax.plot(traj[i, -1, c, 0], traj[i, -1, c, 1], ">", color=CLASS_COLOURS[cls], ms=6)
+        if seed_lines:
+            for s in range(per_seed.shape[1]):
+                ax.plot(per_seed[i, s, :, 3, 0], per_seed[i, s, :, 3, 1], color=CLASS_COLOURS["11"],
+                        lw=0.6, alpha=0.35)
+        _corners(ax)
+        ax.set_title(f"colour separation {dc:.3g}", fontsize=10)
+    np.atleast_1d(axes)[0].set_ylabel("P(small)")
+    return axes
+
+
+def plot_mse(res: dict, ax=None):
+    """Fig. 6(b): concept-space MSE of class 11 to (1, 1) over training steps."""
+    mse, per_seed = A.mse_curves(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"])
+    dcs = res["meta"]["config"]["separations"]
+    cmap = plt.get_cmap("viridis")
+    ax = ax or plt.gca()
+    for i, dc in enumerate(dcs):
+        col = cmap(i / max(1, len(dcs) - 1))
+        ax.plot(steps, mse[i], "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
+        for s in range(per_seed.shape[1]):
+            ax.plot(steps, per_seed[i, s], color=col, lw=0.5, alpha=0.4)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("concept-space MSE of class 11")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_speed(res: dict, fits: list[dict], ax=None, start_fraction: float = 0.3):
+    """Fig. 6(c): speed |dC/dt| of class 11 on a log scale, with the late-phase
+    exponential fits (dotted)."""
+    mid, sp = A.speed(res)
+    dcs = res["meta"]["config"]["separations"]
+    cmap = plt.get_cmap("viridis")
+    ax = ax or plt.gca()
+    late = mid >= start_fraction * res["meta"]["config"]["steps"]
+    for i, dc in enumerate(dcs):
+        col = cmap(i / max(1, len(dcs) - 1))
+        ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
+        f = fits[i]
+        ax.semilogy(mid[late], f["A"] * np.exp(f["rate"] * mid[late]), ":", color=col, lw=2)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("speed |dC/dt| per step")
+    ax.legend(fontsize=8)
+    return ax

@@ -1,0 +1,295 @@
+"""Sweeps and metrics for the SIM observations (Sec. 3, App. B, App. F).
+
+Chapters: ``book/observations.md`` (Figs. 2, 3, 11-14), ``book/ood_checks.md``
+(Figs. 15, 16) and ``book/topological_order.md`` (Fig. 7, eq. B.2).
+
+* :func:`run_sweep` trains one MLP per (configuration, seed) with the batched
+  engine :func:`swingby.train.train_batched`, each on its own sampled data set.
+* Metrics computed on a :class:`~swingby.train.TrainRecord`:
+  :func:`learning_times` (which concept is learned first, Sec. 3.1),
+  :func:`displacement_per_interval` (terminal slowing down, Sec. 3.2),
+  :func:`loss_rise` (non-monotone OOD test loss, Sec. 3.3) and
+  :func:`order_property` (the order homomorphism of eq. B.2).
+
+Default settings are those of the authors' code (App. F.1 and
+``shared/reference-facts.md``): SGD, lr 0.1, batch 128, 40 epochs, data shuffled
+once, every Linear layer with a bias, PyTorch's default initialisation, the loss
+averaged over batch and dimensions, 5000 points per cluster, ``d = 64`` rotated.
+``sigma`` is a standard deviation throughout (the book's convention).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import numpy as np
+
+from swingby import _checks
+from swingby.models import MLP
+from swingby.sim import make_sim
+from swingby.train import TrainRecord, log_steps, steps_per_epoch, train_batched
+
+#: Fig. 2(a) (and the right panels of Figs. 11, 12): ``sigma = (.05, .05)``, varied ``mu``.
+FIG2A = [dict(mu=(1.0, 2.0), sigma=(0.05, 0.05)), dict(mu=(2.0, 2.0), sigma=(0.05, 0.05)),
+         dict(mu=(3.0, 2.0), sigma=(0.05, 0.05))]
+#: Fig. 2(b) (and the left panels of Figs. 11, 12): ``mu = (1, 2)``, varied ``sigma_1``.
+FIG2B = [dict(mu=(1.0, 2.0), sigma=(s1, 0.05)) for s1 in (0.05, 0.1, 0.5, 1.0, 2.0)]
+#: Two extra runs (not in the paper) that isolate diversity: equal ``mu``, unequal ``sigma``.
+EQUAL_MU = [dict(mu=(2.0, 2.0), sigma=(1.0, 0.05)), dict(mu=(2.0, 2.0), sigma=(0.05, 1.0))]
+
+
+def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarray:
+    """Record steps for both kinds of plot: every ``every`` steps (equal-time markers,
+    displacement per interval) joined with about ``n_log`` log-spaced steps (log-time
+    test-loss curves)."""
+    n_steps = _checks.positive_int("n_steps", n_steps)
+    every = _checks.positive_int("every", every)
+    grid = np.union1d(np.arange(0, n_steps + 1, every), log_steps(n_steps, n_log))
+    grid = np.union1d(grid, np.linspace(0, n_steps, 41).round())  # 40 equal intervals
+    return np.union1d(grid, [n_steps]).astype(int)
+
+
+def run_sweep(
+    configs: Sequence[dict],
+    *,
+    d: int = 64,
+    depth: int = 1,
+    width: int | None = None,
+    activation: str = "linear",
+    bias: bool = True,
+    seeds: Sequence[int] = (0,),
+    rotate: bool = True,
+    truncate: bool = False,
+    n_per_cluster: int = 5000,
+    lr: float = 0.1,
+    batch_size: int = 128,
+    epochs: int = 40,
+    full_batch: bool = False,
+    loss: str = "mean",
+    record_every: int = 20,
+    progress: bool = False,
+) -> list[list[TrainRecord]]:
+    """Train one MLP per configuration and seed, all in one batched program.
+
+    Run ``(c, k)`` uses ``make_sim(**configs[c], d=d, rotate=rotate,
+    truncate=truncate, seed=seeds[k])`` as data, ``MLP(d, depth, width,
+    activation=activation, bias=bias, seed=seeds[k])`` as initial model and
+    ``seeds[k]`` as shuffling seed, so run ``(c, k)`` is exactly what
+    :func:`swingby.train.train` gives with those arguments. Used for Figs. 2, 3,
+    7, 11-16.
+
+    Parameters
+    ----------
+    configs : dicts with keys ``mu`` and ``sigma`` (as for :func:`~swingby.sim.make_sim`).
+    seeds : seeds of data, initialisation and shuffling, one run per seed and config.
+    record_every : spacing of the linear record grid (see :func:`record_grid`).
+    other arguments : as in :func:`~swingby.sim.make_sim`,
+        :class:`~swingby.models.MLP` and :func:`~swingby.train.train`.
+
+    Returns
+    -------
+    ``records[c][k]``, a :class:`~swingby.train.TrainRecord` per config and seed.
+    """
+    configs = list(configs)
+    seeds = [int(s) for s in seeds]
+    if not configs or not seeds:
+        raise ValueError("configs and seeds must be non-empty")
+    for c in configs:
+        if set(c) != {"mu", "sigma"}:
+            raise ValueError(f"each config must have exactly the keys 'mu' and 'sigma', got {sorted(c)}")
+    datas, models, run_seeds = [], [], []
+    for c in configs:
+        for s in seeds:
+            datas.append(make_sim(c["mu"], c["sigma"], d, n_per_cluster, rotate=rotate,
+                                  truncate=truncate, seed=s))
+            models.append(MLP(d, depth, width, activation=activation, bias=bias, seed=s))
+            run_seeds.append(s)
+    n = datas[0].X.shape[0]
+    n_steps = epochs * (1 if full_batch else steps_per_epoch(n, batch_size))
+    recs = train_batched(models, datas, lr=lr, batch_size=batch_size, epochs=epochs,
+                         full_batch=full_batch, loss=loss, seed=run_seeds,
+                         record_steps=record_grid(n_steps, every=min(record_every, n_steps)),
+                         record_train_loss=False, progress=progress)
+    for r, dat in zip(recs, datas):
+        r.config.update(mu=tuple(float(m) for m in dat.mu), sigma=tuple(float(s) for s in dat.sigma),
+                        d=d, depth=depth, width=width or d, activation=activation, bias=bias,
+                        rotate=rotate, truncate=truncate)
+    k = len(seeds)
+    return [recs[i * k:(i + 1) * k] for i in range(len(configs))]
+
+
+def progress_along_concepts(rec: TrainRecord) -> np.ndarray:
+    """``(R, s)`` fraction of the way the output at ``x_hat`` has moved along each
+    concept: ``(y_p(t) - y_p(0)) / (mu_p - y_p(0))`` (1 = concept ``p`` learned)."""
+    s = rec.test_index.shape[1]
+    mu = rec.test_points[-1, :s]
+    y = rec.trajectory[:, :s]
+    return (y - y[0]) / (mu - y[0])
+
+
+def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
+    """Epoch at which the output at ``x_hat`` first covers ``frac`` of the way to
+    ``mu_p e_p`` along each concept ``p`` (``inf`` if never): the generalisation
+    order of Sec. 3.1 is the order of these times."""
+    if not 0 < frac <= 1:
+        raise ValueError(f"frac must lie in (0, 1], got {frac!r}")
+    q = progress_along_concepts(rec)
+    times = np.full(q.shape[1], np.inf)
+    for p in range(q.shape[1]):
+        hit = np.flatnonzero(q[:, p] >= frac)
+        if hit.size:
+            times[p] = rec.epochs[hit[0]]
+    return times
+
+
+def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Distance the output at ``x_hat`` moves in each of ``n_intervals`` equal
+    training-time intervals (the spacing of the paper's arrows, Sec. 3.2).
+
+    Returns ``(mid_epochs, distances)``. Needs the interval ends among the recorded steps.
+    """
+    n_intervals = _checks.positive_int("n_intervals", n_intervals)
+    idx = marker_indices(rec, n_intervals)
+    ends = np.linspace(0, rec.steps[-1], n_intervals + 1)
+    if np.any(np.abs(rec.steps[idx] - ends) > 0.1 * rec.steps[-1] / n_intervals):
+        raise ValueError("the record has no steps near the interval ends; record on a finer grid")
+    traj = rec.trajectory[idx]
+    dist = np.linalg.norm(np.diff(traj, axis=0), axis=1)
+    mids = 0.5 * (rec.epochs[idx][1:] + rec.epochs[idx][:-1])
+    return mids, dist
+
+
+def marker_indices(rec: TrainRecord, n_markers: int = 10) -> np.ndarray:
+    """Indices of the records at ``n_markers`` equal training-time intervals."""
+    ends = np.linspace(0, rec.steps[-1], n_markers + 1)
+    return np.abs(rec.steps[None, :] - ends[:, None]).argmin(axis=1)
+
+
+def loss_rise(test_loss: np.ndarray, scale: float | None = None) -> float:
+    """Size of the largest rise of a loss curve above its running minimum:
+    ``max_t [L(t) - min_{t' <= t} L(t')] / scale``.
+
+    ``scale`` defaults to ``L(0)``; the chapters use ``0.5 * ||x_hat||^2``, the loss
+    of the zero output, which does not depend on a lucky initialisation. 0 for a
+    monotone non-increasing curve. A curve is called *non-monotone* when this
+    exceeds a threshold chosen above the SGD noise (see ``book/observations.md``).
+    """
+    L = np.asarray(test_loss, dtype=float)
+    if L.ndim != 1 or L.size < 2:
+        raise ValueError("test_loss must be a 1-D curve of length >= 2")
+    scale = L[0] if scale is None else scale
+    if not scale > 0:
+        raise ValueError(f"scale must be > 0, got {scale!r}")
+    return float(np.max(L - np.minimum.accumulate(L)) / scale)
+
+
+def record_rise(rec: TrainRecord) -> float:
+    """:func:`loss_rise` of a record's OOD test loss, relative to ``0.5 * ||x_hat||^2``."""
+    return loss_rise(rec.test_loss, 0.5 * float((rec.test_points[-1] ** 2).sum()))
+
+
+def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> dict:
+    """Fraction of runs whose test loss is non-monotone (:func:`record_rise` above
+    ``threshold``), and the mean and largest rise, over ``records`` (one per seed)."""
+    rises = np.array([record_rise(r) for r in records])
+    return dict(n=len(rises), rises=rises, fraction=float((rises > threshold).mean()),
+                mean_rise=float(rises.mean()), max_rise=float(rises.max()))
+
+
+def comparable_pairs(test_index: np.ndarray) -> list[tuple[int, int]]:
+    """All pairs ``(i, j)``, ``i != j``, with ``v_i <= v_j`` componentwise (App. B)."""
+    V = np.asarray(test_index)
+    return [(i, j) for i, j in itertools.permutations(range(len(V)), 2) if np.all(V[i] <= V[j])]
+
+
+def order_property(rec: TrainRecord, *, skip_initial: bool = True,
+                   exclude_origin: bool = False) -> np.ndarray:
+    """Per recorded time, the fraction of comparable pairs ``u <= v`` that satisfy
+    the order property of eq. (B.2): ``loss(x^(u)) <= loss(x^(v))``.
+
+    ``skip_initial`` drops step 0 (the untrained model, which eq. B.2 is not about);
+    ``exclude_origin`` drops the pairs with ``u = 0`` (the origin).
+    """
+    L = rec.test_point_losses()
+    if skip_initial and rec.steps[0] == 0:
+        L = L[1:]
+    pairs = np.array(comparable_pairs(rec.test_index))
+    if exclude_origin:
+        pairs = pairs[np.asarray(rec.test_index)[pairs[:, 0]].sum(axis=1) > 0]
+    ok = L[:, pairs[:, 0]] <= L[:, pairs[:, 1]]
+    return ok.mean(axis=1)
+
+
+#: Fig. 2(c) / Fig. 3 settings per dimension ``d`` (4 linear layers). ``d = 64`` and
+#: ``d = 2`` are the authors' (hidden 64, lr 0.1; hidden 4, lr 0.01); ``d = 3, 8``
+#: are the book's interpolation (hidden ``max(4, d)``, lr 0.01).
+FIG2C_SETTINGS = {2: dict(width=4, lr=0.01), 3: dict(width=4, lr=0.01),
+                  8: dict(width=8, lr=0.01), 64: dict(width=64, lr=0.1)}
+#: ``mu`` of Fig. 2(c) / Fig. 3 in the authors' code (the caption says ``(1, 2)``).
+FIG2C_MU = (2.0, 4.0)
+
+
+def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
+               sigma=(0.05, 0.05), progress: bool = False) -> list[TrainRecord]:
+    """Runs of Fig. 2(c) / Fig. 3 (and the seed statistics of Sec. 3.3) at dimension
+    ``d`` with the settings :data:`FIG2C_SETTINGS`, one per seed; ``depth = 1`` gives
+    the one-layer control at the same ``d`` and learning rate."""
+    if d not in FIG2C_SETTINGS:
+        raise ValueError(f"d must be one of {sorted(FIG2C_SETTINGS)}, got {d!r}")
+    st = FIG2C_SETTINGS[d]
+    return run_sweep([dict(mu=mu, sigma=sigma)], d=d, depth=depth, width=st["width"], lr=st["lr"],
+                     seeds=seeds, progress=progress)[0]
+
+
+def a_diagonal(rec: TrainRecord) -> np.ndarray:
+    """``a_p = sigma_p^2 + mu_p^2 / s`` (eq. C.13) of the run's data, from its config."""
+    mu, sigma = np.asarray(rec.config["mu"]), np.asarray(rec.config["sigma"])
+    return sigma**2 + mu**2 / len(mu)
+
+
+def _rotated(data, rotation):
+    """An un-rotated :class:`~swingby.sim.SimData` expressed in the frame ``rotation``."""
+    return data._replace(X=data.X @ rotation.T, x_hat=data.x_hat @ rotation.T, rotation=rotation,
+                         test_points=data.test_points @ rotation.T)
+
+
+def truncation_twins(
+    configs: Sequence[dict],
+    *,
+    seeds: Sequence[int],
+    d: int = 64,
+    depth: int = 1,
+    width: int | None = None,
+    lr: float = 0.1,
+    n_per_cluster: int = 5000,
+) -> tuple[list[list[TrainRecord]], list[list[TrainRecord]], np.ndarray]:
+    """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on
+    the truncated training set, with the same rotation, initial weights and shuffling,
+    so that the two runs differ only in the redrawn points (within ``min(mu)/2`` of
+    ``x_hat``).
+
+    ``make_sim(..., truncate=True)`` draws the redrawn points from the same generator
+    before the rotation, which would change the rotation; here both sets are sampled
+    un-rotated and turned by the rotation of the full set.
+
+    Returns ``(full[c][k], truncated[c][k], n_redrawn[c, k])``.
+    """
+    datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
+    for c, cfg in enumerate(configs):
+        for k, s in enumerate(seeds):
+            full = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=True, seed=s)
+            plain = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, seed=s)
+            cut = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, truncate=True, seed=s)
+            n_redrawn[c, k] = int((plain.X != cut.X).any(dim=1).sum())
+            datas.append((full, _rotated(cut, full.rotation)))
+    kw = dict(lr=lr, record_train_loss=False)
+    out = []
+    for which in (0, 1):
+        models = [MLP(d, depth, width, seed=s) for _ in configs for s in seeds]
+        ds_ = [pair[which] for pair in datas]
+        n_steps = 40 * steps_per_epoch(ds_[0].X.shape[0], 128)
+        recs = train_batched(models, ds_, seed=[s for _ in configs for s in seeds],
+                             record_steps=record_grid(n_steps), **kw)
+        k = len(seeds)
+        out.append([recs[i * k:(i + 1) * k] for i in range(len(configs))])
+    return out[0], out[1], n_redrawn

@@ -1,0 +1,265 @@
+"""Unit tests of swingby.diffusion (paper Sec. 5, App. G). Fast: seconds in total."""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from swingby.diffusion import sweep as S
+from swingby.diffusion.concept_space import (
+    class_point, concept_mse, concept_speed, fit_exponential, pixel_measure, pixel_point,
+)
+from swingby.diffusion.data import (
+    CLASSES, CirclesConfig, class_prompt, colour_mean, make_dataset, radius_mean, render,
+    sample_attributes,
+)
+from swingby.diffusion.presets import PRESETS, get_preset
+from swingby.diffusion.unet import CondUNet
+from swingby.diffusion.vdm import VDM, LinearSchedule, alpha_sigma, discretized_gaussian_nll
+
+ROOT = Path(__file__).resolve().parents[1]
+torch.set_num_threads(1)
+
+
+# ------------------------------------------------------------------ data
+@pytest.mark.parametrize("dc", [0.137, 0.689])
+def test_class_statistics_match_separations(dc):
+    cfg = CirclesConfig(image_size=16, dc=dc, ds=0.4)
+    rng = np.random.default_rng(0)
+    for cls in CLASSES:
+        a = sample_attributes(cfg, cls, 4000, rng)
+        blue, small = int(cls[0]), int(cls[1])
+        # colour means 0.5 +- dc/2 and jitter half-width dc/8 (std dc/8/sqrt(3))
+        assert np.allclose(a["colour"].mean(0), colour_mean(cfg, blue), atol=0.003)
+        assert np.allclose(a["colour"].std(0), dc / 8 / np.sqrt(3), rtol=0.05)
+        assert abs(a["radius"].mean() - radius_mean(cfg, small)) < 0.01
+        assert a["radius"].min() >= 0.1 and np.all(np.abs(a["centre"]) <= 0.5)
+    # the red-blue difference of the class means is exactly dc in R and in B
+    r, b = colour_mean(cfg, 0), colour_mean(cfg, 1)
+    assert np.isclose(r[0] - b[0], dc) and np.isclose(b[2] - r[2], dc) and r[1] == b[1]
+    assert np.isclose(radius_mean(cfg, 0) - radius_mean(cfg, 1), 0.4)
+
+
+def test_rendered_images_show_the_requested_circle():
+    cfg = CirclesConfig(image_size=16, dc=0.5)
+    rng = np.random.default_rng(1)
+    for cls in CLASSES:
+        a = sample_attributes(cfg, cls, 100, rng, test=True)
+        x = render(cfg, a, rng)
+        assert x.shape == (100, 3, 16, 16) and x.dtype == np.float32 and 0 <= x.min() and x.max() <= 1
+        m = pixel_measure(x)
+        assert m[:, 0].all()  # every disc is visible
+        assert np.allclose(pixel_point(m), [int(cls[0]), int(cls[1])])
+        # measured radius within a pixel of the requested one
+        assert abs(np.median(m[:, 1]) - radius_mean(cfg, int(cls[1]))) < 2 / 15
+
+
+def test_dataset_holds_out_class_11_and_conditions_on_attributes():
+    d = make_dataset(CirclesConfig(image_size=8, dc=0.3), 10, seed=0)
+    assert d["images"].shape == (30, 3, 8, 8) and d["cond"].shape == (30, 4)
+    assert not ((d["labels"][:, 0] == 1) & (d["labels"][:, 1] == 1)).any()
+    assert np.allclose(d["cond"][:, 3].numpy(), d["attrs"]["radius"])
+    assert np.allclose(class_prompt(CirclesConfig(dc=0.2), "11"), [0.4, 0.4, 0.6, 0.25])
+    a = make_dataset(CirclesConfig(image_size=8), 5, seed=3)["images"]
+    assert torch.equal(a, make_dataset(CirclesConfig(image_size=8), 5, seed=3)["images"])
+
+
+@pytest.mark.parametrize("kw", [dict(image_size=10), dict(image_size=4), dict(dc=-0.1),
+                                dict(ds=1.5), dict(blur=-1.0)])
+def test_bad_data_config_raises(kw):
+    with pytest.raises(ValueError):
+        CirclesConfig(**kw)
+
+
+def test_unknown_class_raises():
+    with pytest.raises(ValueError, match="class must be one of"):
+        class_prompt(CirclesConfig(), "12")
+
+
+# ------------------------------------------------------------------ model and loss
+def test_schedule_ends_and_variance_preserving():
+    sch = LinearSchedule()
+    t = torch.linspace(0, 1, 11)
+    g = sch(t).detach()
+    assert float(g[0]) == -5 and float(g[-1]) == 10 and torch.all(torch.diff(g) > 0)
+    a, s = alpha_sigma(g)
+    assert torch.allclose(a ** 2 + s ** 2, torch.ones(11))
+    assert torch.allclose(torch.log(a ** 2 / s ** 2), -g, atol=1e-5)  # log-SNR = -gamma
+    with pytest.raises(ValueError):
+        LinearSchedule(3.0, 1.0)
+
+
+def test_discretized_decoder_is_a_distribution():
+    bins = torch.linspace(-1, 1, 256)
+    for mean, scale in [(0.0, 0.05), (0.93, 0.2), (-1.2, 0.01)]:
+        p = torch.exp(-discretized_gaussian_nll(bins, torch.tensor(mean), torch.tensor(scale)))
+        assert abs(float(p.sum()) - 1) < 1e-4
+
+
+def test_loss_of_the_untrained_network_matches_closed_form():
+    """A zero-initialised network predicts v = 0, so eps_hat = sigma_t z_t and
+    E||eps - eps_hat||^2 = alpha^4 D + alpha^2 sigma^2 ||x||^2, integrated over t."""
+    torch.manual_seed(0)
+    model = VDM(CondUNet((8, 8, 8), n_res=1, attention=False))
+    x01 = torch.rand(512, 3, 8, 8)
+    x = x01 * 2 - 1
+    D = x[0].numel()
+    _, parts = model.loss(x01, torch.zeros(512, 4), generator=torch.Generator().manual_seed(0))
+    t = torch.linspace(0, 1, 20001, dtype=torch.float64)
+    a, s = alpha_sigma(-5 + 15 * t)
+    integrand = a ** 4 * D + a ** 2 * s ** 2 * float((x.double() ** 2).sum(dim=(1, 2, 3)).mean())
+    expected = 0.5 * 15 * float(torch.trapezoid(integrand, t)) / D
+    assert abs(parts["diff"] - expected) / expected < 0.03, (parts["diff"], expected)
+    # prior: KL at gamma = 10 is tiny; reconstruction: about -log(bin / (scale sqrt(2 pi))) - 1/2
+    assert 0 < parts["prior"] < 1e-3
+    scale = math.exp(-2.5)
+    assert abs(parts["recon"] - (math.log(scale * math.sqrt(2 * math.pi) * 255 / 2) + 0.5)) < 0.1
+
+
+def test_sampler_shapes_range_and_determinism():
+    model = VDM(CondUNet((8, 8, 8), n_res=1, attention=True))
+    cond = torch.rand(5, 4)
+    x1 = model.sample(cond, n_steps=3, image_size=8, generator=torch.Generator().manual_seed(1))
+    x2 = model.sample(cond, n_steps=3, image_size=8, generator=torch.Generator().manual_seed(1))
+    assert x1.shape == (5, 3, 8, 8) and torch.equal(x1, x2)
+    assert 0 <= float(x1.min()) and float(x1.max()) <= 1
+    with pytest.raises(ValueError, match="n_steps"):
+        model.sample(cond, n_steps=0, image_size=8)
+
+
+def test_unet_output_is_zero_at_init_and_has_right_shape():
+    net = CondUNet((8, 16, 16), n_res=2)
+    out = net(torch.randn(2, 3, 16, 16), torch.tensor([0.0, 3.0]), torch.rand(2, 4))
+    assert out.shape == (2, 3, 16, 16) and float(out.abs().max()) == 0
+    with pytest.raises(ValueError, match="widths"):
+        CondUNet((8, 16))
+
+
+# ------------------------------------------------------------------ classifier, concept space
+def test_stored_classifier_on_held_out_data():
+    """The committed cpu-preset classifier: >= 99% joint accuracy on every class, on
+    fresh images (a seed it never saw) at the sweep's separations."""
+    p = get_preset("cpu")
+    path = S.classifier_path(S.DEFAULT_OUT, p)
+    if not path.exists():
+        pytest.skip(f"no stored classifier; make it with `python -m swingby.diffusion classifier --preset cpu`")
+    clf, report = S.get_classifier(p, S.DEFAULT_OUT)
+    from swingby.diffusion.classifier import accuracy_by_class
+    acc = accuracy_by_class(clf, S.circles_config(p, 0.3), p.separations, n_per_class=100, seed=999)
+    assert min(acc.values()) >= 0.99, acc
+    assert report["min_accuracy"] >= 0.99
+
+
+def test_concept_space_measures():
+    probs = np.zeros((3, 10, 2))
+    probs[..., 0] = 1.0
+    assert np.allclose(class_point(probs), [1, 0])
+    assert np.isclose(concept_mse(np.array([1.0, 0.0])), 0.5)
+    pts = np.array([[0, 0], [0.3, 0.4], [0.6, 0.8]])
+    mid, sp = concept_speed(pts, np.array([0, 10, 20]))
+    assert np.allclose(mid, [5, 15]) and np.allclose(sp, [0.05, 0.05])
+    t = np.linspace(0, 100, 20)
+    rate, A, r2 = fit_exponential(t, 3 * np.exp(-0.02 * t))
+    assert np.isclose(rate, -0.02) and np.isclose(A, 3) and r2 > 0.999
+    with pytest.raises(ValueError):
+        class_point(np.zeros((4, 3)))
+    with pytest.raises(ValueError):
+        concept_speed(pts, np.array([0, 10, 10]))
+
+
+def test_pixel_check_rejects_an_empty_image():
+    blank = np.full((2, 3, 16, 16), 0.9, dtype=np.float32)
+    blank[1, :, 7, 7] = 0.85  # a faint speck is not a disc
+    m = pixel_measure(blank)
+    assert not m[:, 0].any()
+    assert np.allclose(pixel_point(m), [0, 0])
+
+
+# ------------------------------------------------------------------ presets, sweep, results
+def test_checkpoints_evenly_spaced_in_sqrt_step():
+    c = S.checkpoint_steps(1600, 5)
+    assert c.tolist() == [0, 100, 400, 900, 1600]
+
+
+@pytest.mark.parametrize("kw,match", [({"separations": (-0.1, 0.3)}, "separations"),
+                                      ({"image_size": 18}, "image_size"),
+                                      ({"seeds": (-1,)}, "seeds")])
+def test_bad_preset_arguments(kw, match):
+    with pytest.raises(ValueError, match=match):
+        get_preset("cpu", **kw)
+
+
+def test_unknown_preset_and_cli_errors(capsys):
+    with pytest.raises(ValueError, match="preset must be one of"):
+        get_preset("gpu")
+    from swingby.diffusion.__main__ import main
+    for argv in (["sweep", "--preset", "gpu"], ["sweep", "--preset", "tiny", "--separations", "-0.2"]):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2
+    assert "separations" in capsys.readouterr().err
+
+
+def test_paper_preset_is_the_papers_setting():
+    p = PRESETS["paper"]
+    assert p.image_size == 32 and p.widths == (64, 128, 256) and p.steps == 20_000
+    assert p.batch == 128 and len(p.seeds) == 5 and len(p.separations) == 6
+    assert math.isclose(min(p.separations), 0.137) and math.isclose(max(p.separations), 0.689)
+
+
+def test_cpu_preset_is_big_enough():
+    p = PRESETS["cpu"]
+    assert len(p.separations) >= 4 and len(p.seeds) >= 3
+
+
+def test_stored_cpu_results_match_current_preset():
+    path = S.results_path(S.DEFAULT_OUT, get_preset("cpu"))
+    if not path.exists():
+        pytest.skip("no stored cpu sweep yet: python -m swingby.diffusion sweep --preset cpu")
+    res = S.load_results(path)
+    assert res["meta"]["config"] == get_preset("cpu").to_dict(), (
+        "the stored sweep was made with other settings than the current `cpu` preset: rerun it")
+    assert res["done"].all() and res["meta"]["finished"]
+
+
+def test_sweep_round_trip_and_resume(tmp_path):
+    """Tiny sweep end to end; then an interrupted run resumes to the same numbers."""
+    p = get_preset("tiny", separations=(0.5,), steps=12, classifier_steps=5, ema=0.9)
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    path = S.sweep(p, out_dir=out, scratch=scratch, progress=False)
+    res = S.load_results(path)
+    assert res["meta"]["config"] == p.to_dict() and res["done"].all()
+    assert res["probs"].shape == (1, 1, 3, 4, p.samples_per_class, 2)
+    assert res["thumbs"].dtype == np.uint8 and res["meta"]["code_version"]["diffusion_sources_sha256"]
+    # round trip through runs_from_results and save_results
+    runs = S.runs_from_results(res)
+    S.save_results(tmp_path / "copy.npz", p, runs, {})
+    res2 = S.load_results(tmp_path / "copy.npz")
+    for k in ("probs", "pixels", "thumbs", "done"):
+        assert np.array_equal(res[k], res2[k], equal_nan=k != "thumbs" and k != "done")
+    # simulate a kill after the second checkpoint: roll the scratch state back
+    state_file = next(scratch.glob("*.pt"))
+    full = S.load_results(path)
+    clf, _ = S.get_classifier(p, out)
+    st = torch.load(state_file, weights_only=False)
+    assert st["step"] == p.steps
+    fresh = tmp_path / "scratch2"
+    fresh.mkdir()
+    rec_part = S.run_one(replace(p, steps=p.steps), 0.5, 0, fresh, clf)  # uninterrupted, again
+    st2 = torch.load(fresh / state_file.name, weights_only=False)
+    # now rerun from a state cut back to checkpoint 1 by re-training only up to it
+    cut = tmp_path / "scratch3"
+    cut.mkdir()
+    ck = S.checkpoint_steps(p.steps, p.n_checkpoints)
+    p_short = replace(p, steps=int(ck[1]), n_checkpoints=2)
+    assert S.checkpoint_steps(p_short.steps, 2).tolist() == ck[:2].tolist()
+    S.run_one(p_short, 0.5, 0, cut, clf)
+    resumed = S.run_one(p, 0.5, 0, cut, clf)
+    for k in range(len(ck)):
+        assert np.array_equal(resumed["evals"][k]["probs"], rec_part["evals"][k]["probs"])
+    assert np.array_equal(rec_part["evals"][-1]["probs"], full["probs"][0, 0, -1])
+    assert st2["step"] == p.steps

@@ -1,0 +1,87 @@
+"""Unit tests of swingby.observations (metrics of Sec. 3, App. B, App. F)."""
+import numpy as np
+import pytest
+
+from swingby.observations import (
+    comparable_pairs, displacement_per_interval, learning_times, loss_rise, marker_indices,
+    order_property, record_grid, record_rise, run_sweep, seed_statistics, truncation_twins,
+)
+from swingby.train import TrainRecord
+
+
+def _record(traj, mu=(1.0, 2.0), steps=None):
+    traj = np.asarray(traj, dtype=float)
+    steps = np.arange(len(traj)) if steps is None else np.asarray(steps)
+    idx = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    pts = idx * np.asarray(mu)
+    outputs = np.repeat(pts[None], len(traj), axis=0).copy()
+    outputs[:, -1] = traj
+    return TrainRecord(steps=steps, epochs=steps / 10, outputs=outputs, test_points=pts, test_index=idx,
+                       test_loss=0.5 * ((traj - pts[-1]) ** 2).sum(1), train_loss=np.full(len(traj), np.nan))
+
+
+def test_loss_rise():
+    assert loss_rise(np.array([4.0, 3.0, 2.0, 1.0])) == 0.0
+    assert loss_rise(np.array([4.0, 1.0, 3.0, 0.5])) == pytest.approx(0.5)
+    assert loss_rise(np.array([4.0, 1.0, 3.0, 0.5]), scale=8.0) == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="scale must be > 0"):
+        loss_rise(np.array([1.0, 2.0]), scale=0.0)
+    with pytest.raises(ValueError, match="1-D curve"):
+        loss_rise(np.array([1.0]))
+
+
+def test_learning_times_order_and_rise():
+    t = np.linspace(0, 1, 11)
+    # concept 2 (mu_2 = 2) reaches half-way at t = 0.2, concept 1 at t = 0.6
+    traj = np.stack([np.clip(t / 1.2, 0, 1) * 1.0, np.clip(t / 0.4, 0, 1) * 2.0], axis=1)
+    rec = _record(traj)
+    times = learning_times(rec)
+    assert times[1] < times[0] and times[1] == pytest.approx(0.2) and times[0] == pytest.approx(0.6)
+    assert record_rise(rec) == 0.0
+    st = seed_statistics([rec, rec], threshold=0.01)
+    assert st["fraction"] == 0.0 and st["n"] == 2
+    with pytest.raises(ValueError, match="frac must lie"):
+        learning_times(rec, frac=0)
+
+
+def test_displacement_and_markers():
+    steps = np.arange(0, 101)
+    traj = np.stack([1 - np.exp(-steps / 10), np.zeros_like(steps, dtype=float)], axis=1)
+    rec = _record(traj, steps=steps)
+    mids, dist = displacement_per_interval(rec, 10)
+    assert len(dist) == 10 and np.all(np.diff(dist) < 0)
+    np.testing.assert_allclose(dist[0], 1 - np.exp(-1), rtol=1e-9)
+    np.testing.assert_array_equal(marker_indices(rec, 4), [0, 25, 50, 75, 100])
+    coarse = _record(traj[[0, 100]], steps=[0, 100])
+    with pytest.raises(ValueError, match="finer grid"):
+        displacement_per_interval(coarse, 10)
+
+
+def test_order_property_and_pairs():
+    idx = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    assert sorted(comparable_pairs(idx)) == [(0, 1), (0, 2), (0, 3), (1, 3), (2, 3)]
+    rec = _record(np.array([[0.0, 0.0], [1.0, 2.0]]))
+    # outputs at non-x_hat points are exact: losses (0, 0, 0, L) -> every pair holds
+    np.testing.assert_allclose(order_property(rec, skip_initial=False), [1.0, 1.0])
+    rec.outputs[:, 0] = [5.0, 5.0]  # a large loss at the origin breaks its three pairs
+    np.testing.assert_allclose(order_property(rec), [2 / 5])
+    np.testing.assert_allclose(order_property(rec, exclude_origin=True), [1.0])
+
+
+def test_record_grid():
+    g = record_grid(3160)
+    assert g[0] == 0 and g[-1] == 3160 and np.all(np.diff(g) > 0)
+    assert set(np.linspace(0, 3160, 41).round().astype(int)) <= set(g)
+
+
+def test_run_sweep_and_truncation_twins_small():
+    configs = [dict(mu=(1.0, 2.0), sigma=(0.05, 0.05)), dict(mu=(2.0, 1.0), sigma=(0.05, 0.05))]
+    recs = run_sweep(configs, d=4, depth=1, seeds=[0, 1], n_per_cluster=200, epochs=2)
+    assert len(recs) == 2 and len(recs[0]) == 2
+    assert recs[1][0].config["mu"] == (2.0, 1.0) and recs[0][1].config["seed"] == 1
+    with pytest.raises(ValueError, match="keys 'mu' and 'sigma'"):
+        run_sweep([dict(mu=(1.0, 2.0))], d=4)
+    full, cut, n = truncation_twins([dict(mu=(1.0, 2.0), sigma=(1.0, 0.05))], seeds=[0], d=4,
+                                    n_per_cluster=200)
+    assert n[0, 0] > 0
+    np.testing.assert_allclose(full[0][0].test_points, cut[0][0].test_points, atol=1e-6)

@@ -1,0 +1,211 @@
+"""Unit tests of swingby.theory (Sec. 4, App. C-E)."""
+import numpy as np
+import pytest
+import torch
+
+from swingby.sim import second_moment
+from swingby.theory import (
+    check_assumptions, count_descents, detect_stages, gsn_terms, initial_U, loss_turning_points,
+    one_layer_output, simulate_symmetric, symmetric_step, u_step_to_w_eta,
+)
+
+RNG = np.random.default_rng(0)
+
+
+def _sym(d, scale=0.3, rng=RNG):
+    U = rng.normal(size=(d, d)) * scale
+    return U @ U.T
+
+
+# ---------------------------------------------------------------- one layer (Thm 4.1)
+def test_one_layer_shapes_and_split():
+    d = 5
+    W0, a, z = RNG.normal(size=(d, d)) * 0.1, np.array([2.0, 1.0, 0.5, 0.0, 0.0]), np.arange(1.0, 6.0)
+    out = one_layer_output(W0, a, z, np.linspace(0, 3, 7))
+    assert out.output.shape == out.growth.shape == out.noise.shape == (7, d)
+    np.testing.assert_allclose(out.output, out.growth + out.noise)
+    np.testing.assert_allclose(out.output[0], W0 @ z)  # t = 0: the initial model
+    single = one_layer_output(W0, a, z, 1.5)
+    assert single.output.shape == (d,)
+    # t -> infinity: identity on the informative directions, W0 z on the others
+    late = one_layer_output(W0, a, z, 1e4).output
+    np.testing.assert_allclose(late[:3], z[:3] + (W0[:3, 3:] @ z[3:]), atol=1e-9)
+
+
+def test_one_layer_matches_numerical_integration():
+    """Theorem 4.1 against a fine Euler integration of dW/dt = -(W - I) A."""
+    d = 4
+    a = np.array([1.3, 0.7, 0.2, 0.0])
+    W0 = RNG.normal(size=(d, d)) * 0.2
+    z = np.array([1.0, -2.0, 0.5, 0.3])
+    h, T = 1e-4, 3.0
+    W = W0.copy()
+    for _ in range(int(round(T / h))):
+        W = W - h * (W - np.eye(d)) * a  # (W - I) A with A diagonal
+    closed = one_layer_output(W0, a, z, T).output
+    np.testing.assert_allclose(W @ z, closed, atol=2e-4)
+    # a wrong rate (exp(-2 a t)) is far off
+    wrong = one_layer_output(W0, 2 * a, z, T).output
+    assert np.abs(wrong - W @ z).max() > 0.05
+
+
+def test_one_layer_bad_input():
+    with pytest.raises(ValueError, match="W0"):
+        one_layer_output(np.zeros((3, 4)), [1, 1, 1], [1, 1, 1], 1.0)
+    with pytest.raises(ValueError, match="z"):
+        one_layer_output(np.zeros((3, 3)), [1, 1, 1], [1, 1], 1.0)
+    with pytest.raises(ValueError, match="t"):
+        one_layer_output(np.zeros((3, 3)), [1, 1, 1], [1, 1, 1], -1.0)
+    with pytest.raises(ValueError, match="a"):
+        one_layer_output(np.zeros((3, 3)), [1, -1, 1], [1, 1, 1], 1.0)
+
+
+# --------------------------------------------------------------- two layer (D.2, 4.3)
+@pytest.mark.parametrize("d", [1, 2, 3, 6])
+def test_gsn_identity(d):
+    a = RNG.uniform(0.0, 2.0, size=d)
+    W = _sym(d)
+    G, S, N = gsn_terms(W, a)
+    eta = 0.01
+    np.testing.assert_allclose(W + eta * (G - S - N), symmetric_step(W, a, eta), atol=1e-14)
+    # and the matrix form of (D.2) written out independently
+    A = np.diag(a)
+    rhs = W @ A + A @ W - 0.5 * (A @ W @ W + W @ W @ A + 2 * W @ A @ W)
+    np.testing.assert_allclose(G - S - N, rhs, atol=1e-13)
+
+
+def test_gsn_entries_by_hand():
+    a = np.array([3.0, 1.0, 0.5])
+    W = np.array([[0.5, 0.1, 0.2], [0.1, 0.4, -0.3], [0.2, -0.3, 0.6]])
+    G, S, N = gsn_terms(W, a)
+    assert G[0, 1] == pytest.approx(0.1 * 4.0)
+    assert S[0, 1] == pytest.approx(0.5 * 0.1 * (0.5 * 10.0 + 0.4 * 6.0))
+    assert S[0, 0] == pytest.approx(0.5 * 0.5 * 0.5 * 12.0)  # no second term on the diagonal
+    assert N[0, 1] == pytest.approx(0.5 * 0.2 * (-0.3) * (3 + 1 + 1))  # k = 2 only
+    assert G.shape == S.shape == N.shape == (3, 3)
+    batch = gsn_terms(np.stack([W, 2 * W]), a)
+    np.testing.assert_allclose(batch.G[1], 2 * G)
+
+
+def test_time_scale_factor_against_autograd():
+    """A gradient step on U (loss 4.1) equals (D.2) with eta = 2 lr up to O(lr^2)."""
+    d = 3
+    a = np.array([1.2, 0.6, 0.1])
+    U0 = torch.tensor(RNG.uniform(size=(d, d)) * 0.3, dtype=torch.float64)
+    root = torch.diag(torch.tensor(np.sqrt(a)))
+    errs = []
+    for lr in (1e-3, 5e-4):
+        U = U0.clone().requires_grad_(True)
+        loss = 0.5 * (((U @ U.T - torch.eye(d, dtype=torch.float64)) @ root) ** 2).sum()
+        (g,) = torch.autograd.grad(loss, U)
+        U1 = (U0 - lr * g).numpy()
+        W0 = (U0 @ U0.T).numpy()
+        W_torch = U1 @ U1.T
+        errs.append(np.abs(W_torch - symmetric_step(W0, a, u_step_to_w_eta(lr))).max())
+        assert np.abs(W_torch - symmetric_step(W0, a, lr)).max() > 50 * errs[-1]
+    assert errs[0] / errs[1] == pytest.approx(4.0, rel=0.05)  # second order in lr
+
+
+def test_simulate_shapes_and_batch_consistency():
+    a = second_moment([1.0, 1.5], 0.05, 3, origin_cluster=True)
+    x_hat = np.array([1.0, 1.5, 0.0])
+    U = initial_U(3, [0, 1, 2])
+    assert U.shape == (3, 3, 3)
+    batch = simulate_symmetric(U, a, 0.01, 300, x_hat, record_every=7)
+    assert batch.steps[0] == 0 and batch.steps[-1] == 300
+    R = batch.steps.size
+    assert batch.W.shape == (3, R, 3, 3) and batch.output.shape == (3, R, 3)
+    assert batch.test_loss.shape == batch.train_loss.shape == (3, R)
+    one = simulate_symmetric(U[1], a, 0.01, 300, x_hat, record_every=7)
+    assert one.W.shape == (R, 3, 3)
+    np.testing.assert_allclose(one.W, batch.W[1], atol=1e-14)
+    # the recorded W is the iterated symmetric_step
+    W = U[1] @ U[1].T
+    for _ in range(7):
+        W = symmetric_step(W, a, 0.01)
+    np.testing.assert_allclose(one.W[1], W, atol=1e-14)
+    np.testing.assert_allclose(one.test_loss, 0.5 * ((one.W @ x_hat - x_hat) ** 2).sum(-1))
+    # U-iteration: same dynamics up to O(eta)
+    viaU = simulate_symmetric(U[1], a, 0.01, 300, x_hat, record_every=7, iterate="U")
+    assert np.abs(viaU.W - one.W).max() < 5e-3
+
+
+def test_converges_to_identity_and_train_loss_monotone():
+    a = second_moment([1.0, 1.5], 0.05, 2)
+    rec = simulate_symmetric(initial_U(2, [3])[0], a, 0.01, 3000, np.array([1.0, 1.5]))
+    np.testing.assert_allclose(rec.W[-1], np.eye(2), atol=1e-3)
+    assert np.all(np.diff(rec.train_loss) <= 1e-15)
+
+
+def test_simulate_bad_input():
+    a = [1.0, 0.5]
+    with pytest.raises(ValueError, match="eta"):
+        simulate_symmetric(np.eye(2), a, -0.1, 10, [1, 1])
+    with pytest.raises(ValueError, match="eta"):
+        symmetric_step(np.eye(2), a, 0.0)
+    with pytest.raises(ValueError, match="U0"):
+        simulate_symmetric(np.eye(3), a, 0.1, 10, [1, 1])
+    with pytest.raises(ValueError, match="x_hat"):
+        simulate_symmetric(np.eye(2), a, 0.1, 10, [1, 1, 1])
+    with pytest.raises(ValueError, match="W"):
+        symmetric_step(np.eye(3), a, 0.1)
+    with pytest.raises(ValueError, match="W"):
+        gsn_terms(np.ones((2, 3)), a)
+    with pytest.raises(ValueError, match="steps"):
+        simulate_symmetric(np.eye(2), a, 0.1, 0, [1, 1])
+    with pytest.raises(ValueError, match="iterate"):
+        simulate_symmetric(np.eye(2), a, 0.1, 5, [1, 1], iterate="V")
+
+
+# ------------------------------------------------------------------------- stages
+def test_turning_points_and_descents():
+    t = np.linspace(0, 1, 400)
+    bump = np.exp(-5 * t) + 0.3 * np.exp(-((t - 0.6) / 0.05) ** 2)
+    assert count_descents(bump)[0] == 2
+    assert count_descents(np.exp(-3 * t))[0] == 1
+    assert count_descents(bump, rel_tol=0.5)[0] == 1  # the bump is below a 50 % tolerance
+    pts = loss_turning_points(bump, 0.01)
+    assert pts[0] == 0 and pts[-1] == len(t) - 1 and len(pts) == 4
+    np.testing.assert_array_equal(count_descents(np.stack([bump, np.exp(-t)])), [2, 1])
+
+
+def test_detect_stages_on_a_swing_by_trajectory():
+    a = second_moment([1.0, 1.5], 0.05, 3, origin_cluster=True)
+    x_hat = np.array([1.0, 1.5, 0.0])
+    rec = simulate_symmetric(initial_U(3, [8])[0], a, 0.01, 2000, x_hat)
+    st = detect_stages(rec, 2)
+    assert st.n_descents == 2 and len(st.ascents) == 1
+    assert st.growth_order == [1, 0]  # the larger a_p grows first
+    kind, t0, t1, _, _ = st.ascents[0]
+    assert t0 < st.growth[0] and st.growth[1] < t0
+    assert (0, 1) in st.suppression and st.failed == []
+    with pytest.raises(ValueError, match="s must be"):
+        detect_stages(rec, 4)
+
+
+# -------------------------------------------------------------------- assumptions
+def test_check_assumptions_reports_each_inequality():
+    a = np.array([4.0, 1.0])
+    ok = check_assumptions(a, omega=1e-30, eta=1e-5, d=2, P=1e6, kappa=1.11)
+    assert set(k for k in ok if k.startswith("D.")) >= {"D.2 eta <= 1/(9 K gamma alpha)", "D.3 P omega beta <= 0.4"}
+    assert ok["D.2 eta <= 1/(9 K gamma alpha)"]["holds"]
+    fig5 = check_assumptions(second_moment([1.0, 1.5], 0.05, 3, origin_cluster=True), omega=0.01, eta=0.01)
+    assert not fig5["all"]
+    assert not fig5["D.1 (a_k > 0 for every k)"]["holds"]
+    big_eta = check_assumptions(a, omega=1e-3, eta=1.0)
+    assert big_eta["D.2 eta <= 1/(9 K gamma alpha)"]["ratio"] > 1
+    with pytest.raises(ValueError, match="eta"):
+        check_assumptions(a, omega=1e-3, eta=-1.0)
+    with pytest.raises(ValueError, match="omega"):
+        check_assumptions(a, omega=0.0, eta=0.1)
+
+
+def test_u_step_factor_and_initial_U():
+    assert u_step_to_w_eta(0.05) == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="lr"):
+        u_step_to_w_eta(-1)
+    U = initial_U(4, [0, 1], d_prime=6, init="gaussian", init_scale=0.1)
+    assert U.shape == (2, 4, 6)
+    np.testing.assert_array_equal(initial_U(4, 0, d_prime=6, init="gaussian", init_scale=0.1)[0], U[0])
+    with pytest.raises(ValueError, match="seeds"):
+        initial_U(3, [0.5])
