@@ -133,7 +133,8 @@ def test_sampler_shapes_range_and_determinism():
 
 def test_unet_output_is_zero_at_init_and_has_right_shape():
     net = CondUNet((8, 16, 16), n_res=2)
-    out = net(torch.randn(2, 3, 16, 16), torch.tensor([0.0, 3.0]), torch.rand(2, 4))
+    with torch.no_grad():
+        out = net(torch.randn(2, 3, 16, 16), torch.tensor([0.0, 3.0]), torch.rand(2, 4))
     assert out.shape == (2, 3, 16, 16) and float(out.abs().max()) == 0
     with pytest.raises(ValueError, match="widths"):
         CondUNet((8, 16))

@@ -160,7 +160,9 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
     acc, acc_parts, n_acc = 0.0, np.zeros(3), 0
     t_start = time.time()
     for k, target in enumerate(ckpts):
-        if k < len(rec["evals"]):
+        if k < len(rec["evals"]):  # done before an interruption
+            if progress_queue is not None:
+                progress_queue.put(1)
             continue
         model.train()
         while step < target:
@@ -313,7 +315,8 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
         if old["meta"]["config"] == p.to_dict():
             runs = runs_from_results(old)
             wall_before = old["meta"].get("wall_seconds", 0.0)
-    todo = [(float(dc), int(s)) for dc in p.separations for s in p.seeds if (float(dc), int(s)) not in runs]
+    # seed-major order: a sweep stopped early still has every separation for its first seeds
+    todo = [(float(dc), int(s)) for s in p.seeds for dc in p.separations if (float(dc), int(s)) not in runs]
     n_ck = len(checkpoint_steps(p.steps, p.n_checkpoints))
 
     def meta_extra():
