@@ -302,6 +302,15 @@ class Stages:
     failed: list  #: major entries that never reached ``growth_level``
 
     @property
+    def initial_growth(self) -> tuple:
+        """``(p, t)``: the major entry that grows first (the end of the initial-growth
+        stage, Lemmas D.1-D.3) and the time it reaches ``growth_level``."""
+        if not self.growth_order:
+            raise ValueError("no major entry reached growth_level in this trajectory")
+        p = self.growth_order[0]
+        return p, self.growth[p]
+
+    @property
     def ascents(self) -> list:
         """The ascent segments of the test loss."""
         return [s for s in self.loss_segments if s[0] == "ascent"]

@@ -55,7 +55,8 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     """Explore the symmetric two-layer dynamics (Fig. 5): sliders for ``mu``, ``sigma``,
     the initialisation scale and the seed redraw the Jacobian entries, the test loss
     and the output trajectory at once (``d = 3``, ``s = 2``, origin cluster, uniform
-    initialisation, iteration of eq. D.2)."""
+    initialisation; gradient descent on ``U``, i.e. eq. D.2 up to ``O(eta^2)`` per step,
+    which unlike iterating D.2 on ``W`` cannot diverge at small ``eta``)."""
     import numpy as np
 
     from swingby.plotting import plot_jacobian_entries, plot_output_trajectory
@@ -75,11 +76,11 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
         a = second_moment(m, w_sigma.value, 3, origin_cluster=True)
         x_hat = np.array([m[0], m[1], 0.0])
         U0 = initial_U(3, [w_seed.value], init="uniform", init_scale=w_scale.value)[0]
-        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=max(1, steps // 1000))
+        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=max(1, steps // 1000), iterate="U")
         with out:
             out.clear_output(wait=True)
             if not np.all(np.isfinite(rec.test_loss)):
-                print("the iteration (D.2) diverged for this initialisation; try another seed")
+                print("the simulation overflowed for these settings; try a smaller mu or sigma")
                 return
             stages = detect_stages(rec, 2)
             fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))

@@ -264,3 +264,38 @@ def test_sweep_round_trip_and_resume(tmp_path):
         assert np.array_equal(resumed["evals"][k]["probs"], rec_part["evals"][k]["probs"])
     assert np.array_equal(rec_part["evals"][-1]["probs"], full["probs"][0, 0, -1])
     assert st2["step"] == p.steps
+
+
+def _synthetic_results(points: np.ndarray, steps) -> dict:
+    """A results dict whose every sample sits exactly at ``points (D, K, 4, 2)``."""
+    D, K = points.shape[:2]
+    probs = np.broadcast_to(points[:, None, :, :, None, :], (D, 2, K, 4, 8, 2)).astype(np.float32)
+    pixels = np.zeros((D, 2, K, 4, 8, 4), np.float32)
+    pixels[..., 0] = 1
+    meta = {"config": {"separations": [0.2, 0.7][:D], "steps": int(steps[-1])},
+            "checkpoint_steps": list(steps)}
+    return {"probs": probs.copy(), "pixels": pixels, "meta": meta}
+
+
+def test_analysis_on_a_known_trajectory():
+    from swingby.diffusion import analysis as A
+    steps = [0, 100, 200, 300, 400]
+    pts = np.zeros((2, 5, 4, 2))
+    # training classes: colour contrast and size contrast rising at different times
+    size_c = np.array([0, 0.6, 1, 1, 1])   # reached at 100 -> size first at dc 0.2
+    col_c = np.array([0, 0.1, 0.3, 0.9, 1])
+    pts[0, :, 1, 1], pts[0, :, 2, 0] = size_c, col_c
+    pts[1, :, 1, 1], pts[1, :, 2, 0] = col_c, size_c  # swapped at dc 0.7
+    # class 11 swings to (0, 1) then goes to (1, 1) at dc 0.2
+    pts[0, :, 3] = [[0, 0], [0.0, 0.8], [0, 1], [0.5, 1], [1, 1]]
+    pts[1, :, 3] = [[0, 0], [0.5, 0.5], [0.8, 0.8], [1, 1], [1, 1]]
+    res = _synthetic_results(pts, steps)
+    order = A.learning_order(res)
+    assert [o["first"] for o in order] == ["size", "colour"]
+    assert np.isclose(order[0]["t_size"], 100 * 0.5 / 0.6)
+    b = A.bend(res)
+    assert b[0]["toward"] == "01" and b[0]["max_gap"] == 1.0
+    assert A.mse_rise(np.array([1.0, 0.5, 0.7, 0.2]))[0] == pytest.approx(0.2)
+    assert A.mse_rise(np.array([1.0, 0.5, 0.2]))[0] < 0
+    assert A.crossing_step(np.array(steps), np.zeros(5)) == float("inf")
+    assert np.allclose(A.speed_noise_floor(res), 0)  # identical samples: no sampling noise

@@ -5,8 +5,9 @@ import torch
 
 from swingby.sim import second_moment
 from swingby.theory import (
-    check_assumptions, count_descents, detect_stages, gsn_terms, initial_U, loss_turning_points,
-    one_layer_output, simulate_symmetric, symmetric_step, u_step_to_w_eta,
+    check_assumptions, count_descents, descent_statistics, detect_stages, gsn_terms, initial_U,
+    loss_turning_points, one_layer_output, one_layer_output_with_bias, simulate_symmetric,
+    symmetric_step, u_step_to_w_eta,
 )
 
 RNG = np.random.default_rng(0)
@@ -209,3 +210,41 @@ def test_u_step_factor_and_initial_U():
     np.testing.assert_array_equal(initial_U(4, 0, d_prime=6, init="gaussian", init_scale=0.1)[0], U[0])
     with pytest.raises(ValueError, match="seeds"):
         initial_U(3, [0.5])
+
+
+def test_one_layer_with_bias():
+    d = 4
+    a = np.array([1.0, 0.5, 0.0, 0.0])
+    W0 = RNG.normal(size=(d, d)) * 0.1
+    z = np.array([1.0, 2.0, 0.0, 0.0])
+    t = np.linspace(0, 5, 11)
+    # centred data and no initial bias: the bias stays 0 and Theorem 4.1 holds
+    np.testing.assert_allclose(one_layer_output_with_bias(W0, np.zeros(d), a, np.zeros(d), z, t),
+                               one_layer_output(W0, a, z, t).output, atol=1e-12)
+    # centred data: the bias decays as exp(-t)
+    b0 = np.array([0.3, -0.2, 0.1, 0.0])
+    diff = one_layer_output_with_bias(W0, b0, a, np.zeros(d), z, t) - one_layer_output(W0, a, z, t).output
+    np.testing.assert_allclose(diff, np.exp(-t)[:, None] * b0, atol=1e-12)
+    # against Euler integration of the augmented flow with a non-zero mean
+    mean = np.array([0.5, 1.0, 0.0, 0.0])
+    A = np.diag(a)
+    W, b, h = W0.copy(), b0.copy(), 1e-4
+    for _ in range(20000):  # t = 2
+        err_W = (W - np.eye(d)) @ A + np.outer(b, mean)  # E[(W x + b - x) x^T]
+        err_b = (W - np.eye(d)) @ mean + b  # E[W x + b - x]
+        W, b = W - h * err_W, b - h * err_b
+    np.testing.assert_allclose(W @ z + b, one_layer_output_with_bias(W0, b0, a, mean, z, 2.0), atol=5e-4)
+    with pytest.raises(ValueError, match="mean"):
+        one_layer_output_with_bias(W0, b0, a, np.zeros(3), z, 1.0)
+
+
+def test_descent_statistics_and_initial_growth():
+    st = descent_statistics([1.0, 1.5], 0.05, 3, n_seeds=6, init_scale=0.2, steps=500, origin_cluster=True)
+    assert st.n_descents.shape == st.unfinished.shape == st.diverged.shape == (6,)
+    assert st.record.W.shape[0] == 6 and not st.diverged.any()
+    assert np.all(st.n_descents >= 1)
+    stages = detect_stages(st.record.pick(0), 2)
+    p, t = stages.initial_growth
+    assert p == 1 and t == min(stages.growth.values())
+    with pytest.raises(ValueError, match="n_seeds"):
+        descent_statistics([1.0, 1.5], 0.05, 3, n_seeds=0)

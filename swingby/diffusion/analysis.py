@@ -30,6 +30,11 @@ def pixel_trajectories(res: dict) -> np.ndarray:
     return np.stack([blue, small], axis=-1).mean(axis=1)
 
 
+def pixel_mse(res: dict) -> np.ndarray:
+    """``(n_dc, n_ckpt)``: concept-space MSE of class 11 read by the pixel check."""
+    return concept_mse(pixel_trajectories(res)[:, :, CLASS_11])
+
+
 def valid_fraction(res: dict) -> np.ndarray:
     """``(n_dc, n_ckpt, 4)``: fraction of samples with a visible disc (pixel check)."""
     return (res["pixels"][..., 0] > 0.5).mean(axis=(1, 4))
@@ -131,10 +136,17 @@ def bend(res: dict, level: float = 0.5) -> list[dict]:
         se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")
         gap = traj[i, k0:, 0] - traj[i, k0:, 1]
         m = int(np.argmax(np.abs(gap)))
+        # does the curve come back down after its peak (a *transient* bend)?
+        fall = float(mse[i, j] - mse[i, j:].min()) if np.isfinite(rise) else 0.0
+        fall_diff = per_seed[i, :, j] - per_seed[i, :, -1]
         out.append({"dc": dc, "first_learned_step": int(steps[k0]), "rise": float(rise), "rise_se": se,
+                    "fall_after_peak": fall, "fall_to_end": float(mse[i, j] - mse[i, -1]),
+                    "fall_to_end_se": float(fall_diff.std(ddof=1) / np.sqrt(len(fall_diff)))
+                    if len(fall_diff) > 1 else float("nan"),
                     "rise_from": int(steps[k]), "rise_to": int(steps[j]), "per_seed_rise": diff.tolist(),
                     "max_gap": float(abs(gap[m])), "toward": "01" if gap[m] < 0 else "10",
-                    "gap_step": int(steps[k0 + m]), "point_at_gap": traj[i, k0 + m].tolist()})
+                    "gap_step": int(steps[k0 + m]), "gap_index": int(k0 + m),
+                    "point_at_gap": traj[i, k0 + m].tolist()})
     return out
 
 
@@ -146,13 +158,60 @@ def speed(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
     return sp[0][0], np.stack([s[1] for s in sp])
 
 
-def late_speed_fit(res: dict, start_fraction: float = 0.3, cls: int = CLASS_11) -> list[dict]:
-    """Exponential fit ``|dC/dt| ~ A exp(rate * t)`` over the steps after
-    ``start_fraction * steps`` (the late phase), per separation."""
+def speed_noise_floor(res: dict, cls: int = CLASS_11) -> np.ndarray:
+    """``(n_dc, n_ckpt - 1)``: the speed that sampling noise alone would show.
+
+    A class point is a mean over ``n_seed * samples_per_class`` classifier outputs, so
+    it has a standard error ``se_k`` per coordinate at checkpoint ``k``; between two
+    checkpoints whose true points coincide, ``|dC|`` is still about
+    ``sqrt(sum(se_k^2 + se_{k+1}^2))``. Speeds near this floor are not measured.
+    """
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    p = res["probs"][:, :, :, cls].astype(float)  # (D, S, K, n, 2)
+    p = np.moveaxis(p, 1, 2).reshape(p.shape[0], p.shape[2], -1, 2)  # (D, K, S*n, 2)
+    se2 = p.var(axis=2, ddof=1) / p.shape[2]
+    return np.sqrt((se2[:, 1:] + se2[:, :-1]).sum(-1)) / np.diff(steps)
+
+
+def late_speed_fit(res: dict, start: str | float = "first_learned", cls: int = CLASS_11,
+                   level: float = 0.5) -> list[dict]:
+    """Exponential fit ``|dC/dt| ~ A exp(rate * t)`` over the late phase, per separation.
+
+    ``start="first_learned"``: from the first checkpoint at which a concept contrast
+    reaches ``level`` (before it the samples are noise); a number: from that fraction
+    of the training steps. Also counts the late speeds above the sampling-noise floor.
+    """
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     mid, sp = speed(res, cls)
-    late = mid >= start_fraction * res["meta"]["config"]["steps"]
+    floor = speed_noise_floor(res, cls)
+    con = concept_contrasts(res)
     out = []
     for i, dc in enumerate(res["meta"]["config"]["separations"]):
+        if start == "first_learned":
+            learned = np.flatnonzero(con[i].max(axis=1) >= level)
+            t0 = steps[learned[0]] if learned.size else steps[-2]
+        else:
+            t0 = float(start) * res["meta"]["config"]["steps"]
+        late = mid >= t0
         rate, A, r2 = fit_exponential(mid[late], sp[i, late])
-        out.append({"dc": dc, "rate": rate, "A": A, "r2": r2})
+        out.append({"dc": dc, "start": float(t0), "rate": rate, "A": A, "r2": r2,
+                    "n_points": int(late.sum()),
+                    "n_above_floor": int((sp[i, late] > floor[i, late]).sum()),
+                    "speed_first": float(sp[i, late][0]), "speed_last": float(sp[i, late][-1])})
+    return out
+
+
+def per_seed_rises(res: dict, level: float = 0.5) -> np.ndarray:
+    """``(n_dc, n_seed)``: the largest rise of each run's own class-11 MSE curve after
+    the run's first concept is learned (:func:`bend` for single seeds)."""
+    t = trajectories(res)
+    per_seed = concept_mse(t[:, :, :, CLASS_11])
+    col = t[:, :, :, 2, 0] - t[:, :, :, 0, 0]
+    siz = t[:, :, :, 1, 1] - t[:, :, :, 0, 1]
+    out = np.full(per_seed.shape[:2], np.nan)
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            learned = np.flatnonzero(np.maximum(col[i, j], siz[i, j]) >= level)
+            if learned.size and learned[0] < per_seed.shape[2] - 1:
+                out[i, j] = mse_rise(per_seed[i, j, learned[0]:])[0]
     return out

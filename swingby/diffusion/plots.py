@@ -92,19 +92,22 @@ def plot_mse(res: dict, ax=None):
     return ax
 
 
-def plot_speed(res: dict, fits: list[dict], ax=None, start_fraction: float = 0.3):
+def plot_speed(res: dict, fits: list[dict], ax=None):
     """Fig. 6(c): speed |dC/dt| of class 11 on a log scale, with the late-phase
-    exponential fits (dotted)."""
+    exponential fits (dotted, from each fit's ``start``) and the sampling-noise floor
+    (thin dashed)."""
     mid, sp = A.speed(res)
+    floor = A.speed_noise_floor(res)
     dcs = res["meta"]["config"]["separations"]
     cmap = plt.get_cmap("viridis")
     ax = ax or plt.gca()
-    late = mid >= start_fraction * res["meta"]["config"]["steps"]
     for i, dc in enumerate(dcs):
         col = cmap(i / max(1, len(dcs) - 1))
         ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
+        ax.semilogy(mid, floor[i], "--", color=col, lw=0.7, alpha=0.7)
         f = fits[i]
-        ax.semilogy(mid[late], f["A"] * np.exp(f["rate"] * mid[late]), ":", color=col, lw=2)
+        late = mid >= f["start"]
+        ax.semilogy(mid[late], f["A"] * np.exp(f["rate"] * mid[late]), ":", color=col, lw=2.5)
     ax.set_xlabel("training step")
     ax.set_ylabel("speed |dC/dt| per step")
     ax.legend(fontsize=8)

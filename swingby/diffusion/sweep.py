@@ -329,23 +329,23 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     if todo:
         import multiprocessing as mp
 
-        ctx = mp.get_context("spawn")
-        manager = ctx.Manager()
-        queue = manager.Queue()
-        args = [(p.to_dict(), dc, s, str(scratch), clf.state_dict(), p.classifier_width, queue)
+        args = [(p.to_dict(), dc, s, str(scratch), clf.state_dict(), p.classifier_width)
                 for dc, s in todo]
-        if p.workers == 1:
+        if p.workers == 1:  # in this process
             import queue as _q
             local = _q.SimpleQueue()
             for a in args:
-                dc, s, rec = _worker(a[:-1] + (local,))
+                dc, s, rec = _worker(a + (local,))
                 while not local.empty():
                     bar.update(local.get())
                 runs[(dc, s)] = rec
                 save_results(path, p, runs, meta_extra())
-        else:
+        else:  # worker processes started fresh ("spawn"), so their torch threads are clean
+            ctx = mp.get_context("spawn")
+            manager = ctx.Manager()
+            queue = manager.Queue()
             with ctx.Pool(min(p.workers, len(args))) as pool:
-                pending = [pool.apply_async(_worker, (a,)) for a in args]
+                pending = [pool.apply_async(_worker, (a + (queue,),)) for a in args]
                 while pending:
                     time.sleep(1.0)
                     while not queue.empty():
@@ -355,7 +355,7 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
                         dc, s, rec = r.get()
                         runs[(dc, s)] = rec
                         save_results(path, p, runs, meta_extra())
-        manager.shutdown()
+            manager.shutdown()
     bar.close()
     save_results(path, p, runs, meta_extra())
     return path
