@@ -10,6 +10,10 @@
 * :func:`check_assumptions`: which of Assumptions D.1-D.5 hold, and by how much.
 * :func:`u_step_to_w_eta`: the time-scale factor between gradient descent on ``U`` and
   eq. (D.2).
+* :func:`one_layer_output_with_bias`: Theorem 4.1 for the authors' ``nn.Linear`` with a
+  bias (augmented input ``(x, 1)``).
+* :func:`initial_U`, :func:`descent_statistics`: many initialisations at once, for the
+  seed statistics of App. E (how often multiple descents and failures occur).
 
 Everything is in *concept coordinates* (``A`` diagonal); ``a`` is the vector of
 :func:`swingby.sim.second_moment`. Chapters: ``book/one_layer_theory.md``,

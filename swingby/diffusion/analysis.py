@@ -215,3 +215,17 @@ def per_seed_rises(res: dict, level: float = 0.5) -> np.ndarray:
             if learned.size and learned[0] < per_seed.shape[2] - 1:
                 out[i, j] = mse_rise(per_seed[i, j, learned[0]:])[0]
     return out
+
+
+def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
+    """Fraction of a class's samples that show *both* of its concepts, ``(n_dc, n_ckpt)``
+    each: read by the classifier (both probabilities on the right side of 1/2) and by
+    the pixel check (a visible disc of the right colour and size)."""
+    from swingby.diffusion.data import CLASSES
+    want = np.array([int(CLASSES[cls][0]), int(CLASSES[cls][1])], bool)
+    p = res["probs"][:, :, :, cls].astype(float)
+    by_clf = np.all((p > 0.5) == want, axis=-1).mean(axis=(1, 3))
+    px = res["pixels"][:, :, :, cls].astype(float)
+    blue, small = px[..., 2] > 0, px[..., 1] < 0.45
+    by_pix = ((px[..., 0] > 0.5) & (blue == want[0]) & (small == want[1])).mean(axis=(1, 3))
+    return by_clf, by_pix
