@@ -42,13 +42,7 @@ def _square(name: str, M, d: int) -> np.ndarray:
 
 
 def _eta(eta) -> float:
-    try:
-        eta = float(eta)
-    except (TypeError, ValueError):
-        raise ValueError(f"eta must be a positive number, got {eta!r}") from None
-    if not np.isfinite(eta) or eta <= 0:
-        raise ValueError(f"eta must be a positive number (the step size), got {eta!r}")
-    return eta
+    return _checks.positive_float("eta", eta)
 
 
 # ------------------------------------------------------------------ one-layer theory
