@@ -57,6 +57,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations")
     ap.add_argument("--paper-iters", type=int, default=3)
+    ap.add_argument("--paper-threads", type=int, default=1,
+                    help="threads for the paper model (2 threads on a loaded 2-core machine can be far slower)")
     ap.add_argument("--try-compile", action="store_true", help="also time torch.compile (slow to build)")
     args = ap.parse_args()
     it = 5 if args.quick else 20
@@ -88,11 +90,11 @@ def main() -> None:
     print(f"  sampling: {s:.1f} ms per step for {n} images; one evaluation "
           f"({cpu.sample_steps + 1} steps) {s * (cpu.sample_steps + 1) / 1000:.1f} s")
     paper = get_preset("paper")
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.paper_threads)
     tp = time_train(paper, paper.batch, args.paper_iters)
     sp = time_sample_step(paper, 128, args.paper_iters)
     print(f"paper preset: {paper.image_size}x{paper.image_size}, widths {paper.widths}, batch {paper.batch}")
-    print(f"  train step, 2 threads: {tp:.0f} ms  (x{tp / base:.0f} the cpu preset's 1-thread step)")
+    print(f"  train step, {args.paper_threads} thread(s): {tp:.0f} ms  (x{tp / base:.0f} the cpu preset's 1-thread step)")
     print(f"  sampling: {sp:.0f} ms per step for 128 images")
     print(f"  the paper sweep ({len(paper.separations)} x {len(paper.seeds)} runs x {paper.steps} steps) "
           f"would take ~{len(paper.separations) * len(paper.seeds) * paper.steps * tp / 3.6e6:.0f} h "

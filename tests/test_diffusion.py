@@ -299,3 +299,11 @@ def test_analysis_on_a_known_trajectory():
     assert A.mse_rise(np.array([1.0, 0.5, 0.2]))[0] < 0
     assert A.crossing_step(np.array(steps), np.zeros(5)) == float("inf")
     assert np.allclose(A.speed_noise_floor(res), 0)  # identical samples: no sampling noise
+
+
+def test_overrides_never_overwrite_a_presets_results(tmp_path):
+    p = get_preset("cpu")
+    assert S.results_path(tmp_path, p).name == "sweep_cpu.npz"
+    q = get_preset("cpu", seeds=(0,))
+    assert S.results_path(tmp_path, q).name.startswith("sweep_cpu-custom-")
+    assert S.default_scratch(q) != S.default_scratch(p)

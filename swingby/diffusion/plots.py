@@ -104,7 +104,8 @@ def plot_speed(res: dict, fits: list[dict], ax=None):
     for i, dc in enumerate(dcs):
         col = cmap(i / max(1, len(dcs) - 1))
         ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
-        ax.semilogy(mid, floor[i], "--", color=col, lw=0.7, alpha=0.7)
+        ax.semilogy(mid, floor[i], "--", color=col, lw=0.7, alpha=0.7,
+                    label="sampling-noise floor" if i == len(dcs) - 1 else None)
         f = fits[i]
         late = mid >= f["start"]
         ax.semilogy(mid[late], f["A"] * np.exp(f["rate"] * mid[late]), ":", color=col, lw=2.5)

@@ -207,8 +207,20 @@ def _worker(args):
 
 
 # --------------------------------------------------------------------- results file
+def _tag(p: Preset) -> str:
+    """The preset's name, plus a short hash of its config when it differs from the
+    stored preset of that name (so an override never overwrites a preset's results)."""
+    from swingby.diffusion.presets import PRESETS
+
+    if PRESETS.get(p.name) == p:
+        return p.name
+    h = hashlib.sha256(json.dumps(p.to_dict(), sort_keys=True).encode()).hexdigest()[:8]
+    return f"{p.name}-custom-{h}"
+
+
 def results_path(out_dir: Path, p: Preset) -> Path:
-    return Path(out_dir) / f"sweep_{p.name}.npz"
+    """``out_dir/sweep_<preset>.npz`` (``sweep_<preset>-custom-<hash>.npz`` for overrides)."""
+    return Path(out_dir) / f"sweep_{_tag(p)}.npz"
 
 
 def save_results(path: Path, p: Preset, runs: dict, meta_extra: dict) -> None:
@@ -279,7 +291,7 @@ def runs_from_results(res: dict) -> dict:
 # --------------------------------------------------------------------- the sweep
 def default_scratch(p: Preset) -> Path:
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "swingby-diffusion" / p.name
+    return base / "swingby-diffusion" / _tag(p)
 
 
 def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None,
