@@ -23,11 +23,11 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 book: $(STAMP)
-	$(BIN)/jupyter-book build . --builder html
+	$(BIN)/jupyter-book build . --all --builder html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
-	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
+	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going
 
 # After editing a chapter book/NAME.md, regenerate the paired notebooks.
 sync: $(STAMP)
