@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import torch
@@ -83,6 +83,50 @@ def _resolve_record_steps(n_steps, record_every, record_steps) -> np.ndarray:
     return steps if steps[-1] == n_steps else np.append(steps, n_steps)
 
 
+class _Schedule(NamedTuple):
+    """Validated training settings shared by :func:`train` and :func:`train_batched`."""
+
+    lr: float
+    epochs: int
+    batch_size: int
+    steps_per_epoch: int
+    n_steps: int
+    record_steps: np.ndarray
+
+
+def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_every,
+              record_steps) -> _Schedule:
+    lr = _checks.positive_float("lr", lr)
+    epochs = _checks.positive_int("epochs", epochs)
+    _checks.choice("loss", loss, LOSSES)
+    _checks.choice("shuffle", shuffle, SHUFFLES)
+    bs = n if full_batch else _checks.positive_int("batch_size", batch_size)
+    spe = steps_per_epoch(n, bs)
+    n_steps = epochs * spe
+    return _Schedule(lr, epochs, bs, spe, n_steps,
+                     _resolve_record_steps(n_steps, record_every, record_steps))
+
+
+def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sched: _Schedule,
+                 *, seed: int, full_batch: bool, loss: str, shuffle: str) -> TrainRecord:
+    """Assemble the :class:`TrainRecord` of one run from its recorded outputs."""
+    pts = data.to_concept(data.test_points).double().numpy()
+    return TrainRecord(
+        steps=sched.record_steps.astype(int),
+        epochs=sched.record_steps / sched.steps_per_epoch,
+        outputs=outputs,
+        test_points=pts,
+        test_index=data.test_index.numpy().astype(int),
+        test_loss=0.5 * ((outputs[:, -1] - pts[-1]) ** 2).sum(axis=-1),
+        train_loss=np.asarray(train_loss),
+        config=dict(
+            lr=sched.lr, batch_size=sched.batch_size, epochs=sched.epochs, full_batch=full_batch,
+            loss=loss, shuffle=shuffle, seed=int(seed), steps_per_epoch=sched.steps_per_epoch,
+            n_steps=sched.n_steps,
+        ),
+    )
+
+
 def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Tensor:
     """Loss of a batch: ``"mean"`` = mean over batch and dims, ``"paper"`` = eq. (2.1)."""
     sq = (pred - target) ** 2
@@ -128,16 +172,12 @@ def train(
     -------
     TrainRecord
     """
-    lr = _checks.positive_float("lr", lr)
-    epochs = _checks.positive_int("epochs", epochs)
-    _checks.choice("loss", loss, LOSSES)
-    _checks.choice("shuffle", shuffle, SHUFFLES)
     X = data.X
     n = X.shape[0]
-    bs = n if full_batch else _checks.positive_int("batch_size", batch_size)
-    spe = steps_per_epoch(n, bs)
-    n_steps = epochs * spe
-    rec_steps = _resolve_record_steps(n_steps, record_every, record_steps)
+    sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
+                      loss=loss, shuffle=shuffle, record_every=record_every,
+                      record_steps=record_steps)
+    lr, epochs, bs, rec_steps = sched.lr, sched.epochs, sched.batch_size, sched.record_steps
 
     gen = torch.Generator().manual_seed(int(seed))
     order = torch.randperm(n, generator=gen) if shuffle == "once" else torch.arange(n)
@@ -171,22 +211,8 @@ def train(
             if r < len(rec_steps) and rec_steps[r] == step:
                 record()
                 r += 1
-    out = np.stack(outputs)
-    pts = data.to_concept(points_in).double().numpy()
-    x_hat = pts[-1]
-    return TrainRecord(
-        steps=rec_steps.astype(int),
-        epochs=rec_steps / spe,
-        outputs=out,
-        test_points=pts,
-        test_index=data.test_index.numpy().astype(int),
-        test_loss=0.5 * ((out[:, -1] - x_hat) ** 2).sum(axis=-1),
-        train_loss=np.asarray(train_losses),
-        config=dict(
-            lr=lr, batch_size=bs, epochs=epochs, full_batch=full_batch, loss=loss,
-            shuffle=shuffle, seed=int(seed), steps_per_epoch=spe, n_steps=n_steps,
-        ),
-    )
+    return _make_record(data, np.stack(outputs), np.asarray(train_losses), sched, seed=int(seed),
+                        full_batch=full_batch, loss=loss, shuffle=shuffle)
 
 
 # ---------------------------------------------------------------------------
@@ -290,15 +316,11 @@ def train_batched(
     n_runs = len(models)
     datas = _check_batched_data(data, n_runs, spec["d"])
     seeds = _check_seeds(seed, n_runs)
-    lr = _checks.positive_float("lr", lr)
-    epochs = _checks.positive_int("epochs", epochs)
-    _checks.choice("loss", loss, LOSSES)
-    _checks.choice("shuffle", shuffle, SHUFFLES)
     n = datas[0].X.shape[0]
-    bs = n if full_batch else _checks.positive_int("batch_size", batch_size)
-    spe = steps_per_epoch(n, bs)
-    n_steps = epochs * spe
-    rec_steps = _resolve_record_steps(n_steps, record_every, record_steps)
+    sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
+                      loss=loss, shuffle=shuffle, record_every=record_every,
+                      record_steps=record_steps)
+    lr, epochs, bs, rec_steps = sched.lr, sched.epochs, sched.batch_size, sched.record_steps
     relu = spec["activation"] == "relu"
     depth = spec["depth"]
 
@@ -378,20 +400,5 @@ def train_batched(
 
     out = np.stack(outputs, axis=1)  # (R, records, 2**s, d)
     tl = np.stack(train_losses, axis=1)  # (R, records)
-    records = []
-    for i, dat in enumerate(datas):
-        pts = dat.to_concept(dat.test_points).double().numpy()
-        records.append(TrainRecord(
-            steps=rec_steps.astype(int),
-            epochs=rec_steps / spe,
-            outputs=out[i],
-            test_points=pts,
-            test_index=dat.test_index.numpy().astype(int),
-            test_loss=0.5 * ((out[i][:, -1] - pts[-1]) ** 2).sum(axis=-1),
-            train_loss=tl[i],
-            config=dict(
-                lr=lr, batch_size=bs, epochs=epochs, full_batch=full_batch, loss=loss,
-                shuffle=shuffle, seed=seeds[i], steps_per_epoch=spe, n_steps=n_steps,
-            ),
-        ))
-    return records
+    return [_make_record(dat, out[i], tl[i], sched, seed=seeds[i], full_batch=full_batch,
+                         loss=loss, shuffle=shuffle) for i, dat in enumerate(datas)]
