@@ -11,11 +11,14 @@ Chapters: ``book/observations.md`` (Figs. 2, 3, 11-14), ``book/ood_checks.md``
   :func:`loss_rise` (non-monotone OOD test loss, Sec. 3.3) and
   :func:`order_property` (the order homomorphism of eq. B.2).
 
-Default settings are those of the authors' code (App. F.1 and
-``shared/reference-facts.md``): SGD, lr 0.1, batch 128, 40 epochs, data shuffled
-once, every Linear layer with a bias, PyTorch's default initialisation, the loss
-averaged over batch and dimensions, 5000 points per cluster, ``d = 64`` rotated.
-``sigma`` is a standard deviation throughout (the book's convention).
+Default settings are those of the authors' code (App. F.1; the book's appendix
+``book/authors_code.md`` lists them per figure): SGD, lr 0.1, batch 128, 40 epochs, data
+shuffled once, every Linear layer with a bias, PyTorch's default initialisation, the
+loss averaged over batch and dimensions, 5000 points per cluster, ``d = 64`` rotated,
+and, in every two-concept run, a third cluster of 5000 points at the origin
+(``origin_cluster=True``). ``sigma`` is a standard deviation throughout (the book's
+convention); the figure settings below hold the authors' numbers converted by
+:func:`~swingby.sim.std_from_authors_sigma` (their "0.05" is a standard deviation 0.224).
 """
 from __future__ import annotations
 
@@ -26,16 +29,32 @@ import numpy as np
 
 from swingby import _checks
 from swingby.models import MLP
-from swingby.sim import make_sim
+from swingby.sim import make_sim, std_from_authors_sigma
 from swingby.train import TrainRecord, log_steps, steps_per_epoch, train_batched
 
-#: Fig. 2(a) (and the right panels of Figs. 11, 12): ``sigma = (.05, .05)``, varied ``mu``.
-FIG2A = [dict(mu=(1.0, 2.0), sigma=(0.05, 0.05)), dict(mu=(2.0, 2.0), sigma=(0.05, 0.05)),
-         dict(mu=(3.0, 2.0), sigma=(0.05, 0.05))]
-#: Fig. 2(b) (and the left panels of Figs. 11, 12): ``mu = (1, 2)``, varied ``sigma_1``.
-FIG2B = [dict(mu=(1.0, 2.0), sigma=(s1, 0.05)) for s1 in (0.05, 0.1, 0.5, 1.0, 2.0)]
-#: Two extra runs (not in the paper) that isolate diversity: equal ``mu``, unequal ``sigma``.
-EQUAL_MU = [dict(mu=(2.0, 2.0), sigma=(1.0, 0.05)), dict(mu=(2.0, 2.0), sigma=(0.05, 1.0))]
+#: The paper's and the authors' "sigma = 0.05", as the standard deviation it was: 0.224.
+SIGMA_05 = std_from_authors_sigma(0.05)
+#: Fig. 2(a) (and the right panels of Figs. 11, 12): the authors' ``sigma = (.05, .05)``
+#: (standard deviation 0.224), varied ``mu``.
+FIG2A = [dict(mu=(m1, 2.0), sigma=(SIGMA_05, SIGMA_05)) for m1 in (1.0, 2.0, 3.0)]
+#: The authors' ``sigma_1`` values of Fig. 2(b) (variances in their code).
+FIG2B_SIGMA1_AUTHORS = (0.05, 0.1, 0.5, 1.0, 2.0)
+#: Fig. 2(b) (and the left panels of Figs. 11, 12): ``mu = (1, 2)``, varied ``sigma_1``
+#: (standard deviations ``sqrt`` of :data:`FIG2B_SIGMA1_AUTHORS`), ``sigma_2`` = 0.224.
+FIG2B = [dict(mu=(1.0, 2.0), sigma=(std_from_authors_sigma(s1), SIGMA_05)) for s1 in FIG2B_SIGMA1_AUTHORS]
+#: Two extra runs (not in the paper) that isolate diversity: equal ``mu``, one wide cluster.
+EQUAL_MU = [dict(mu=(2.0, 2.0), sigma=(1.0, SIGMA_05)), dict(mu=(2.0, 2.0), sigma=(SIGMA_05, 1.0))]
+
+
+def authors_sigma_label(sigma) -> str:
+    """Caption text for a standard deviation: ``"0.224 (authors' 0.05)"``; the authors'
+    number is the variance ``sigma^2`` (see :func:`~swingby.sim.std_from_authors_sigma`)."""
+    sig = np.atleast_1d(np.asarray(sigma, dtype=float))
+    std = ", ".join(f"{v:.3g}" for v in sig)
+    var = ", ".join(f"{v * v:.3g}" for v in sig)
+    if sig.size > 1:
+        std, var = f"({std})", f"({var})"
+    return f"{std} (authors' {var})"
 
 
 def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarray:
@@ -58,6 +77,7 @@ def run_sweep(
     activation: str = "linear",
     bias: bool = True,
     seeds: Sequence[int] = (0,),
+    origin_cluster: bool = True,
     rotate: bool = True,
     truncate: bool = False,
     n_per_cluster: int = 5000,
@@ -71,8 +91,8 @@ def run_sweep(
 ) -> list[list[TrainRecord]]:
     """Train one MLP per configuration and seed, all in one batched program.
 
-    Run ``(c, k)`` uses ``make_sim(**configs[c], d=d, rotate=rotate,
-    truncate=truncate, seed=seeds[k])`` as data, ``MLP(d, depth, width,
+    Run ``(c, k)`` uses ``make_sim(**configs[c], d=d, origin_cluster=origin_cluster,
+    rotate=rotate, truncate=truncate, seed=seeds[k])`` as data, ``MLP(d, depth, width,
     activation=activation, bias=bias, seed=seeds[k])`` as initial model and
     ``seeds[k]`` as shuffling seed, so run ``(c, k)`` is exactly what
     :func:`swingby.train.train` gives with those arguments. Used for Figs. 2, 3,
@@ -82,6 +102,9 @@ def run_sweep(
     ----------
     configs : dicts with keys ``mu`` and ``sigma`` (as for :func:`~swingby.sim.make_sim`).
     seeds : seeds of data, initialisation and shuffling, one run per seed and config.
+    origin_cluster : add a cluster of ``n_per_cluster`` points at the origin. On by default:
+        the authors' two-concept data always hold it (the paper: "optionally"); their
+        multi-concept task (Fig. 7) does not, so ``book/topological_order.md`` passes False.
     record_every : spacing of the linear record grid (see :func:`record_grid`).
     other arguments : as in :func:`~swingby.sim.make_sim`,
         :class:`~swingby.models.MLP` and :func:`~swingby.train.train`.
@@ -100,8 +123,8 @@ def run_sweep(
     datas, models, run_seeds = [], [], []
     for c in configs:
         for s in seeds:
-            datas.append(make_sim(c["mu"], c["sigma"], d, n_per_cluster, rotate=rotate,
-                                  truncate=truncate, seed=s))
+            datas.append(make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster,
+                                  rotate=rotate, truncate=truncate, seed=s))
             models.append(MLP(d, depth, width, activation=activation, bias=bias, seed=s))
             run_seeds.append(s)
     n = datas[0].X.shape[0]
@@ -113,7 +136,7 @@ def run_sweep(
     for r, dat in zip(recs, datas):
         r.config.update(mu=tuple(float(m) for m in dat.mu), sigma=tuple(float(s) for s in dat.sigma),
                         d=d, depth=depth, width=width or d, activation=activation, bias=bias,
-                        rotate=rotate, truncate=truncate)
+                        origin_cluster=bool(origin_cluster), rotate=rotate, truncate=truncate)
     k = len(seeds)
     return [recs[i * k:(i + 1) * k] for i in range(len(configs))]
 
@@ -230,21 +253,26 @@ FIG2C_MU = (2.0, 4.0)
 
 
 def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
-               sigma=(0.05, 0.05), progress: bool = False) -> list[TrainRecord]:
+               sigma=(SIGMA_05, SIGMA_05), origin_cluster: bool = True, bias: bool = True,
+               progress: bool = False) -> list[TrainRecord]:
     """Runs of Fig. 2(c) / Fig. 3 (and the seed statistics of Sec. 3.3) at dimension
     ``d`` with the settings :data:`FIG2C_SETTINGS`, one per seed; ``depth = 1`` gives
-    the one-layer control at the same ``d`` and learning rate."""
+    the one-layer control at the same ``d`` and learning rate. ``sigma`` defaults to the
+    authors' 0.05 (standard deviation 0.224), ``origin_cluster`` and ``bias`` to their
+    code; the other arguments are those of :func:`run_sweep`."""
     if d not in FIG2C_SETTINGS:
         raise ValueError(f"d must be one of {sorted(FIG2C_SETTINGS)}, got {d!r}")
     st = FIG2C_SETTINGS[d]
     return run_sweep([dict(mu=mu, sigma=sigma)], d=d, depth=depth, width=st["width"], lr=st["lr"],
-                     seeds=seeds, progress=progress)[0]
+                     seeds=seeds, origin_cluster=origin_cluster, bias=bias, progress=progress)[0]
 
 
 def a_diagonal(rec: TrainRecord) -> np.ndarray:
-    """``a_p = sigma_p^2 + mu_p^2 / s`` (eq. C.13) of the run's data, from its config."""
+    """``a_p = sigma_p^2 + mu_p^2 / n_c`` (eq. C.13) of the run's data, from its config:
+    ``n_c = s``, or ``s + 1`` when the data hold the origin cluster."""
     mu, sigma = np.asarray(rec.config["mu"]), np.asarray(rec.config["sigma"])
-    return sigma**2 + mu**2 / len(mu)
+    n_clusters = len(mu) + int(bool(rec.config.get("origin_cluster", False)))
+    return sigma**2 + mu**2 / n_clusters
 
 
 def _rotated(data, rotation):
@@ -262,6 +290,7 @@ def truncation_twins(
     width: int | None = None,
     lr: float = 0.1,
     n_per_cluster: int = 5000,
+    origin_cluster: bool = True,
 ) -> tuple[list[list[TrainRecord]], list[list[TrainRecord]], np.ndarray]:
     """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on
     the truncated training set, with the same rotation, initial weights and shuffling,
@@ -277,9 +306,10 @@ def truncation_twins(
     datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
     for c, cfg in enumerate(configs):
         for k, s in enumerate(seeds):
-            full = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=True, seed=s)
-            plain = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, seed=s)
-            cut = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, truncate=True, seed=s)
+            kw = dict(origin_cluster=origin_cluster, seed=s)
+            full = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=True, **kw)
+            plain = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, **kw)
+            cut = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, truncate=True, **kw)
             n_redrawn[c, k] = int((plain.X != cut.X).any(dim=1).sum())
             datas.append((full, _rotated(cut, full.rotation)))
     kw = dict(lr=lr, record_train_loss=False)

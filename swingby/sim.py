@@ -9,8 +9,12 @@ Conventions used everywhere in the book
 * ``mu`` has one entry per concept, so ``s = len(mu)``; the p-th training cluster
   is centred at ``mu[p] * e_p``.
 * ``sigma`` is a **standard deviation** (the paper's ``diag(sigma)^2`` covariance);
-  the authors' code passes the same numbers as variances. Only the first ``s``
-  directions carry noise, so the data lie in an ``s``-dimensional subspace.
+  the authors' code passes its ``sigma`` numbers as variances (a covariance
+  ``diag(sigma)``), so their "0.05" is a standard deviation ``sqrt(0.05) = 0.224``:
+  :func:`std_from_authors_sigma` converts. Only the first ``s`` directions carry
+  noise, so the data lie in an ``s``-dimensional subspace.
+* The authors' two-concept data always hold a third cluster at the origin
+  (``origin_cluster=True`` here; the paper, Sec. 2.1: "optionally").
 * "Concept coordinates" are the un-rotated axes in which cluster ``p`` sits on
   ``e_p``; "input coordinates" are what the model sees (rotated if ``rotate``).
 """
@@ -73,6 +77,29 @@ def _check_mu_sigma_d(mu, sigma, d) -> tuple[np.ndarray, np.ndarray, int]:
             f"but d = {d}; allowed: s <= d"
         )
     return mu, sigma, d
+
+
+def std_from_authors_sigma(sigma_authors) -> np.ndarray | float:
+    """The standard deviation the book uses for a ``sigma`` of the authors' code.
+
+    The authors' data code passes ``sigma`` as the covariance ``diag(sigma)``, i.e. as a
+    *variance*; the paper writes ``diag(sigma)^2``. Their figures were therefore made with
+    standard deviation ``sqrt(sigma)``: 0.05 -> 0.224, 0.5 -> 0.707, 2 -> 1.414.
+
+    Parameters
+    ----------
+    sigma_authors : float or array_like(float)
+        The numbers as written in the authors' scripts and the paper's captions, ``>= 0``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``sqrt(sigma_authors)``, a float for a scalar input.
+    """
+    arr = np.asarray(sigma_authors, dtype=float)
+    flat = _checks.nonneg_vector("sigma_authors", arr.reshape(-1) if arr.ndim else [float(arr)])
+    out = np.sqrt(flat).reshape(arr.shape)
+    return float(out) if arr.ndim == 0 else out
 
 
 def second_moment(

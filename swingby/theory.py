@@ -14,6 +14,10 @@
   bias (augmented input ``(x, 1)``).
 * :func:`initial_U`, :func:`descent_statistics`: many initialisations at once, for the
   seed statistics of App. E (how often multiple descents and failures occur).
+* :func:`authors_a`, :func:`dynamics_a`: the diagonal ``a`` that the dynamics run with.
+  ``matrix="paper"`` is eq. (C.13) (the paper's (D.2)); ``matrix="authors"`` is what the
+  authors' theory scripts iterate (the figures of Sec. 4.2 and App. E): (D.2) with ``A``
+  replaced by ``A^2``, ``A = diag(x_hat^2 / s + sigma^2)``.
 
 Everything is in *concept coordinates* (``A`` diagonal); ``a`` is the vector of
 :func:`swingby.sim.second_moment`. Chapters: ``book/one_layer_theory.md``,
@@ -27,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
+from swingby.sim import second_moment
 
 
 # ----------------------------------------------------------------------------- checks
@@ -99,6 +104,81 @@ def one_layer_output(W0, a, z, t) -> OneLayerOutput:
 
 
 # ------------------------------------------------------------------ two-layer theory
+#: The two choices of the matrix the symmetric dynamics run with (see :func:`dynamics_a`).
+MATRICES = ("paper", "authors")
+
+
+def authors_a(mu, sigma, d: int) -> np.ndarray:
+    """The diagonal the authors' theory scripts iterate eq. (D.2) with: ``A^2``.
+
+    Their scripts (behind Figs. 5, 8, 9, 10, 17, 18) build ``A = diag(x_hat^2 / s + sigma^2)``
+    on **all** ``d`` axes (``x_hat = sum_p mu_p e_p``) and update
+    ``W <- W + eta [W A^2 + A^2 W - W A^2 W - (A^2 W^2 + W^2 A^2) / 2]``: the paper's (D.2)
+    with ``A`` replaced by ``A^2``. So ``symmetric_step(W, authors_a(mu, sigma, d), eta)``
+    is one step of their iteration. Differences from eq. (C.13): the entries are squared,
+    ``sigma^2`` is added on the ``d - s`` non-informative axes too (Fig. 5's script, ``d = 3``,
+    ``s = 2``), and the divisor is ``s`` even where the data had an origin cluster.
+
+    Parameters
+    ----------
+    mu : array_like(float, ndim=1)
+        Cluster distances ``mu_p >= 0``, one per concept (``s = len(mu) <= d``).
+    sigma : float or array_like(float, ndim=1)
+        A standard deviation, one number for every axis (as in the scripts), or one per
+        concept (then 0 on the other axes).
+    d : int
+        Dimension, ``>= s``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(d,)``, the squared diagonal ``(x_hat_k^2 / s + sigma_k^2)^2``.
+    """
+    mu = _checks.nonneg_vector("mu", mu)
+    d = _checks.positive_int("d", d)
+    s = mu.size
+    if s > d:
+        raise ValueError(f"s = len(mu) = {s} concepts need d >= s, got d = {d}")
+    sig = np.asarray(sigma, dtype=float)
+    if sig.ndim == 0:
+        sig_d = np.full(d, float(_checks.nonneg_vector("sigma", [float(sig)])[0]))
+    else:
+        sig_s = _checks.nonneg_vector("sigma", sig, length=s)
+        sig_d = np.zeros(d)
+        sig_d[:s] = sig_s
+    x_hat = np.zeros(d)
+    x_hat[:s] = mu
+    return (x_hat**2 / s + sig_d**2) ** 2
+
+
+def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bool = False) -> np.ndarray:
+    """The diagonal ``a`` that the symmetric dynamics (D.2) run with, for a SIM setting.
+
+    Parameters
+    ----------
+    mu, sigma, d
+        As in :func:`swingby.sim.second_moment` (``sigma`` a standard deviation).
+    matrix : {"authors", "paper"}
+        ``"authors"`` (default): :func:`authors_a`, what the paper's theory figures were
+        made with. ``"paper"``: eq. (C.13), :func:`swingby.sim.second_moment`, the matrix
+        of the paper's text.
+    origin_cluster : bool
+        Only for ``matrix="paper"``: count a cluster at the origin in eq. (C.13)
+        (divisor ``s + 1``). The authors' scripts divide by ``s`` whatever the data.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(d,)``.
+    """
+    _checks.choice("matrix", matrix, MATRICES)
+    if matrix == "paper":
+        return second_moment(mu, sigma, d, origin_cluster=origin_cluster)
+    if origin_cluster:
+        raise ValueError("origin_cluster applies only to matrix='paper': the authors' scripts divide by s")
+    return authors_a(mu, sigma, d)
+
+
 def u_step_to_w_eta(lr: float) -> float:
     """The step ``eta`` of eq. (D.2) that one gradient-descent step on ``U`` with
     learning rate ``lr`` (loss 4.1, ``f = U U^T x``) corresponds to: ``eta = 2 lr``.
@@ -543,19 +623,19 @@ class DescentStats(NamedTuple):
 def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "uniform",
                        init_scale: float = 0.1, d_prime: int | None = None, eta: float = 0.01,
                        steps: int = 10_000, rel_tol: float = 0.01, record_every: int = 10,
-                       iterate: str = "U", origin_cluster: bool = False) -> DescentStats:
+                       iterate: str = "U", origin_cluster: bool = False,
+                       matrix: str = "authors") -> DescentStats:
     """Simulate ``n_seeds`` initialisations (seeds ``0..n_seeds-1`` of
     :func:`initial_U`) of the symmetric model at one SIM setting and count, for each,
     the descents of the test loss and whether it is unfinished (App. E.1-E.3: how often
     multiple descents and failures occur, rather than one tuned seed).
 
-    ``a`` comes from :func:`swingby.sim.second_moment` (``sigma`` = standard deviation),
+    ``a`` comes from :func:`dynamics_a` with ``matrix`` (default ``"authors"``, the ``A^2``
+    of the authors' scripts; ``"paper"``: eq. C.13, ``sigma`` a standard deviation),
     ``x_hat = sum_p mu_p e_p``. ``iterate="U"`` (default) keeps ``W`` PSD; with ``"W"`` the
     runs that diverge are flagged and get ``n_descents = -1``.
     """
-    from swingby.sim import second_moment
-
-    a = second_moment(mu, sigma, d, origin_cluster=origin_cluster)
+    a = dynamics_a(mu, sigma, d, matrix=matrix, origin_cluster=origin_cluster)
     s = len(np.atleast_1d(mu))
     x_hat = np.zeros(d)
     x_hat[:s] = mu

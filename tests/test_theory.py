@@ -239,7 +239,8 @@ def test_one_layer_with_bias():
 
 
 def test_descent_statistics_and_initial_growth():
-    st = descent_statistics([1.0, 1.5], 0.05, 3, n_seeds=6, init_scale=0.2, steps=500, origin_cluster=True)
+    st = descent_statistics([1.0, 1.5], 0.05, 3, n_seeds=6, init_scale=0.2, steps=500, origin_cluster=True,
+                            matrix="paper")
     assert st.n_descents.shape == st.unfinished.shape == st.diverged.shape == (6,)
     assert st.record.W.shape[0] == 6 and not st.diverged.any()
     assert np.all(st.n_descents >= 1)
@@ -248,3 +249,68 @@ def test_descent_statistics_and_initial_growth():
     assert p == 1 and t == min(stages.growth.values())
     with pytest.raises(ValueError, match="n_seeds"):
         descent_statistics([1.0, 1.5], 0.05, 3, n_seeds=0)
+    # the default is the authors' A^2: the same seeds then run with a squared diagonal
+    auth = descent_statistics([1.0, 1.5], 0.05, 3, n_seeds=2, init_scale=0.2, steps=50)
+    np.testing.assert_allclose(auth.record.a, (np.array([0.5, 1.125, 0.0]) + 0.0025) ** 2)
+
+
+# ------------------------------------------------- the authors' A^2 (their theory scripts)
+def _authors_script_step(W, x_hat, sigma, eta):
+    """A direct transcription of the update in the authors' theory scripts (Figs. 5, 8-10):
+    A = diag(x_hat^2 / s + sigma^2), s = the number of non-zero entries of x_hat, and
+    the update written with A^2 term by term as they do, in torch."""
+    W = torch.as_tensor(W, dtype=torch.float64)
+    x = torch.as_tensor(x_hat, dtype=torch.float64)
+    s = int((x != 0).sum())
+    A = torch.diag(x**2 / s + torch.as_tensor(sigma, dtype=torch.float64) ** 2)
+    A2 = A**2  # elementwise square of a diagonal matrix = matrix square
+    upd = W @ A2 + A2 @ W - W @ A2 @ W - (A2 @ (W @ W) + (W @ W) @ A2) / 2
+    return (W + eta * upd).numpy()
+
+
+@pytest.mark.parametrize("mu, sigma, d", [
+    ((1.0, 1.5), 0.05, 3),  # Fig. 5: x_hat = (1, 1.5, 0), sigma^2 on the third axis too
+    ((1.0, 1.7, 2.25), (0.5, 0.25, 0.25), 3),  # Fig. 8 script
+    ((1.0, 1.5, 2.2, 2.7), 0.05, 4),  # Fig. 9
+    ((0.7, 1.7, 3.0), 0.05, 3),  # Fig. 10
+])
+def test_authors_a_step_matches_their_update(mu, sigma, d):
+    from swingby.theory import authors_a
+    U = np.random.default_rng(1).uniform(size=(d, d)) / 10
+    W = U @ U.T
+    x_hat = np.zeros(d)
+    x_hat[: len(mu)] = mu
+    ours = symmetric_step(W, authors_a(mu, sigma, d), 0.01)
+    theirs = _authors_script_step(W, x_hat, np.broadcast_to(np.asarray(sigma, float), (d,)), 0.01)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-14)
+    # and 300 steps stay together (the start of their figures' trajectories; with some
+    # initialisations the W iteration of Fig. 10's setting leaves the PSD cone later on)
+    Wo, Wt = W.copy(), W.copy()
+    for _ in range(300):
+        Wo = symmetric_step(Wo, authors_a(mu, sigma, d), 0.01)
+        Wt = _authors_script_step(Wt, x_hat, np.broadcast_to(np.asarray(sigma, float), (d,)), 0.01)
+    assert np.isfinite(Wo).all()
+    np.testing.assert_allclose(Wo, Wt, rtol=0, atol=1e-12)
+
+
+def test_authors_a_is_paper_a_squared_when_d_equals_s():
+    from swingby.theory import authors_a, dynamics_a
+    mu, sigma = (0.7, 1.7, 3.0), 0.05
+    np.testing.assert_allclose(authors_a(mu, sigma, 3), second_moment(mu, sigma, 3) ** 2)
+    np.testing.assert_allclose(dynamics_a(mu, sigma, 3, matrix="paper"), second_moment(mu, sigma, 3))
+    np.testing.assert_allclose(dynamics_a(mu, sigma, 3), authors_a(mu, sigma, 3))  # default: authors
+    # Fig. 5: divisor s = 2, and sigma^2 on the non-informative third axis
+    np.testing.assert_allclose(authors_a((1.0, 1.5), 0.05, 3),
+                               (np.array([0.5, 1.125, 0.0]) + 0.0025) ** 2)
+
+
+def test_dynamics_a_rejects_bad_arguments():
+    from swingby.theory import authors_a, dynamics_a
+    with pytest.raises(ValueError, match="matrix"):
+        dynamics_a((1.0, 2.0), 0.05, 2, matrix="squared")
+    with pytest.raises(ValueError, match="origin_cluster"):
+        dynamics_a((1.0, 2.0), 0.05, 2, matrix="authors", origin_cluster=True)
+    with pytest.raises(ValueError, match="d >= s"):
+        authors_a((1.0, 2.0, 3.0), 0.05, 2)
+    with pytest.raises(ValueError, match="sigma"):
+        authors_a((1.0, 2.0), (0.05, -1.0), 2)
