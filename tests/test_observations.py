@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from swingby.observations import (
+    EQUAL_MU, FIG2A, FIG2B, FIG2B_SIGMA1_AUTHORS, SIGMA_05, a_diagonal, authors_sigma_label, fig2c_runs,
     comparable_pairs, displacement_per_interval, learning_times, loss_rise, marker_indices,
     order_property, record_grid, record_rise, run_sweep, seed_statistics, truncation_twins,
 )
@@ -85,3 +86,37 @@ def test_run_sweep_and_truncation_twins_small():
                                     n_per_cluster=200)
     assert n[0, 0] > 0
     np.testing.assert_allclose(full[0][0].test_points, cut[0][0].test_points, atol=1e-6)
+
+
+def test_figure_settings_use_the_authors_sigma_as_std():
+    assert SIGMA_05 == pytest.approx(np.sqrt(0.05))
+    assert [c["mu"] for c in FIG2A] == [(1.0, 2.0), (2.0, 2.0), (3.0, 2.0)]
+    for c in FIG2A:
+        np.testing.assert_allclose(c["sigma"], [np.sqrt(0.05)] * 2)
+    np.testing.assert_allclose([c["sigma"][0] for c in FIG2B], np.sqrt(FIG2B_SIGMA1_AUTHORS))
+    np.testing.assert_allclose([c["sigma"][1] for c in FIG2B], np.sqrt(0.05))
+    assert FIG2B[0] == FIG2A[0]
+    assert all(SIGMA_05 in c["sigma"] for c in EQUAL_MU)
+    assert authors_sigma_label(SIGMA_05) == "0.224 (authors' 0.05)"
+    assert authors_sigma_label((np.sqrt(0.5),) * 2) == "(0.707, 0.707) (authors' (0.5, 0.5))"
+
+
+def test_defaults_hold_the_origin_cluster_and_a_diagonal_divides_by_s_plus_1():
+    cfg = [dict(mu=(1.0, 2.0), sigma=(SIGMA_05, SIGMA_05))]
+    on = run_sweep(cfg, d=4, seeds=[0], n_per_cluster=100, epochs=1)[0][0]
+    off = run_sweep(cfg, d=4, seeds=[0], n_per_cluster=100, epochs=1, origin_cluster=False)[0][0]
+    assert on.config["origin_cluster"] is True and off.config["origin_cluster"] is False
+    assert on.steps[-1] == 3 and off.steps[-1] == 2  # 300 vs 200 points, batch 128
+    np.testing.assert_allclose(a_diagonal(on), 0.05 + np.array([1.0, 4.0]) / 3)
+    np.testing.assert_allclose(a_diagonal(off), 0.05 + np.array([1.0, 4.0]) / 2)
+    low = fig2c_runs(2, [0])[0]
+    assert low.config["origin_cluster"] is True and low.steps[-1] == 40 * 118  # 15 000 points
+    np.testing.assert_allclose(low.config["sigma"], [SIGMA_05] * 2)
+
+
+def test_fig2a_one_layer_reaches_the_authors_end_point():
+    """The authors' code ends at mean f(x_hat) = (0.933, 1.974) for one layer, mu = (1, 2),
+    their sigma 0.05, four seeds; without the origin cluster it stops near (0.56, 1.77)."""
+    recs = run_sweep([FIG2A[0]], depth=1, seeds=range(4))[0]
+    end = np.mean([r.trajectory[-1, :2] for r in recs], axis=0)
+    assert np.abs(end - [0.93, 1.97]).max() < 0.05, end

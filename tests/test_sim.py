@@ -5,7 +5,7 @@ import torch
 
 from swingby.sim import (
     empirical_second_moment, frobenius_loss, linear_model_loss, make_sim,
-    second_moment, test_points as eq_b1_points,
+    second_moment, std_from_authors_sigma, test_points as eq_b1_points,
 )
 
 
@@ -117,3 +117,36 @@ def test_second_moment_bad_arguments():
         second_moment([1, 2, 3], 0.1, 2)
     with pytest.raises(ValueError, match="len\\(sigma\\)"):
         second_moment([1, 2], [0.1], 3)
+
+
+@pytest.mark.parametrize("s", [2, 4])
+def test_second_moment_with_origin_cluster_two_and_four_concepts(s):
+    """s equal clusters plus one at the origin: a_p = mu_p^2 / (s + 1) + sigma_p^2 and
+    E x = mu_p / (s + 1), against the empirical moments of make_sim's data."""
+    mu = np.arange(1.0, s + 1.0)
+    sigma = np.full(s, np.sqrt(0.05))  # the authors' "0.05", as a standard deviation
+    d = s + 2
+    a = second_moment(mu, sigma, d, origin_cluster=True)
+    np.testing.assert_allclose(a[:s], mu**2 / (s + 1) + sigma**2)
+    np.testing.assert_allclose(a[s:], 0.0)
+    data = make_sim(mu, sigma, d, n_per_cluster=20000, origin_cluster=True, seed=3)
+    assert data.X.shape == ((s + 1) * 20000, d)
+    at_origin = data.X[data.labels == s]
+    assert at_origin.shape[0] == 20000 and float(at_origin.mean(0).abs().max()) < 0.01
+    A = empirical_second_moment(data.X).numpy()
+    np.testing.assert_allclose(np.diag(A), a, atol=0.02 * a.max())
+    np.testing.assert_allclose(data.X.double().mean(0).numpy()[:s], mu / (s + 1), atol=0.01)
+    # the formula without the origin cluster (divisor s) is clearly off for this data
+    assert np.abs(np.diag(A)[:s] - second_moment(mu, sigma, d)[:s]).max() > 0.1
+
+
+def test_std_from_authors_sigma():
+    assert std_from_authors_sigma(0.05) == pytest.approx(0.2236068, rel=1e-6)
+    assert isinstance(std_from_authors_sigma(0.5), float)
+    assert std_from_authors_sigma(0.5) == pytest.approx(np.sqrt(0.5))
+    assert std_from_authors_sigma(0.0) == 0.0
+    np.testing.assert_allclose(std_from_authors_sigma([0.05, 0.5, 2.0]), np.sqrt([0.05, 0.5, 2.0]))
+    np.testing.assert_allclose(std_from_authors_sigma(np.array([[4.0]])), [[2.0]])
+    for bad in (-0.05, [0.05, -1.0]):
+        with pytest.raises(ValueError, match="sigma_authors"):
+            std_from_authors_sigma(bad)
