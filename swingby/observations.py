@@ -219,6 +219,51 @@ def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> dict:
                 mean_rise=float(rises.mean()), max_rise=float(rises.max()))
 
 
+def permutation_pvalue(x: Sequence[float], y: Sequence[float], *, n_resamples: int = 10_000,
+                       seed: int = 0) -> float:
+    """One-sided permutation test that ``mean(x) > mean(y)`` is not chance.
+
+    Pools ``x`` and ``y``, reassigns the group labels at random ``n_resamples`` times and
+    returns the share of reassignments whose mean difference is at least the observed one
+    (with the observed assignment counted, so never 0). Used in ``book/observations.md``
+    to ask whether swing-by is more frequent at low ``d`` than at ``d = 64``.
+
+    Parameters
+    ----------
+    x, y : array_like(float, ndim=1)
+        The two samples (e.g. indicators "non-monotone" or rises per seed), each non-empty.
+    n_resamples : int
+        Number of random reassignments, ``> 0``.
+    seed : int
+        Seed of the reassignments.
+
+    Returns
+    -------
+    float
+        The p-value in ``(0, 1]``.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.ndim != 1 or y.ndim != 1 or x.size == 0 or y.size == 0:
+        raise ValueError(f"x and y must be non-empty 1-D samples, got shapes {x.shape} and {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite")
+    n_resamples = _checks.positive_int("n_resamples", n_resamples)
+    pooled = np.concatenate([x, y])
+    observed = x.mean() - y.mean()
+    rng = np.random.default_rng(seed)
+    perm = rng.permuted(np.broadcast_to(pooled, (n_resamples, pooled.size)), axis=1)
+    diffs = perm[:, : x.size].mean(axis=1) - perm[:, x.size:].mean(axis=1)
+    return float((1 + np.sum(diffs >= observed - 1e-12)) / (n_resamples + 1))
+
+
+def end_gap(rec: TrainRecord) -> float:
+    """Distance of the final output at ``x_hat`` from ``x_hat``, relative to ``||x_hat||``
+    (0: the run generalised out of distribution). Used in ``book/observations.md`` and
+    ``book/ood_checks.md``."""
+    x_hat = rec.test_points[-1]
+    return float(np.linalg.norm(rec.trajectory[-1] - x_hat) / np.linalg.norm(x_hat))
+
+
 def comparable_pairs(test_index: np.ndarray) -> list[tuple[int, int]]:
     """All pairs ``(i, j)``, ``i != j``, with ``v_i <= v_j`` componentwise (App. B)."""
     V = np.asarray(test_index)

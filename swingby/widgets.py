@@ -105,8 +105,9 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
 
 def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int = 0):
     """Explore output trajectories (Fig. 2) and OOD test losses (Fig. 3) of an MLP on
-    the SIM task with ``s = 2``: sliders for ``mu_1, mu_2, sigma_1, sigma_2``, depth,
-    ``d``, activation and learning rate. ``n_per_cluster`` is smaller than the paper's
+    the SIM task with ``s = 2``: sliders for ``mu_1, mu_2, sigma_1, sigma_2`` (standard
+    deviations; default 0.224, the authors' 0.05), the origin cluster (on, as in the
+    authors' runs), depth, ``d``, activation and learning rate. ``n_per_cluster`` is smaller than the paper's
     5000 (with batch 128 that is fewer SGD steps) so that a redraw takes about a second."""
     from swingby.models import MLP
     from swingby.observations import record_grid
@@ -116,20 +117,22 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
     sl = dict(continuous_update=False)
     mu1 = widgets.FloatSlider(value=2.0, min=0.5, max=4.0, step=0.25, description="mu_1", **sl)
     mu2 = widgets.FloatSlider(value=4.0, min=0.5, max=4.0, step=0.25, description="mu_2", **sl)
-    s1 = widgets.FloatLogSlider(value=0.05, base=10, min=-2, max=0.5, step=0.1, description="sigma_1", **sl)
-    s2 = widgets.FloatLogSlider(value=0.05, base=10, min=-2, max=0.5, step=0.1, description="sigma_2", **sl)
+    # sigma is a standard deviation; the default 0.224 is the authors' "0.05" (a variance)
+    s1 = widgets.FloatLogSlider(value=0.05**0.5, base=10, min=-2, max=0.5, step=0.05, description="sigma_1", **sl)
+    s2 = widgets.FloatLogSlider(value=0.05**0.5, base=10, min=-2, max=0.5, step=0.05, description="sigma_2", **sl)
+    origin = widgets.Checkbox(value=True, description="origin cluster")
     depth = widgets.IntSlider(value=4, min=1, max=5, description="depth", **sl)
     d = widgets.Dropdown(options=[2, 3, 8, 64], value=2, description="d")
     act = widgets.Dropdown(options=["linear", "relu"], value="linear", description="activation")
     lr = widgets.FloatLogSlider(value=0.01, base=10, min=-3, max=-0.5, step=0.25, description="lr", **sl)
     out = widgets.Output()
-    controls = [mu1, mu2, s1, s2, depth, d, act, lr]
+    controls = [mu1, mu2, s1, s2, origin, depth, d, act, lr]
 
     def redraw(*_):
         with out:
             out.clear_output(wait=True)
             data = make_sim([mu1.value, mu2.value], [s1.value, s2.value], d.value, n_per_cluster,
-                            rotate=d.value > 3, seed=seed)
+                            origin_cluster=origin.value, rotate=d.value > 3, seed=seed)
             model = MLP(d.value, depth.value, width=max(4, d.value), activation=act.value, seed=seed)
             n_steps = epochs * steps_per_epoch(data.X.shape[0], 128)
             rec = train(model, data, lr=lr.value, epochs=epochs, record_train_loss=False, seed=seed,
