@@ -649,3 +649,211 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
     final_diag = np.diagonal(rec.W[:, -1], axis1=-2, axis2=-1)[:, :s]
     unfinished = ~diverged & (final_diag < 0.5).any(axis=1)
     return DescentStats(n_desc, unfinished, diverged, rec)
+
+
+# ------------------------------------------------------ the settings of the figures
+@dataclass(frozen=True)
+class TheorySetting:
+    """One setting of the paper's theory figures (Sec. 4.2, App. E), as the authors'
+    scripts ran it.
+
+    The scripts seed PyTorch with ``seed`` and draw ``U = torch.rand(d, d) * init_scale``;
+    :meth:`U0` draws the same numbers (``SymmetricModel`` uses a generator seeded the same
+    way), so ``run()`` starts from the authors' own initialisation. Used by
+    ``book/two_layer_theory.md`` and ``book/beyond_two_concepts.md``.
+    """
+
+    name: str  #: e.g. ``"Fig. 5"``
+    mu: tuple  #: cluster distances ``mu_p``, ``s = len(mu)``
+    sigma: object  #: standard deviation: one number (all ``d`` axes) or one per concept
+    d: int  #: dimension
+    init_scale: float  #: ``U(0)`` entries are ``U[0, 1) * init_scale``
+    steps: int  #: iterations of (D.2)
+    seed: int  #: the authors' seed
+    eta: float = 0.01  #: step of (D.2)
+    origin_cluster: bool = False  #: count a cluster at 0 in eq. (C.13) (``matrix="paper"`` only)
+
+    @property
+    def s(self) -> int:
+        """Number of concepts."""
+        return len(self.mu)
+
+    @property
+    def x_hat(self) -> np.ndarray:
+        """The OOD test point ``sum_p mu_p e_p``, ``(d,)``."""
+        x = np.zeros(self.d)
+        x[: self.s] = self.mu
+        return x
+
+    def a(self, matrix: str = "authors") -> np.ndarray:
+        """The diagonal the dynamics run with, :func:`dynamics_a` (``"authors"``: ``A^2``
+        of their scripts; ``"paper"``: eq. C.13)."""
+        return dynamics_a(self.mu, self.sigma, self.d, matrix=matrix,
+                          origin_cluster=self.origin_cluster and matrix == "paper")
+
+    def U0(self, seeds=None) -> np.ndarray:
+        """Initial ``U``: the authors' (``seeds=None``, shape ``(d, d)``) or one per seed
+        in ``seeds`` (``(B, d, d)``)."""
+        if seeds is None:
+            return initial_U(self.d, [self.seed], init_scale=self.init_scale)[0]
+        return initial_U(self.d, seeds, init_scale=self.init_scale)
+
+    def run(self, matrix: str = "authors", *, iterate: str = "W", seeds=None,
+            record_every: int = 1, steps: int | None = None) -> SymmetricRecord:
+        """Simulate from :meth:`U0` with :func:`simulate_symmetric`. The defaults
+        (``matrix="authors"``, ``iterate="W"``, the authors' seed) repeat the authors'
+        run exactly, up to their float32 arithmetic."""
+        return simulate_symmetric(self.U0(seeds), self.a(matrix), self.eta, steps or self.steps,
+                                  self.x_hat, record_every=record_every, iterate=iterate)
+
+    def statistics(self, matrix: str = "authors", *, n_seeds: int = 200, iterate: str = "U",
+                   rel_tol: float = 0.01, record_every: int = 10) -> DescentStats:
+        """:func:`descent_statistics` over seeds ``0..n_seeds-1`` at this setting."""
+        return descent_statistics(self.mu, self.sigma, self.d, n_seeds=n_seeds, init_scale=self.init_scale,
+                                  eta=self.eta, steps=self.steps, rel_tol=rel_tol, record_every=record_every,
+                                  iterate=iterate, matrix=matrix,
+                                  origin_cluster=self.origin_cluster and matrix == "paper")
+
+
+#: The settings of the theory figures: the scripts' values (the captions of Figs. 8 and 9
+#: differ; their values are the ``"caption"`` entries). Fig. 5's script builds ``A`` from
+#: ``x_hat = (1, 1.5, 0)`` with divisor 2, which is ``authors_a((1, 1.5), 0.05, 3)``; for
+#: the paper's matrix its third cluster, at 0, is read as an origin cluster.
+THEORY_SETTINGS = {
+    "fig5": TheorySetting("Fig. 5", (1.0, 1.5), 0.05, 3, 0.2, 2000, 2333, origin_cluster=True),
+    "fig8_script": TheorySetting("Fig. 8 script", (1.0, 1.7, 2.25), (0.5, 0.25, 0.25), 3, 0.1, 10_000, 233333),
+    "fig8_caption": TheorySetting("Fig. 8 caption", (1.0, 1.5, 2.2), 0.05, 3, 0.1, 10_000, 233333),
+    "fig9_script": TheorySetting("Fig. 9 script", (1.0, 1.5, 2.2, 2.7), 0.05, 4, 0.1, 10_000, 233333),
+    "fig9_caption": TheorySetting("Fig. 9 caption", (1.0, 1.5, 2.2, 2.7), (0.05, 0.05, 0.05, 0.5), 4, 0.1,
+                                  10_000, 233333),
+    "fig10": TheorySetting("Fig. 10", (0.7, 1.7, 3.0), 0.05, 3, 0.1, 10_000, 233333),
+}
+
+
+# ------------------------------------------------------------ stage checks, escape
+def growth_in_descents(stages: Stages, loss_stages: Stages | None = None) -> bool:
+    """Whether the ``k``-th major entry to grow passes ``growth_level`` during the
+    ``k``-th descent of the test loss, for every ``k`` (Sec. 4.2.2, App. E.1).
+
+    Parameters
+    ----------
+    stages : Stages
+        Growth times, from :func:`detect_stages`.
+    loss_stages : Stages, optional
+        Take the descents from this (another) trajectory instead: the null model of
+        the book's claim checks (stage times paired with another run's loss curve).
+
+    Returns
+    -------
+    bool
+        ``False`` also when the numbers of grown entries and descents differ.
+    """
+    loss_stages = stages if loss_stages is None else loss_stages
+    desc = loss_stages.descents
+    if len(desc) != len(stages.growth_order) or stages.failed:
+        return False
+    return all(desc[k][1] <= stages.growth[p] <= desc[k][2] for k, p in enumerate(stages.growth_order))
+
+
+def shrink_fraction(record: SymmetricRecord, t0: float, t1: float, i: int, j: int) -> float:
+    """Fraction of the recorded steps in ``[t0, t1]`` over which ``|w_ij|`` decreases
+    (1 means it shrinks throughout: a suppression, Sec. 4.2.2)."""
+    if record.W.ndim != 3:
+        raise ValueError("shrink_fraction needs a single trajectory; index a batched record first")
+    if not t0 <= t1:
+        raise ValueError(f"t0 must be <= t1, got t0 = {t0}, t1 = {t1}")
+    w = np.abs(record.W[(record.time >= t0) & (record.time <= t1), i, j])
+    if w.size < 2:
+        raise ValueError(f"fewer than 2 records in [t0, t1] = [{t0}, {t1}]")
+    return float(np.mean(np.diff(w) < 0))
+
+
+def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.ndarray:
+    """Time at which the major entry ``w_pp`` passes ``level``: measured where it does
+    within the record, predicted where it does not (App. E.3's failure mode).
+
+    The prediction treats ``w_pp`` as decoupled from the converged directions, so that
+    it follows the logistic law ``dw/dt = 2 a_p w (1 - w)`` (exercise of
+    ``book/two_layer_theory.md``) from its last recorded value ``w_T``:
+    ``t = T + [log(1/w_T - 1) - log(1/level - 1)] / (2 a_p)``. ``inf`` where ``w_T <= 0``
+    (outside the PSD cone, possible only when (D.2) is iterated on ``W``) or the run
+    overflowed.
+
+    Parameters
+    ----------
+    record : SymmetricRecord
+        Single or batched.
+    p : int
+        Index of the major entry.
+    level : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(B,)`` (or a 0-d array for a single record).
+    """
+    d = record.W.shape[-1]
+    if not 0 <= int(p) < d:
+        raise ValueError(f"p must be in [0, {d}), got {p}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    w = np.atleast_2d(record.W[..., p, p])  # (B, R)
+    t = record.time
+    out = np.full(w.shape[0], np.inf)
+    for b, row in enumerate(w):
+        hit = np.flatnonzero(row >= level)
+        if hit.size:
+            out[b] = t[hit[0]]
+        elif np.isfinite(row[-1]) and 0 < row[-1] < level:
+            out[b] = t[-1] + (np.log(1 / row[-1] - 1) - np.log(1 / level - 1)) / (2 * record.a[p])
+    return out if record.W.ndim == 4 else out[0]
+
+
+class PhaseDiagram(NamedTuple):
+    """Output of :func:`phase_diagram`."""
+
+    percent: np.ndarray  #: ``(len(d_values), len(taus))`` % of runs with two or more descents
+    d_values: tuple
+    taus: tuple
+
+
+def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds: int = 100,
+                  eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> PhaseDiagram:
+    """How often swing-by occurs over the dimension and the initialisation scale (App. E.2).
+
+    For each ``d`` in ``d_values`` (``d' = d``) and each ``tau`` in ``taus``, ``n_seeds``
+    Gaussian initialisations ``U ~ N(0, tau^2)`` (seeds ``0..n_seeds-1`` of
+    :func:`initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
+    from :func:`dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
+
+    Parameters
+    ----------
+    mu, sigma : the SIM setting (``sigma`` a standard deviation).
+    d_values, taus : sequences of dimensions ``>= len(mu)`` and scales ``> 0``.
+    matrix : {"authors", "paper"}
+    n_seeds, eta, steps, rel_tol : as in :func:`descent_statistics`.
+
+    Returns
+    -------
+    PhaseDiagram
+        The percentage of runs whose test loss descends two or more times.
+    """
+    d_values, taus = tuple(int(d) for d in d_values), tuple(float(t) for t in taus)
+    if not d_values or not taus:
+        raise ValueError("d_values and taus must be non-empty")
+    for tau in taus:
+        _checks.positive_float("taus", tau)
+    n = _checks.positive_int("n_seeds", n_seeds)
+    s = len(np.atleast_1d(mu))
+    percent = np.zeros((len(d_values), len(taus)))
+    for i, d in enumerate(d_values):
+        a = dynamics_a(mu, sigma, d, matrix=matrix)
+        x_hat = np.zeros(d)
+        x_hat[:s] = mu
+        base = initial_U(d, np.arange(n), init="gaussian", init_scale=1.0)
+        U0 = np.concatenate([base * tau for tau in taus])
+        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
+        n_desc = count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(taus), n)
+        percent[i] = np.mean(n_desc >= 2, axis=1) * 100
+    return PhaseDiagram(percent, d_values, taus)

@@ -53,14 +53,16 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
 def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: float = 0.2,
                                 seed: int = 0, steps: int = 2000, eta: float = 0.01):
     """Explore the symmetric two-layer dynamics (Fig. 5): sliders for ``mu``, ``sigma``,
-    the initialisation scale and the seed redraw the Jacobian entries, the test loss
-    and the output trajectory at once (``d = 3``, ``s = 2``, origin cluster, uniform
-    initialisation; gradient descent on ``U``, i.e. eq. D.2 up to ``O(eta^2)`` per step,
-    which unlike iterating D.2 on ``W`` cannot diverge at small ``eta``)."""
+    the initialisation scale and the seed, and a switch between the authors' ``A^2``
+    (default, :func:`swingby.theory.authors_a`) and the paper's ``A`` (eq. C.13 with the
+    origin cluster), redraw the Jacobian entries, the test loss and the output trajectory
+    at once (``d = 3``, ``s = 2``, uniform initialisation; gradient descent on ``U``, i.e.
+    eq. D.2 up to ``O(eta^2)`` per step, which unlike iterating D.2 on ``W`` cannot leave
+    the PSD cone). Used in ``book/two_layer_theory.md``."""
     import numpy as np
 
     from swingby.plotting import plot_jacobian_entries, plot_output_trajectory
-    from swingby.theory import detect_stages, initial_U, simulate_symmetric
+    from swingby.theory import detect_stages, dynamics_a, initial_U, simulate_symmetric
 
     sl = dict(continuous_update=False)
     w_mu = [widgets.FloatSlider(value=m, min=0.2, max=3.0, step=0.05, description=f"mu_{k + 1}", **sl)
@@ -68,12 +70,15 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     w_sigma = widgets.FloatSlider(value=sigma, min=0.0, max=1.5, step=0.05, description="sigma", **sl)
     w_scale = widgets.FloatLogSlider(value=init_scale, base=10, min=-3, max=0, step=0.1,
                                      description="init scale", **sl)
-    w_seed = widgets.IntSlider(value=seed, min=0, max=199, description="seed", **sl)
+    w_seed = widgets.BoundedIntText(value=seed, min=0, max=2**31 - 1, description="seed")
+    w_matrix = widgets.ToggleButtons(options=[("authors: A^2", "authors"), ("paper: A", "paper")],
+                                     value="authors", description="matrix")
     out = widgets.Output()
 
     def redraw(*_):
         m = np.array([w.value for w in w_mu])
-        a = second_moment(m, w_sigma.value, 3, origin_cluster=True)
+        paper = w_matrix.value == "paper"
+        a = dynamics_a(m, w_sigma.value, 3, matrix=w_matrix.value, origin_cluster=paper)
         x_hat = np.array([m[0], m[1], 0.0])
         U0 = initial_U(3, [w_seed.value], init="uniform", init_scale=w_scale.value)[0]
         rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=max(1, steps // 1000), iterate="U")
@@ -90,9 +95,9 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
             plt.tight_layout()
             plt.show()
 
-    for w in w_mu + [w_sigma, w_scale, w_seed]:
+    for w in w_mu + [w_sigma, w_scale, w_seed, w_matrix]:
         w.observe(redraw, names="value")
-    box = widgets.HBox([widgets.VBox(w_mu + [w_sigma, w_scale, w_seed]), out])
+    box = widgets.HBox([widgets.VBox(w_mu + [w_sigma, w_scale, w_seed, w_matrix]), out])
     redraw()
     display(box)
     return box
