@@ -314,3 +314,60 @@ def test_dynamics_a_rejects_bad_arguments():
         authors_a((1.0, 2.0, 3.0), 0.05, 2)
     with pytest.raises(ValueError, match="sigma"):
         authors_a((1.0, 2.0), (0.05, -1.0), 2)
+
+
+def test_theory_settings_start_from_the_authors_initialisation():
+    import torch
+
+    from swingby.theory import THEORY_SETTINGS, authors_a, detect_stages
+
+    fig5 = THEORY_SETTINGS["fig5"]
+    torch.manual_seed(fig5.seed)  # their script: set the seed, then torch.rand(3, 3) / 5
+    np.testing.assert_allclose(fig5.U0(), (torch.rand(3, 3) / 5).double().numpy(), atol=1e-7)
+    np.testing.assert_allclose(fig5.a("authors"), authors_a((1.0, 1.5), 0.05, 3))
+    np.testing.assert_allclose(fig5.a("paper"), second_moment((1.0, 1.5), 0.05, 3, origin_cluster=True))
+    assert fig5.U0(range(4)).shape == (4, 3, 3)
+    # the authors' Fig. 5 run swings by with A^2 and not with the paper's A from the same start
+    assert detect_stages(fig5.run("authors", record_every=10), 2).n_descents == 2
+    assert detect_stages(fig5.run("paper", record_every=10), 2).n_descents == 1
+
+
+def test_growth_in_descents_and_shrink_fraction():
+    from swingby.theory import THEORY_SETTINGS, detect_stages, growth_in_descents, shrink_fraction
+
+    rec = THEORY_SETTINGS["fig5"].run("authors", record_every=5)
+    st = detect_stages(rec, 2)
+    assert growth_in_descents(st)
+    _, t0, t1, _, _ = st.ascents[0]
+    assert shrink_fraction(rec, t0, t1, 0, 1) == 1.0
+    # a loss curve with a single descent cannot carry two growths
+    flat = detect_stages(THEORY_SETTINGS["fig5"].run("paper", record_every=5), 2)
+    assert not growth_in_descents(st, flat)
+    with pytest.raises(ValueError, match="t0"):
+        shrink_fraction(rec, 2.0, 1.0, 0, 1)
+
+
+def test_escape_time_logistic_prediction():
+    from swingby.theory import escape_time, simulate_symmetric
+
+    a = np.array([0.2, 1.0])
+    U0 = np.diag([0.1, 0.1])  # diagonal W: each w_pp is exactly logistic
+    rec = simulate_symmetric(U0, a, 0.001, 20_000, np.ones(2), record_every=100, iterate="U")
+    short = simulate_symmetric(U0, a, 0.001, 2_000, np.ones(2), record_every=100, iterate="U")
+    measured, predicted = escape_time(rec, 0), escape_time(short, 0)  # short run: w_11 < 1/2 at its end
+    assert short.W[-1, 0, 0] < 0.5 and np.isfinite(predicted)
+    assert abs(predicted - measured) < 0.15  # record spacing 0.1 plus O(eta)
+    assert abs(measured - np.log(1 / 0.01 - 1) / (2 * 0.2)) < 0.15  # w(0) = 0.01
+    with pytest.raises(ValueError, match="level"):
+        escape_time(rec, 0, level=1.5)
+
+
+def test_phase_diagram_shape_and_bad_input():
+    from swingby.theory import phase_diagram
+
+    pd_ = phase_diagram([1.0, 1.5], 0.05, (2, 3), (0.1, 0.3), n_seeds=10, steps=300)
+    assert pd_.percent.shape == (2, 2) and np.all((pd_.percent >= 0) & (pd_.percent <= 100))
+    with pytest.raises(ValueError, match="taus"):
+        phase_diagram([1.0, 1.5], 0.05, (2,), (-0.1,), n_seeds=2, steps=10)
+    with pytest.raises(ValueError, match="matrix"):
+        phase_diagram([1.0, 1.5], 0.05, (2,), (0.1,), matrix="squared", n_seeds=2, steps=10)
