@@ -7,7 +7,7 @@ colour (red / blue, separated by ``dc``) and size (big / small, separated by
     "00" red big    "01" red small    "10" blue big    "11" blue small
 
 Classes 00, 01 and 10 are trained; 11 is held out and is the compositional test.
-Every parameter of the authors' generator (``reference-facts.md``) is an argument:
+Every parameter of the authors' generator (see ``book/authors_code.md``) is an argument:
 
 * pixel grid ``linspace(-1, 1, image_size)``; disc ``r < radius`` blurred by a
   Gaussian of ``blur`` *grid units* (default ``2/31``, one pixel at 32x32, so an
