@@ -18,6 +18,13 @@ from swingby import _checks
 ACTIVATIONS = ("linear", "relu")
 
 
+def _check_input(x, d: int, dtype: torch.dtype) -> None:
+    if not isinstance(x, torch.Tensor) or x.ndim == 0 or x.shape[-1] != d or x.dtype != dtype:
+        got = f"{x.dtype} tensor of shape {tuple(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise ValueError(f"x must be a {dtype} torch.Tensor of shape (..., d) with d = {d} (the model's "
+                         f"dtype and dimension), got a {got}")
+
+
 class MLP(nn.Module):
     """A multi-layer perceptron ``R^d -> R^d``.
 
@@ -49,12 +56,14 @@ class MLP(nn.Module):
         depth = _checks.positive_int("depth", depth)
         width = d if width is None else _checks.positive_int("width", width)
         self.activation = _checks.choice("activation", activation, ACTIVATIONS)
-        init_scale = float(init_scale)
-        if not init_scale >= 0:
-            raise ValueError(f"init_scale must be a number >= 0, got {init_scale!r}")
+        bias = _checks.flag("bias", bias)
+        init_scale = _checks.number("init_scale", init_scale, low=0)
+        seed = _checks.seed("seed", seed)
         dims = [d] + [width] * (depth - 1) + [d]
+        n_params = sum(dims[k] * (dims[k + 1] + 1) for k in range(depth))
+        _checks.memory(8.0 * n_params, f"an MLP with d = {d}, depth = {depth}, width = {width}")
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(int(seed))
+            torch.manual_seed(seed)
             self.layers = nn.ModuleList(
                 nn.Linear(dims[k], dims[k + 1], bias=bias) for k in range(depth)
             )
@@ -64,6 +73,8 @@ class MLP(nn.Module):
         self.d, self.depth, self.width, self.bias = d, depth, width, bias
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``f(x)`` for inputs ``x`` of shape ``(..., d)``."""
+        _check_input(x, self.d, self.layers[0].weight.dtype)
         for k, layer in enumerate(self.layers):
             x = layer(x)
             if self.activation == "relu" and k < len(self.layers) - 1:
@@ -111,7 +122,8 @@ class SymmetricModel(nn.Module):
             raise ValueError(f"d_prime must be >= d = {d}, got {d_prime}")
         _checks.choice("init", init, ("uniform", "gaussian"))
         init_scale = _checks.positive_float("init_scale", init_scale)
-        gen = torch.Generator().manual_seed(int(seed))
+        _checks.memory(8.0 * d * d_prime, f"U of shape (d, d_prime) = ({d}, {d_prime})")
+        gen = torch.Generator().manual_seed(_checks.seed("seed", seed))
         if init == "uniform":
             U = torch.rand(d, d_prime, generator=gen) * init_scale
         else:
@@ -120,6 +132,8 @@ class SymmetricModel(nn.Module):
         self.d, self.d_prime = d, d_prime
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``U U^T x`` for inputs ``x`` of shape ``(..., d)``."""
+        _check_input(x, self.d, self.U.dtype)
         return (x @ self.U) @ self.U.T
 
     def jacobian(self) -> torch.Tensor:

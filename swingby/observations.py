@@ -22,15 +22,14 @@ convention); the figure settings below hold the authors' numbers converted by
 """
 from __future__ import annotations
 
-import itertools
 from typing import Sequence
 
 import numpy as np
 
 from swingby import _checks
 from swingby.models import MLP
-from swingby.sim import make_sim, std_from_authors_sigma
-from swingby.train import TrainRecord, log_steps, steps_per_epoch, train_batched
+from swingby.sim import _check_mu_sigma_d, make_sim, std_from_authors_sigma
+from swingby.train import LOSSES, TrainRecord, log_steps, steps_per_epoch, train_batched
 
 #: The paper's and the authors' "sigma = 0.05", as the standard deviation it was: 0.224.
 SIGMA_05 = std_from_authors_sigma(0.05)
@@ -49,7 +48,7 @@ EQUAL_MU = [dict(mu=(2.0, 2.0), sigma=(1.0, SIGMA_05)), dict(mu=(2.0, 2.0), sigm
 def authors_sigma_label(sigma) -> str:
     """Caption text for a standard deviation: ``"0.224 (authors' 0.05)"``; the authors'
     number is the variance ``sigma^2`` (see :func:`~swingby.sim.std_from_authors_sigma`)."""
-    sig = np.atleast_1d(np.asarray(sigma, dtype=float))
+    sig = np.atleast_1d(_checks.array("sigma", sigma, ndim=(0, 1), nonneg=True))
     std = ", ".join(f"{v:.3g}" for v in sig)
     var = ", ".join(f"{v * v:.3g}" for v in sig)
     if sig.size > 1:
@@ -63,9 +62,41 @@ def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarra
     test-loss curves)."""
     n_steps = _checks.positive_int("n_steps", n_steps)
     every = _checks.positive_int("every", every)
+    _checks.memory(32.0 * (n_steps // every + _checks.positive_int("n_log", n_log)),
+                   f"record_grid with n_steps = {n_steps}, every = {every}")
     grid = np.union1d(np.arange(0, n_steps + 1, every), log_steps(n_steps, n_log))
     grid = np.union1d(grid, np.linspace(0, n_steps, 41).round())  # 40 equal intervals
     return np.union1d(grid, [n_steps]).astype(int)
+
+
+def _check_configs_seeds(configs, seeds, d) -> tuple[list, list, int]:
+    """Check the ``configs`` and ``seeds`` of a sweep; return them and the number of concepts."""
+    if isinstance(configs, dict) or not hasattr(configs, "__iter__"):
+        raise ValueError(f"configs must be a non-empty sequence of dicts with keys 'mu' and 'sigma', got {configs!r}")
+    configs = list(configs)
+    if not configs:
+        raise ValueError("configs must be a non-empty sequence of dicts with keys 'mu' and 'sigma'")
+    for k, c in enumerate(configs):
+        if not isinstance(c, dict) or set(c) != {"mu", "sigma"}:
+            got = sorted(c) if isinstance(c, dict) else repr(c)
+            raise ValueError(f"each config must have exactly the keys 'mu' and 'sigma', configs[{k}] has {got}")
+        try:
+            _check_mu_sigma_d(c["mu"], c["sigma"], d)
+        except ValueError as err:
+            raise ValueError(f"configs[{k}]: {err}") from None
+    n_concepts = {len(np.atleast_1d(c["mu"])) for c in configs}
+    if len(n_concepts) > 1:
+        raise ValueError(f"all configs must have the same number of concepts len(mu), got {sorted(n_concepts)}")
+    return configs, _checks.seed_list("seeds", seeds, distinct=True), n_concepts.pop()
+
+
+def _check_training(n: int, n_runs: int, d: int, *, lr, batch_size, epochs, full_batch, loss) -> int:
+    """Check the training settings of a sweep before any data is drawn; return the step count."""
+    _checks.positive_float("lr", lr)
+    _checks.choice("loss", loss, LOSSES)
+    spe = 1 if _checks.flag("full_batch", full_batch) else steps_per_epoch(n, batch_size)
+    _checks.memory(20.0 * n_runs * n * d, f"a sweep of {n_runs} runs with {n} points each in d = {d}")
+    return _checks.positive_int("epochs", epochs) * spe
 
 
 def run_sweep(
@@ -113,22 +144,15 @@ def run_sweep(
     -------
     ``records[c][k]``, a :class:`~swingby.train.TrainRecord` per config and seed.
     """
-    configs = list(configs)
-    seeds = [int(s) for s in seeds]
-    if not configs or not seeds:
-        raise ValueError("configs and seeds must be non-empty")
-    for c in configs:
-        if set(c) != {"mu", "sigma"}:
-            raise ValueError(f"each config must have exactly the keys 'mu' and 'sigma', got {sorted(c)}")
-    datas, models, run_seeds = [], [], []
-    for c in configs:
-        for s in seeds:
-            datas.append(make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster,
-                                  rotate=rotate, truncate=truncate, seed=s))
-            models.append(MLP(d, depth, width, activation=activation, bias=bias, seed=s))
-            run_seeds.append(s)
-    n = datas[0].X.shape[0]
-    n_steps = epochs * (1 if full_batch else steps_per_epoch(n, batch_size))
+    configs, seeds, s = _check_configs_seeds(configs, seeds, d)
+    n = n_per_cluster * (s + int(_checks.flag("origin_cluster", origin_cluster)))
+    n_steps = _check_training(n, len(configs) * len(seeds), d, lr=lr, batch_size=batch_size, epochs=epochs,
+                              full_batch=full_batch, loss=loss)
+    record_every = _checks.positive_int("record_every", record_every)
+    models = [MLP(d, depth, width, activation=activation, bias=bias, seed=s) for _ in configs for s in seeds]
+    datas = [make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate,
+                      truncate=truncate, seed=s) for c in configs for s in seeds]
+    run_seeds = [s for _ in configs for s in seeds]
     recs = train_batched(models, datas, lr=lr, batch_size=batch_size, epochs=epochs,
                          full_batch=full_batch, loss=loss, seed=run_seeds,
                          record_steps=record_grid(n_steps, every=min(record_every, n_steps)),
@@ -141,12 +165,35 @@ def run_sweep(
     return [recs[i * k:(i + 1) * k] for i in range(len(configs))]
 
 
+def _record(name: str, rec, *, finite: bool = True) -> TrainRecord:
+    """``rec`` if it is a :class:`TrainRecord` (with finite outputs, when ``finite``), else raise."""
+    _checks.instance(name, rec, TrainRecord, "swingby.train.TrainRecord")
+    if finite and not (np.all(np.isfinite(rec.outputs)) and np.all(np.isfinite(rec.test_loss))):
+        at = rec.config.get("diverged_at_step")
+        raise ValueError(
+            f"{name} holds NaN or infinite outputs: the run diverged"
+            f"{'' if at is None else f' after step {at}'} (lr = {rec.config.get('lr', '?')}); "
+            "its metrics would be meaningless, so they are refused (train with a smaller lr)")
+    return rec
+
+
+def _x_hat_norm(rec: TrainRecord) -> float:
+    norm = float(np.linalg.norm(rec.test_points[-1]))
+    if norm == 0:
+        raise ValueError("rec has x_hat = 0 (every mu_p = 0); the metric divides by ||x_hat||")
+    return norm
+
+
 def progress_along_concepts(rec: TrainRecord) -> np.ndarray:
     """``(R, s)`` fraction of the way the output at ``x_hat`` has moved along each
     concept: ``(y_p(t) - y_p(0)) / (mu_p - y_p(0))`` (1 = concept ``p`` learned)."""
+    rec = _record("rec", rec)
     s = rec.test_index.shape[1]
     mu = rec.test_points[-1, :s]
     y = rec.trajectory[:, :s]
+    if np.any(mu == y[0]):
+        raise ValueError(f"rec starts at y_p(0) = mu_p for concept(s) {np.flatnonzero(mu == y[0]).tolist()}: "
+                         "the progress towards mu_p is undefined there")
     return (y - y[0]) / (mu - y[0])
 
 
@@ -154,7 +201,7 @@ def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
     """Epoch at which the output at ``x_hat`` first covers ``frac`` of the way to
     ``mu_p e_p`` along each concept ``p`` (``inf`` if never): the generalisation
     order of Sec. 3.1 is the order of these times."""
-    if not 0 < frac <= 1:
+    if _checks._real(frac) is None or not 0 < frac <= 1:
         raise ValueError(f"frac must lie in (0, 1], got {frac!r}")
     q = progress_along_concepts(rec)
     times = np.full(q.shape[1], np.inf)
@@ -171,6 +218,7 @@ def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> tuple[
 
     Returns ``(mid_epochs, distances)``. Needs the interval ends among the recorded steps.
     """
+    rec = _record("rec", rec)
     n_intervals = _checks.positive_int("n_intervals", n_intervals)
     idx = marker_indices(rec, n_intervals)
     ends = np.linspace(0, rec.steps[-1], n_intervals + 1)
@@ -184,6 +232,8 @@ def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> tuple[
 
 def marker_indices(rec: TrainRecord, n_markers: int = 10) -> np.ndarray:
     """Indices of the records at ``n_markers`` equal training-time intervals."""
+    rec = _record("rec", rec, finite=False)
+    n_markers = _checks.positive_int("n_markers", n_markers)
     ends = np.linspace(0, rec.steps[-1], n_markers + 1)
     return np.abs(rec.steps[None, :] - ends[:, None]).argmin(axis=1)
 
@@ -197,24 +247,33 @@ def loss_rise(test_loss: np.ndarray, scale: float | None = None) -> float:
     monotone non-increasing curve. A curve is called *non-monotone* when this
     exceeds a threshold chosen above the SGD noise (see ``book/observations.md``).
     """
-    L = np.asarray(test_loss, dtype=float)
+    L = _checks.array("test_loss", test_loss, min_size=0, finite=False)
     if L.ndim != 1 or L.size < 2:
-        raise ValueError("test_loss must be a 1-D curve of length >= 2")
-    scale = L[0] if scale is None else scale
-    if not scale > 0:
-        raise ValueError(f"scale must be > 0, got {scale!r}")
+        raise ValueError(f"test_loss must be a 1-D curve of length >= 2, got shape {L.shape}")
+    if not np.all(np.isfinite(L)):
+        raise ValueError("test_loss must be finite (no NaN or inf); a NaN loss means the run diverged")
+    value = L[0] if scale is None else _checks._real(scale)
+    if value is None or not 0 < value < np.inf:
+        raise ValueError(f"scale must be > 0 and finite (default: test_loss[0]), got {scale!r}")
+    scale = value
     return float(np.max(L - np.minimum.accumulate(L)) / scale)
 
 
 def record_rise(rec: TrainRecord) -> float:
     """:func:`loss_rise` of a record's OOD test loss, relative to ``0.5 * ||x_hat||^2``."""
-    return loss_rise(rec.test_loss, 0.5 * float((rec.test_points[-1] ** 2).sum()))
+    rec = _record("rec", rec)
+    return loss_rise(rec.test_loss, 0.5 * _x_hat_norm(rec) ** 2)
 
 
 def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> dict:
     """Fraction of runs whose test loss is non-monotone (:func:`record_rise` above
     ``threshold``), and the mean and largest rise, over ``records`` (one per seed)."""
-    rises = np.array([record_rise(r) for r in records])
+    if isinstance(records, TrainRecord) or not hasattr(records, "__iter__"):
+        raise ValueError(f"records must be a non-empty sequence of TrainRecord, got {type(records).__name__}")
+    threshold = _checks.number("threshold", threshold, low=0)
+    rises = np.array([record_rise(_record(f"records[{k}]", r)) for k, r in enumerate(records)])
+    if rises.size == 0:
+        raise ValueError("records must be a non-empty sequence of TrainRecord, got an empty one")
     return dict(n=len(rises), rises=rises, fraction=float((rises > threshold).mean()),
                 mean_rise=float(rises.mean()), max_rise=float(rises.max()))
 
@@ -248,9 +307,10 @@ def permutation_pvalue(x: Sequence[float], y: Sequence[float], *, n_resamples: i
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("x and y must be finite")
     n_resamples = _checks.positive_int("n_resamples", n_resamples)
+    _checks.memory(24.0 * n_resamples * (x.size + y.size), f"n_resamples = {n_resamples} with {x.size + y.size} values")
     pooled = np.concatenate([x, y])
     observed = x.mean() - y.mean()
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(_checks.seed("seed", seed))
     perm = rng.permuted(np.broadcast_to(pooled, (n_resamples, pooled.size)), axis=1)
     diffs = perm[:, : x.size].mean(axis=1) - perm[:, x.size:].mean(axis=1)
     return float((1 + np.sum(diffs >= observed - 1e-12)) / (n_resamples + 1))
@@ -260,14 +320,35 @@ def end_gap(rec: TrainRecord) -> float:
     """Distance of the final output at ``x_hat`` from ``x_hat``, relative to ``||x_hat||``
     (0: the run generalised out of distribution). Used in ``book/observations.md`` and
     ``book/ood_checks.md``."""
-    x_hat = rec.test_points[-1]
-    return float(np.linalg.norm(rec.trajectory[-1] - x_hat) / np.linalg.norm(x_hat))
+    rec = _record("rec", rec)
+    return float(np.linalg.norm(rec.trajectory[-1] - rec.test_points[-1]) / _x_hat_norm(rec))
+
+
+#: Most rows :func:`comparable_pairs` accepts: ``2**12`` (``s = 12`` concepts), because it
+#: compares every pair of rows (``4**s`` comparisons) and returns about ``3**s`` pairs.
+MAX_PAIR_ROWS = 2**12
+
+
+def _check_test_index(test_index) -> np.ndarray:
+    V = _checks.array("test_index", test_index, ndim=2)
+    if not np.all((V == 0) | (V == 1)):
+        raise ValueError("test_index must hold 0/1 vectors v in {0,1}^s (one per row)")
+    if len(V) > MAX_PAIR_ROWS:
+        raise ValueError(
+            f"test_index has {len(V)} rows (s = {V.shape[1]} concepts); comparing every pair takes "
+            f"4**s steps and about 3**s pairs of memory, so at most {MAX_PAIR_ROWS} rows (s <= 12) are allowed")
+    return V
 
 
 def comparable_pairs(test_index: np.ndarray) -> list[tuple[int, int]]:
-    """All pairs ``(i, j)``, ``i != j``, with ``v_i <= v_j`` componentwise (App. B)."""
-    V = np.asarray(test_index)
-    return [(i, j) for i, j in itertools.permutations(range(len(V)), 2) if np.all(V[i] <= V[j])]
+    """All pairs ``(i, j)``, ``i != j``, with ``v_i <= v_j`` componentwise (App. B), in
+    lexicographic order of ``(i, j)``. ``test_index`` has at most :data:`MAX_PAIR_ROWS` rows."""
+    V = _check_test_index(test_index)
+    le = np.ones((len(V), len(V)), dtype=bool)
+    for p in range(V.shape[1]):
+        le &= V[:, None, p] <= V[None, :, p]
+    np.fill_diagonal(le, False)
+    return list(zip(*(idx.tolist() for idx in np.nonzero(le))))
 
 
 def order_property(rec: TrainRecord, *, skip_initial: bool = True,
@@ -278,9 +359,13 @@ def order_property(rec: TrainRecord, *, skip_initial: bool = True,
     ``skip_initial`` drops step 0 (the untrained model, which eq. B.2 is not about);
     ``exclude_origin`` drops the pairs with ``u = 0`` (the origin).
     """
+    rec = _record("rec", rec)
     L = rec.test_point_losses()
-    if skip_initial and rec.steps[0] == 0:
+    if _checks.flag("skip_initial", skip_initial) and rec.steps[0] == 0:
         L = L[1:]
+    if len(L) == 0:
+        raise ValueError("rec has no records after step 0 (skip_initial=True drops the initial model)")
+    exclude_origin = _checks.flag("exclude_origin", exclude_origin)
     pairs = np.array(comparable_pairs(rec.test_index))
     if exclude_origin:
         pairs = pairs[np.asarray(rec.test_index)[pairs[:, 0]].sum(axis=1) > 0]
@@ -305,7 +390,7 @@ def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
     the one-layer control at the same ``d`` and learning rate. ``sigma`` defaults to the
     authors' 0.05 (standard deviation 0.224), ``origin_cluster`` and ``bias`` to their
     code; the other arguments are those of :func:`run_sweep`."""
-    if d not in FIG2C_SETTINGS:
+    if not _checks._is_int(d) or d not in FIG2C_SETTINGS:
         raise ValueError(f"d must be one of {sorted(FIG2C_SETTINGS)}, got {d!r}")
     st = FIG2C_SETTINGS[d]
     return run_sweep([dict(mu=mu, sigma=sigma)], d=d, depth=depth, width=st["width"], lr=st["lr"],
@@ -315,6 +400,9 @@ def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
 def a_diagonal(rec: TrainRecord) -> np.ndarray:
     """``a_p = sigma_p^2 + mu_p^2 / n_c`` (eq. C.13) of the run's data, from its config:
     ``n_c = s``, or ``s + 1`` when the data hold the origin cluster."""
+    rec = _record("rec", rec, finite=False)
+    if "mu" not in rec.config or "sigma" not in rec.config:
+        raise ValueError("rec.config has no 'mu' and 'sigma': a_diagonal needs a record from run_sweep")
     mu, sigma = np.asarray(rec.config["mu"]), np.asarray(rec.config["sigma"])
     n_clusters = len(mu) + int(bool(rec.config.get("origin_cluster", False)))
     return sigma**2 + mu**2 / n_clusters
@@ -348,6 +436,11 @@ def truncation_twins(
 
     Returns ``(full[c][k], truncated[c][k], n_redrawn[c, k])``.
     """
+    configs, seeds, s = _check_configs_seeds(configs, seeds, d)
+    n = n_per_cluster * (s + int(_checks.flag("origin_cluster", origin_cluster)))
+    _check_training(n, 2 * len(configs) * len(seeds), d, lr=lr, batch_size=128, epochs=40, full_batch=False,
+                    loss="mean")
+    MLP(d, depth, width)  # check the model settings before drawing any data
     datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
     for c, cfg in enumerate(configs):
         for k, s in enumerate(seeds):

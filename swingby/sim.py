@@ -20,7 +20,6 @@ Conventions used everywhere in the book
 """
 from __future__ import annotations
 
-import itertools
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -58,6 +57,9 @@ class SimData(NamedTuple):
 
     def to_concept(self, y: torch.Tensor) -> torch.Tensor:
         """Rotate vectors ``y`` (last axis ``d``) from input back to concept coordinates."""
+        if not isinstance(y, torch.Tensor) or y.ndim == 0 or y.shape[-1] != self.d:
+            raise ValueError(f"y must be a torch.Tensor whose last axis has length d = {self.d}, "
+                             f"got {getattr(y, 'shape', type(y).__name__)}")
         return y @ self.rotation.to(y.dtype)
 
     def cluster_centres(self) -> torch.Tensor:
@@ -76,7 +78,14 @@ def _check_mu_sigma_d(mu, sigma, d) -> tuple[np.ndarray, np.ndarray, int]:
             f"s = len(mu) = {len(mu)} concepts need at least as many dimensions, "
             f"but d = {d}; allowed: s <= d"
         )
+    _checks.memory(8.0 * d, f"d = {d}")
     return mu, sigma, d
+
+
+def _check_test_points_memory(s: int, d: int) -> None:
+    """The ``2**s`` test points of eq. (B.1), ``(2**s, d)`` plus their index ``(2**s, s)``."""
+    _checks.memory(2.0**s * (d + s) * 4 * 3,
+                   f"the 2**s test points of eq. (B.1) for s = len(mu) = {s} concepts and d = {d}")
 
 
 def std_from_authors_sigma(sigma_authors) -> np.ndarray | float:
@@ -128,6 +137,10 @@ def second_moment(
     return a
 
 
+#: Largest ``d`` of :func:`random_rotation` (its SVD takes ``O(d^3)`` time: ~30 s at 4096).
+MAX_ROTATION_D = 4096
+
+
 def random_rotation(d: int, generator: torch.Generator) -> torch.Tensor:
     """A random ``d x d`` orthogonal matrix: the left singular vectors of a standard
     normal matrix (the authors' construction, App. F.1)."""
@@ -145,7 +158,9 @@ def test_points(mu: Sequence[float], d: int) -> tuple[torch.Tensor, torch.Tensor
     """
     mu, _, d = _check_mu_sigma_d(mu, 0.0, d)
     s = len(mu)
-    index = torch.tensor(list(itertools.product([0, 1], repeat=s)), dtype=torch.float32)
+    _check_test_points_memory(s, d)
+    bits = torch.arange(2**s)[:, None] >> torch.arange(s - 1, -1, -1)  # first concept most significant
+    index = (bits & 1).to(torch.float32)
     points = torch.zeros(2**s, d)
     points[:, :s] = index * torch.as_tensor(mu, dtype=torch.float32)
     return points, index
@@ -160,6 +175,15 @@ def _sample_clusters(mu, sigma, d, n, n_clusters, generator):
     std[:s] = torch.as_tensor(sigma, dtype=torch.float64)
     noise = torch.randn(n_clusters, n, d, generator=generator, dtype=torch.float64)
     return centres[:, None, :] + noise * std
+
+
+def _check_make_sim_size(s: int, d: int, n: int, n_clusters: int, rotate: bool) -> None:
+    """Refuse at once what :func:`make_sim` could not hold in memory or finish."""
+    _checks.memory(40.0 * n_clusters * n * d, f"n_per_cluster = {n} with d = {d} and {n_clusters} clusters")
+    _check_test_points_memory(s, d)
+    if rotate and d > MAX_ROTATION_D:
+        raise ValueError(f"rotate=True needs d <= {MAX_ROTATION_D} (a random rotation is an O(d^3) SVD), "
+                         f"got d = {d}")
 
 
 def make_sim(
@@ -198,9 +222,10 @@ def make_sim(
     """
     mu, sigma, d = _check_mu_sigma_d(mu, sigma, d)
     n = _checks.positive_int("n_per_cluster", n_per_cluster)
-    s = len(mu)
-    gen = torch.Generator().manual_seed(int(seed))
-    n_clusters = s + int(bool(origin_cluster))
+    rotate, truncate = _checks.flag("rotate", rotate), _checks.flag("truncate", truncate)
+    n_clusters = len(mu) + int(_checks.flag("origin_cluster", origin_cluster))
+    _check_make_sim_size(len(mu), d, n, n_clusters, rotate)
+    gen = torch.Generator().manual_seed(_checks.seed("seed", seed))
     X = _sample_clusters(mu, sigma, d, n, n_clusters, gen)  # (clusters, n, d)
     points, index = test_points(mu, d)
     x_hat = points[-1].to(torch.float64)
@@ -229,27 +254,55 @@ def make_sim(
     )
 
 
+def _matrix(name: str, value, shape) -> torch.Tensor:
+    """A finite float64 tensor of ``shape`` (``None`` = any length) from a tensor or array."""
+    return torch.from_numpy(_checks.array(name, value, shape=shape))
+
+
 def empirical_second_moment(X: torch.Tensor) -> torch.Tensor:
-    """``A = (1/N) sum_k x_k x_k^T`` of a training set (the matrix in eq. 4.1)."""
-    X = X.to(torch.float64)
+    """``A = (1/N) sum_k x_k x_k^T`` of a training set (the matrix in eq. 4.1).
+
+    ``X`` is ``(N, d)`` with ``N >= 1`` finite rows (a tensor or an array).
+    """
+    X = _matrix("X", X, (None, None))
+    _checks.memory(8.0 * X.shape[1] ** 2, f"X with d = {X.shape[1]} columns")
     return X.T @ X / X.shape[0]
 
 
 def linear_model_loss(W: torch.Tensor, X: torch.Tensor) -> float:
-    """Training loss (2.1) of the linear model ``f(x) = W x`` on data ``X``:
-    ``(1 / 2N) sum_k ||W x_k - x_k||^2``."""
-    X = X.to(torch.float64)
-    R = X @ (W.to(torch.float64) - torch.eye(X.shape[1], dtype=torch.float64)).T
+    """Training loss (2.1) of the linear model ``f(x) = W x`` on data ``X`` ``(N, d)``,
+    ``W`` ``(d, d)``: ``(1 / 2N) sum_k ||W x_k - x_k||^2``."""
+    X = _matrix("X", X, (None, None))
+    d = X.shape[1]
+    W = _matrix("W", W, (d, d))
+    R = X @ (W - torch.eye(d, dtype=torch.float64)).T
     return float(0.5 * (R**2).sum(dim=1).mean())
+
+
+def _psd(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eigen-decomposition of a symmetric positive semi-definite ``A``, checked."""
+    scale = float(A.abs().max()) if A.numel() else 0.0
+    if not torch.allclose(A, A.T, rtol=1e-8, atol=1e-12 * scale):
+        raise ValueError("A must be symmetric (a second-moment matrix); the given A is not, "
+                         f"max |A - A^T| = {float((A - A.T).abs().max()):.3g}")
+    evals, evecs = torch.linalg.eigh(A)
+    if float(evals.min()) < -1e-8 * max(scale, 1e-300):
+        raise ValueError("A must be positive semi-definite (a second-moment matrix); its smallest "
+                         f"eigenvalue is {float(evals.min()):.3g}")
+    return evals, evecs
 
 
 def frobenius_loss(W: torch.Tensor, A: torch.Tensor) -> float:
     """Right-hand side of eq. (4.1): ``0.5 * ||(W - I) A^{1/2}||_F^2``.
 
-    ``A^{1/2}`` is the symmetric square root of the (PSD) second-moment matrix.
+    ``A^{1/2}`` is the symmetric square root of the second-moment matrix ``A`` ``(d, d)``,
+    which must be symmetric and positive semi-definite; ``W`` is ``(d, d)``.
     """
-    A = A.to(torch.float64)
-    evals, evecs = torch.linalg.eigh(A)
+    A = _matrix("A", A, (None, None))
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square (d, d) matrix, got shape {tuple(A.shape)}")
+    W = _matrix("W", W, tuple(A.shape))
+    evals, evecs = _psd(A)
     root = evecs @ torch.diag(evals.clamp_min(0).sqrt()) @ evecs.T
-    M = (W.to(torch.float64) - torch.eye(A.shape[0], dtype=torch.float64)) @ root
+    M = (W - torch.eye(A.shape[0], dtype=torch.float64)) @ root
     return float(0.5 * (M**2).sum())

@@ -10,10 +10,15 @@ SGD, ``lr = 0.1``, batch 128, 40 epochs, data shuffled once, and the loss
 averaged over batch *and* dimensions (``loss="mean"``, PyTorch's ``MSELoss``).
 ``loss="paper"`` uses eq. (2.1) instead, ``0.5 * ||f(x) - x||^2`` averaged over the
 batch; the two differ by a factor ``2 / d`` in the gradient.
+
+A run whose loss or outputs become NaN or infinite (too large an ``lr``) is reported with
+a :class:`~swingby._checks.TrainingDiverged` warning naming the step and ``lr``; its record
+holds NaN from there on, ``config["diverged_at_step"]`` says where, and the metrics of
+:mod:`swingby.observations` refuse it.
 """
 from __future__ import annotations
 
-import math
+import warnings
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
@@ -23,6 +28,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from swingby import _checks
+from swingby._checks import TrainingDiverged  # noqa: F401  (re-exported for users)
 from swingby.sim import SimData
 
 LOSSES = ("mean", "paper")
@@ -59,13 +65,16 @@ class TrainRecord:
 
 def steps_per_epoch(n_samples: int, batch_size: int) -> int:
     """Number of SGD steps in one pass over ``n_samples`` (last batch may be short)."""
-    return math.ceil(n_samples / batch_size)
+    n_samples = _checks.positive_int("n_samples", n_samples)
+    return -(-n_samples // _checks.positive_int("batch_size", batch_size))
 
 
 def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
     """About ``n`` distinct integer steps in ``[0, n_steps]``, evenly spaced in log time
     (0 and ``n_steps`` included): the record grid for log-time plots."""
     n_steps = _checks.positive_int("n_steps", n_steps)
+    n = _checks.positive_int("n", n)
+    _checks.memory(32.0 * n, f"log_steps with n = {n} steps")
     grid = np.unique(np.round(np.geomspace(1, n_steps, max(2, n))).astype(int))
     return np.concatenate([[0], grid])
 
@@ -74,11 +83,13 @@ def _resolve_record_steps(n_steps, record_every, record_steps) -> np.ndarray:
     if record_steps is not None and record_every is not None:
         raise ValueError("give record_every or record_steps, not both")
     if record_steps is not None:
-        steps = np.unique(np.asarray(record_steps, dtype=int))
-        if steps.size == 0 or steps[0] < 0 or steps[-1] > n_steps:
-            raise ValueError(f"record_steps must lie in [0, n_steps = {n_steps}], got {record_steps!r}")
-        return steps
+        steps = _checks.array("record_steps", record_steps, ndim=1)
+        if np.any(steps != np.round(steps)) or steps.min() < 0 or steps.max() > n_steps:
+            raise ValueError(f"record_steps must be integers in [0, n_steps = {n_steps}], "
+                             f"got {_checks._short(record_steps)}")
+        return np.unique(steps.astype(int))
     every = max(1, n_steps // 200) if record_every is None else _checks.positive_int("record_every", record_every)
+    _checks.memory(8.0 * (n_steps // every + 2), f"record_every = {every} with {n_steps} steps")
     steps = np.arange(0, n_steps + 1, every)
     return steps if steps[-1] == n_steps else np.append(steps, n_steps)
 
@@ -100,7 +111,7 @@ def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_ev
     epochs = _checks.positive_int("epochs", epochs)
     _checks.choice("loss", loss, LOSSES)
     _checks.choice("shuffle", shuffle, SHUFFLES)
-    bs = n if full_batch else _checks.positive_int("batch_size", batch_size)
+    bs = n if _checks.flag("full_batch", full_batch) else _checks.positive_int("batch_size", batch_size)
     spe = steps_per_epoch(n, bs)
     n_steps = epochs * spe
     return _Schedule(lr, epochs, bs, spe, n_steps,
@@ -108,7 +119,8 @@ def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_ev
 
 
 def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sched: _Schedule,
-                 *, seed: int, full_batch: bool, loss: str, shuffle: str) -> TrainRecord:
+                 *, seed: int, full_batch: bool, loss: str, shuffle: str,
+                 diverged_at_step: int | None = None) -> TrainRecord:
     """Assemble the :class:`TrainRecord` of one run from its recorded outputs."""
     pts = data.to_concept(data.test_points).double().numpy()
     return TrainRecord(
@@ -122,13 +134,22 @@ def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sch
         config=dict(
             lr=sched.lr, batch_size=sched.batch_size, epochs=sched.epochs, full_batch=full_batch,
             loss=loss, shuffle=shuffle, seed=int(seed), steps_per_epoch=sched.steps_per_epoch,
-            n_steps=sched.n_steps,
+            n_steps=sched.n_steps, diverged_at_step=diverged_at_step,
         ),
     )
 
 
 def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Tensor:
-    """Loss of a batch: ``"mean"`` = mean over batch and dims, ``"paper"`` = eq. (2.1)."""
+    """Loss of a batch: ``"mean"`` = mean over batch and dims, ``"paper"`` = eq. (2.1).
+
+    ``pred`` and ``target`` are tensors of one shape ``(B, d)`` (or ``(d,)``).
+    """
+    _checks.choice("loss", loss, LOSSES)
+    _checks.instance("pred", pred, torch.Tensor, "torch.Tensor")
+    _checks.instance("target", target, torch.Tensor, "torch.Tensor")
+    if pred.shape != target.shape or pred.ndim == 0 or pred.numel() == 0:
+        raise ValueError(f"target must have the shape of pred, a non-empty (B, d), got target "
+                         f"{tuple(target.shape)} and pred {tuple(pred.shape)}")
     sq = (pred - target) ** 2
     return sq.mean() if loss == "mean" else 0.5 * sq.sum(dim=-1).mean()
 
@@ -172,47 +193,89 @@ def train(
     -------
     TrainRecord
     """
+    _check_model_data(model, data)
     X = data.X
     n = X.shape[0]
     sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
                       loss=loss, shuffle=shuffle, record_every=record_every,
                       record_steps=record_steps)
-    lr, epochs, bs, rec_steps = sched.lr, sched.epochs, sched.batch_size, sched.record_steps
-
-    gen = torch.Generator().manual_seed(int(seed))
-    order = torch.randperm(n, generator=gen) if shuffle == "once" else torch.arange(n)
-    Xo = X[order]
-    opt = torch.optim.SGD(model.parameters(), lr=lr)
-    points_in = data.test_points
+    _check_record_memory(sched, data, 1)
+    record_train_loss = _checks.flag("record_train_loss", record_train_loss)
+    progress, seed = _checks.flag("progress", progress), _checks.seed("seed", seed)
+    rec_steps = sched.record_steps
+    opt = torch.optim.SGD(model.parameters(), lr=sched.lr)
     outputs, train_losses = [], []
 
     def record() -> None:
         with torch.no_grad():
-            outputs.append(data.to_concept(model(points_in)).double().numpy())
-            if record_train_loss:
-                train_losses.append(float(batch_loss(model(X), X, "paper")))
-            else:
-                train_losses.append(float("nan"))
+            outputs.append(data.to_concept(model(data.test_points)).double().numpy())
+            train_losses.append(float(batch_loss(model(X), X, "paper")) if record_train_loss else float("nan"))
 
-    r = 0
     if rec_steps[0] == 0:
         record()
-        r = 1
-    step = 0
-    for _ in tqdm(range(epochs), disable=not progress, desc="epochs"):
+    diverged = None
+    for step, xb in enumerate(_batches(X, sched, shuffle, seed, progress), start=1):
+        opt.zero_grad(set_to_none=True)
+        loss_value = batch_loss(model(xb), xb, loss)
+        if not bool(torch.isfinite(loss_value)):
+            diverged = step - 1  # the model after step - 1 updates gives a NaN / inf loss
+            break
+        loss_value.backward()
+        opt.step()
+        if step in rec_steps[len(outputs):len(outputs) + 1]:
+            record()
+    if diverged is not None:
+        _warn_diverged(f"after step {diverged}", sched.lr)
+        outputs += [np.full_like(outputs[0] if outputs else _nan_outputs(data), np.nan)] * (len(rec_steps) - len(outputs))
+        train_losses += [float("nan")] * (len(rec_steps) - len(train_losses))
+    return _make_record(data, np.stack(outputs), np.asarray(train_losses), sched, seed=seed,
+                        full_batch=full_batch, loss=loss, shuffle=shuffle, diverged_at_step=diverged)
+
+
+def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seed: int, progress: bool):
+    """The mini-batches of every SGD step, in order (``shuffle`` as in :func:`train`)."""
+    n, bs = X.shape[0], sched.batch_size
+    gen = torch.Generator().manual_seed(seed)
+    Xo = X[torch.randperm(n, generator=gen)] if shuffle == "once" else X
+    for _ in tqdm(range(sched.epochs), disable=not progress, desc="epochs"):
         if shuffle == "every_epoch":
             Xo = X[torch.randperm(n, generator=gen)]
         for start in range(0, n, bs):
-            xb = Xo[start : start + bs]
-            opt.zero_grad(set_to_none=True)
-            batch_loss(model(xb), xb, loss).backward()
-            opt.step()
-            step += 1
-            if r < len(rec_steps) and rec_steps[r] == step:
-                record()
-                r += 1
-    return _make_record(data, np.stack(outputs), np.asarray(train_losses), sched, seed=int(seed),
-                        full_batch=full_batch, loss=loss, shuffle=shuffle)
+            yield Xo[start : start + bs]
+
+
+def _nan_outputs(data: SimData) -> np.ndarray:
+    return np.full(tuple(data.test_points.shape), np.nan)
+
+
+def _warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
+    warnings.warn(f"training diverged: the loss or the outputs became NaN or infinite {where} with "
+                  f"lr = {lr}; the record holds NaN from there on and its metrics are refused "
+                  "(use a smaller lr)", _checks.TrainingDiverged, stacklevel=stacklevel)
+
+
+def _check_model_data(model, data) -> None:
+    """``model`` an ``nn.Module`` and ``data`` a :class:`SimData` of the model's dimension."""
+    _checks.instance("model", model, nn.Module, "torch.nn.Module")
+    _checks.instance("data", data, SimData, "swingby.sim.SimData (from make_sim)")
+    if hasattr(model, "d"):
+        if model.d != data.d:
+            raise ValueError(f"model has d = {model.d} but data has d = {data.d}; they must match")
+        return
+    with torch.no_grad():
+        try:
+            y = model(data.test_points[:1])
+        except (RuntimeError, ValueError) as err:
+            raise ValueError(f"model must map (B, d) to (B, d) with d = data.d = {data.d}: {err}") from None
+    if tuple(y.shape) != (1, data.d):
+        raise ValueError(f"model must map (B, d) to (B, d) with d = data.d = {data.d}, "
+                         f"got output shape {tuple(y.shape)}")
+
+
+def _check_record_memory(sched: _Schedule, data: SimData, n_runs: int) -> None:
+    n_pts, d = data.test_points.shape
+    _checks.memory(16.0 * n_runs * len(sched.record_steps) * n_pts * d,
+                   f"{len(sched.record_steps)} records of {n_pts} test points (d = {d}) for {n_runs} run(s)")
 
 
 # ---------------------------------------------------------------------------
@@ -261,14 +324,11 @@ def _check_batched_data(data, n_runs: int, d: int) -> list:
 
 
 def _check_seeds(seed, n_runs: int) -> list[int]:
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return [int(seed)] * n_runs
-    seeds = list(seed)
-    if len(seeds) != n_runs or not all(
-        isinstance(s_, (int, np.integer)) and not isinstance(s_, bool) for s_ in seeds
-    ):
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        return [_checks.seed("seed", seed)] * n_runs
+    if not hasattr(seed, "__len__") or isinstance(seed, str) or len(seed) != n_runs:
         raise ValueError(f"seed must be an int or a sequence of {n_runs} ints (one per model), got {seed!r}")
-    return [int(s_) for s_ in seeds]
+    return _checks.seed_list("seed", seed)
 
 
 def train_batched(
@@ -320,6 +380,10 @@ def train_batched(
     sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
                       loss=loss, shuffle=shuffle, record_every=record_every,
                       record_steps=record_steps)
+    _check_record_memory(sched, datas[0], n_runs)
+    _checks.memory(12.0 * n_runs * n * spec["d"], f"{n_runs} runs of {n} points in d = {spec['d']}")
+    record_train_loss = _checks.flag("record_train_loss", record_train_loss)
+    progress = _checks.flag("progress", progress)
     lr, epochs, bs, rec_steps = sched.lr, sched.epochs, sched.batch_size, sched.record_steps
     relu = spec["activation"] == "relu"
     depth = spec["depth"]
@@ -400,5 +464,22 @@ def train_batched(
 
     out = np.stack(outputs, axis=1)  # (R, records, 2**s, d)
     tl = np.stack(train_losses, axis=1)  # (R, records)
+    diverged = _batched_divergence(out, models, rec_steps, sched)
     return [_make_record(dat, out[i], tl[i], sched, seed=seeds[i], full_batch=full_batch,
-                         loss=loss, shuffle=shuffle) for i, dat in enumerate(datas)]
+                         loss=loss, shuffle=shuffle, diverged_at_step=diverged[i])
+            for i, dat in enumerate(datas)]
+
+
+def _batched_divergence(out: np.ndarray, models, rec_steps: np.ndarray, sched: _Schedule) -> list:
+    """Per run, the first recorded step with non-finite outputs (``n_steps`` if only the
+    final weights are non-finite), or None; warns once for all diverged runs."""
+    bad = ~np.isfinite(out).all(axis=(2, 3))  # (R, records)
+    steps = [int(rec_steps[np.argmax(b)]) if b.any() else None for b in bad]
+    for i, m in enumerate(models):
+        if steps[i] is None and not all(bool(torch.isfinite(p).all()) for p in m.parameters()):
+            steps[i] = sched.n_steps
+    runs = [i for i, st in enumerate(steps) if st is not None]
+    if runs:
+        _warn_diverged(f"in run(s) {runs} of {len(models)} (first seen at the record of step(s) "
+                       f"{[steps[i] for i in runs]})", sched.lr, stacklevel=4)
+    return steps
