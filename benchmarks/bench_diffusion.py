@@ -1,39 +1,44 @@
-"""Benchmark of the diffusion models of swingby.diffusion (issue 5).
+"""Benchmark of the diffusion models of swingby.diffusion (paper Sec. 5).
 
-Prints ms per training step and per sampling step (one network evaluation of a
-batch of 128, the sweep's 4 classes x 32 samples) for the `cpu` and `paper` presets'
-models, and the effect of what was tried to make training faster: torch threads,
-channels_last memory format, torch.compile and the batch size. Ratios are relative
-to the preset's own setting. Timings depend on the machine and its load: run it on an
-otherwise idle machine.
+For each preset (``tiny``, ``cpu``, ``paper``) prints ms per training step and ms per
+generated image (a whole sampling chain of the preset's ``sample_steps``), in fp32 and
+with bfloat16 autocast, with 1 and 2 torch threads, and the ratios to the preset's own
+setting. With ``--store`` it writes the numbers to ``<results>/timings.json``, which the
+diffusion chapter reads (so that no build has to train a ``paper`` step to know its
+cost). Timings depend on the machine and its load: run it on an otherwise idle machine.
 
-    python benchmarks/bench_diffusion.py [--quick] [--paper-iters N]
+    python benchmarks/bench_diffusion.py [--quick] [--store] [--presets cpu paper]
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
 import time
+from dataclasses import replace
 
 import torch
 
 from swingby.diffusion.presets import get_preset
-from swingby.diffusion.sweep import build_model
+from swingby.diffusion.storage import atomic_save, results_dir
+from swingby.diffusion.training import autocast, build_model
+
+CPU = torch.device("cpu")
 
 
-def time_train(p, batch: int, iters: int, *, channels_last=False, compile_=False) -> float:
+def time_train(p, iters: int) -> float:
+    """ms per training step (forward, backward, AdamW) of preset ``p``."""
+    torch.manual_seed(0)
     model = build_model(p)
-    if channels_last:
-        model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.AdamW(model.parameters(), lr=p.lr)
-    x = torch.rand(batch, 3, p.image_size, p.image_size)
-    if channels_last:
-        x = x.contiguous(memory_format=torch.channels_last)
-    c = torch.rand(batch, 4)
-    loss_fn = torch.compile(model.loss) if compile_ else model.loss
-    for i in range(iters + 2):
-        if i == 2:
+    x = torch.rand(p.batch, 3, p.image_size, p.image_size)
+    c = torch.rand(p.batch, 4)
+    for i in range(iters + 1):
+        if i == 1:
             t0 = time.perf_counter()
-        loss, _ = loss_fn(x, c)
+        with autocast(p, CPU):
+            loss, _ = model.loss(x, c)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -41,7 +46,9 @@ def time_train(p, batch: int, iters: int, *, channels_last=False, compile_=False
 
 
 @torch.no_grad()
-def time_sample_step(p, n: int, iters: int) -> float:
+def time_sample(p, n: int, iters: int) -> float:
+    """ms per generated image: ``iters`` network evaluations on ``n`` images, scaled to
+    a whole chain of ``p.sample_steps + 1`` evaluations."""
     model = build_model(p).eval()
     z = torch.randn(n, 3, p.image_size, p.image_size)
     g = torch.full((n,), 2.0)
@@ -49,56 +56,50 @@ def time_sample_step(p, n: int, iters: int) -> float:
     for i in range(iters + 1):
         if i == 1:
             t0 = time.perf_counter()
-        model.net(z, g, c)
-    return (time.perf_counter() - t0) / iters * 1000
+        with autocast(p, CPU):
+            model.net(z, g, c)
+    per_eval = (time.perf_counter() - t0) / iters
+    return per_eval * (p.sample_steps + 1) / n * 1000
+
+
+def bench_preset(name: str, iters: int) -> dict:
+    """Timings of one preset in fp32 / bf16 and with 1 / 2 threads."""
+    p0 = get_preset(name)
+    out = {"image_size": p0.image_size, "widths": list(p0.widths), "batch": p0.batch, "steps": p0.steps,
+           "bf16_in_preset": p0.bf16, "train_ms": {}, "sample_ms_per_image": {}}
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        for bf16 in (False, True):
+            key = f"{'bf16' if bf16 else 'fp32'}, {threads} thread{'s' if threads > 1 else ''}"
+            p = replace(p0, bf16=bf16)
+            out["train_ms"][key] = time_train(p, iters)
+            out["sample_ms_per_image"][key] = time_sample(p, min(64, 4 * p.samples_per_class), max(2, iters // 2))
+            print(f"  {key:>16}: train {out['train_ms'][key]:8.1f} ms/step   "
+                  f"sample {out['sample_ms_per_image'][key]:8.1f} ms/image", flush=True)
+    torch.set_num_threads(1)
+    own = f"{'bf16' if p0.bf16 else 'fp32'}, 1 thread"
+    for key, v in out["train_ms"].items():
+        print(f"  train speed-up of {key} over the preset's own ({own}): x{out['train_ms'][own] / v:.2f}")
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations")
-    ap.add_argument("--paper-iters", type=int, default=3)
-    ap.add_argument("--paper-threads", type=int, default=1,
-                    help="threads for the paper model (2 threads on a loaded 2-core machine can be far slower)")
-    ap.add_argument("--try-compile", action="store_true", help="also time torch.compile (slow to build)")
+    ap.add_argument("--store", action="store_true", help="write <results>/timings.json for the chapter")
+    ap.add_argument("--presets", nargs="+", default=["tiny", "cpu", "paper"])
     args = ap.parse_args()
-    it = 5 if args.quick else 20
-    cpu = get_preset("cpu")
-    print(f"cpu preset: {cpu.image_size}x{cpu.image_size}, widths {cpu.widths}, batch {cpu.batch}")
-    results = {}
-    for threads in (1, 2):
-        torch.set_num_threads(threads)
-        results[threads] = time_train(cpu, cpu.batch, it)
-        print(f"  train step, {threads} thread(s): {results[threads]:.1f} ms")
-    torch.set_num_threads(1)
-    base = results[1]
-    print(f"  2 threads vs 1: x{base / results[2]:.2f} speed-up per run "
-          f"(two 1-thread runs in parallel use the same two cores for x2 throughput at best)")
-    cl = time_train(cpu, cpu.batch, it, channels_last=True)
-    print(f"  channels_last: {cl:.1f} ms (x{base / cl:.2f})")
-    for b in (cpu.batch // 2, cpu.batch * 2):
-        t = time_train(cpu, b, it)
-        print(f"  batch {b}: {t:.1f} ms/step, {t / b * cpu.batch:.1f} ms per {cpu.batch} images "
-              f"(x{base / (t / b * cpu.batch):.2f} throughput)")
-    if args.try_compile:
-        try:
-            tc = time_train(cpu, cpu.batch, it, compile_=True)
-            print(f"  torch.compile: {tc:.1f} ms (x{base / tc:.2f})")
-        except Exception as e:  # noqa: BLE001 - report and go on
-            print(f"  torch.compile failed: {type(e).__name__}: {str(e)[:120]}")
-    n = 4 * cpu.samples_per_class
-    s = time_sample_step(cpu, n, it)
-    print(f"  sampling: {s:.1f} ms per step for {n} images; one evaluation "
-          f"({cpu.sample_steps + 1} steps) {s * (cpu.sample_steps + 1) / 1000:.1f} s")
-    paper = get_preset("paper")
-    torch.set_num_threads(args.paper_threads)
-    tp = time_train(paper, paper.batch, args.paper_iters)
-    sp = time_sample_step(paper, 128, args.paper_iters)
-    print(f"paper preset: {paper.image_size}x{paper.image_size}, widths {paper.widths}, batch {paper.batch}")
-    print(f"  train step, {args.paper_threads} thread(s): {tp:.0f} ms  (x{tp / base:.0f} the cpu preset's 1-thread step)")
-    print(f"  sampling: {sp:.0f} ms per step for 128 images")
-    print(f"  the paper sweep ({len(paper.separations)} x {len(paper.seeds)} runs x {paper.steps} steps) "
-          f"would take ~{len(paper.separations) * len(paper.seeds) * paper.steps * tp / 3.6e6:.0f} h "
-          f"of training alone on this machine")
+    timings = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or 'cpu'}",
+               "torch": torch.__version__, "load_average_at_start": os.getloadavg()[0], "presets": {}}
+    for name in args.presets:
+        print(f"{name} preset", flush=True)
+        iters = 2 if name == "paper" else (5 if args.quick else 15)
+        timings["presets"][name] = bench_preset(name, iters)
+    timings["load_average_at_end"] = os.getloadavg()[0]
+    if args.store:
+        path = results_dir(for_writing=True) / "timings.json"
+        atomic_save(lambda f: open(f, "w").write(json.dumps(timings, indent=1)), path)
+        print(f"stored {path}")
 
 
 if __name__ == "__main__":

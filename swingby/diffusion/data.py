@@ -32,8 +32,10 @@ import torch
 
 CLASSES = ("00", "01", "10", "11")  #: (colour bit, size bit); colour 1 = blue, size 1 = small
 TRAIN_CLASSES = ("00", "01", "10")
-HELD_OUT = "11"
-COND_DIM = 4  #: conditioning vector: R, G, B, radius
+#: the over-prompted colours of seed 003 (App. B), all at the small radius
+CAPABILITY_COLOURS = ((0.0, 0.0, 1.0), (0.1, 0.1, 0.9), (0.2, 0.2, 0.8), (0.3, 0.3, 0.7), (0.4, 0.4, 0.6))
+#: the same idea scaled to each colour separation: blue means at these multiples of dc
+CAPABILITY_SCALES = (1.5, 2.0, 3.0)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,25 @@ def class_prompt(cfg: CirclesConfig, cls: str) -> np.ndarray:
     """Conditioning vector ``(R, G, B, radius)`` of the class means (the test prompt)."""
     blue, small = _check_class(cls)
     return np.concatenate([colour_mean(cfg, blue), [radius_mean(cfg, small)]]).astype(np.float32)
+
+
+def capability_prompts(cfg: CirclesConfig) -> tuple[np.ndarray, list[str]]:
+    """Prompts that ask for blue-small more strongly than the plain class-11 prompt.
+
+    The five fixed colours of seed 003 (App. B), then the blue mean at ``k * dc`` for
+    ``k`` in :data:`CAPABILITY_SCALES` (capped at full blue), all at the small radius.
+    Returns ``(prompts (P, 4) float32, labels)``; capability is the best joint accuracy
+    of class 11 over these prompts.
+    """
+    r = radius_mean(cfg, 1)
+    cols = [np.array(c) for c in CAPABILITY_COLOURS]
+    labels = [f"({c[0]:.1f}, {c[1]:.1f}, {c[2]:.1f})" for c in CAPABILITY_COLOURS]
+    for k in CAPABILITY_SCALES:
+        h = min(k * cfg.dc, 1.0) / 2
+        cols.append(np.array([0.5 - h, 0.5 - h, 0.5 + h]))
+        labels.append(f"{k:g} dc")
+    prompts = np.array([np.concatenate([c, [r]]) for c in cols], dtype=np.float32)
+    return prompts, labels
 
 
 def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Generator,

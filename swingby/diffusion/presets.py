@@ -1,8 +1,18 @@
-"""Sweep presets: ``paper`` (the authors' scale, for a GPU) and ``cpu`` (found by
-measurement to run on a 2-core CPU; see ``book/diffusion.md`` for what it trades)."""
+"""Sweep presets: ``paper`` (the authors' scale, for a GPU), ``cpu`` (found by measured
+search to run on a 2-core CPU; ``book/diffusion.md`` shows the search) and ``tiny``
+(the end-to-end smoke test of the tests and of the chapters' quick mode)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+import math
+from dataclasses import asdict, dataclass, fields, replace
+
+from swingby.diffusion.vdm import DETAILS
+
+#: the block styles of :class:`swingby.diffusion.unet.CondUNet`
+BLOCKS = ("shared", "authors")
+#: the model details of the authors' code, as preset fields (see ``book/authors_code.md``)
+AUTHORS_DETAILS = dict(block="authors", dropout=0.1, residual=True, parameterization="eps",
+                       decoder="gaussian", data_range="01", sampler="z0", grad_clip=0.01)
 
 
 @dataclass(frozen=True)
@@ -14,14 +24,23 @@ class Preset:
     widths: tuple = (64, 128, 256)
     n_res: int = 2  #: ResNet blocks per U-Net level
     attention: bool = True
+    block: str = "shared"  #: U-Net block style: "shared" (the book's first) or "authors"
+    dropout: float = 0.0  #: dropout in every ResNet block (authors: 0.1)
+    residual: bool = False  #: network output h + z (authors: yes)
+    parameterization: str = "v"  #: "v" or "eps" (authors)
+    decoder: str = "discrete"  #: "discrete" (256 bins) or "gaussian" (authors, data noise 1e-3)
+    data_range: str = "pm1"  #: data in [-1, 1] ("pm1") or [0, 1] ("01", authors)
+    sampler: str = "clamp_xhat"  #: "clamp_xhat" or "z0" (authors: no clamping, returns z_0)
     steps: int = 20_000
     batch: int = 128
     lr: float = 1e-3
     weight_decay: float = 0.01
-    grad_clip: float = 1.0
+    grad_clip: float = 1.0  #: gradient-norm clipping (0: none; authors: 0.01)
     ema: float = 0.0  #: EMA decay of the weights used for sampling (0: no EMA)
+    bf16: bool = False  #: bfloat16 autocast for the network (CPU with AVX512-BF16, or GPU)
     n_per_class: int = 2048  #: training images per trained class
     ds: float = 0.4  #: size separation
+    position: float = 0.5  #: disc centres uniform in [-position, position] (0: always centred)
     separations: tuple = (0.137, 0.247, 0.358, 0.468, 0.579, 0.689)  #: colour separations dc
     seeds: tuple = (0, 1, 2, 3, 4)
     n_checkpoints: int = 60  #: evaluations, evenly spaced in sqrt(step)
@@ -32,7 +51,7 @@ class Preset:
     classifier_steps: int = 1500
     classifier_width: int = 16
     workers: int = 1  #: parallel training processes
-    threads: int = 0  #: torch threads per process (0: torch's default)
+    threads: int = 1  #: torch threads per process (fixed, so that numbers do not depend on the machine)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -40,7 +59,7 @@ class Preset:
 
 
 PRESETS = {
-    "paper": Preset(name="paper", image_size=32),
+    "paper": Preset(name="paper", image_size=32, **AUTHORS_DETAILS, batch=64),
     "cpu": Preset(
         name="cpu", image_size=16, widths=(16, 32, 64), n_res=1, attention=True,
         steps=1600, batch=48, lr=2e-3, ema=0.99,
@@ -57,11 +76,23 @@ PRESETS = {
     ),
 }
 
+_CHOICES = {"block": BLOCKS, **DETAILS}
+_POSITIVE_INTS = ("image_size", "steps", "batch", "n_checkpoints", "sample_steps", "samples_per_class",
+                  "workers", "n_per_class", "classifier_steps", "classifier_width", "n_res",
+                  "n_loss_records", "threads")
+
 
 def get_preset(name: str, **overrides) -> Preset:
-    """The preset called ``name`` (``paper``, ``cpu`` or ``tiny``), with optional overrides."""
-    if name not in PRESETS:
+    """The preset called ``name`` (``paper``, ``cpu`` or ``tiny``), with optional overrides.
+
+    Every field is validated (:func:`validate_preset`) before anything runs.
+    """
+    if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
+    names = {f.name for f in fields(Preset)}
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise ValueError(f"unknown preset field(s) {unknown}; the fields are {sorted(names)}")
     p = PRESETS[name]
     if overrides:
         p = replace(p, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
@@ -69,17 +100,52 @@ def get_preset(name: str, **overrides) -> Preset:
     return p
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def validate_preset(p: Preset) -> None:
-    """Raise ``ValueError`` naming the first bad field of ``p``."""
+    """Raise ``ValueError`` naming the first bad field of ``p``; every field is checked."""
+    for k in _POSITIVE_INTS:
+        if not _is_int(getattr(p, k)) or getattr(p, k) < 1:
+            raise ValueError(f"{k} must be a positive integer, got {getattr(p, k)!r}")
     if p.image_size < 8 or p.image_size % 4:
         raise ValueError(f"image_size must be >= 8 and divisible by 4, got {p.image_size!r}")
-    if not p.separations or any(not 0 <= s <= 1 for s in p.separations):
+    if p.image_size > 128:
+        raise ValueError(f"image_size above 128 does not fit this package's U-Net budget, got {p.image_size}")
+    if not isinstance(p.widths, tuple) or len(p.widths) != 3 or not all(_is_int(w) and w >= 1 for w in p.widths):
+        raise ValueError(f"widths must be three positive integers, got {p.widths!r}")
+    for k, allowed in _CHOICES.items():
+        if getattr(p, k) not in allowed:
+            raise ValueError(f"{k} must be one of {allowed}, got {getattr(p, k)!r}")
+    for k in ("attention", "residual", "bf16"):
+        if not isinstance(getattr(p, k), bool):
+            raise ValueError(f"{k} must be True or False, got {getattr(p, k)!r}")
+    for k, lo, hi in (("lr", 0, 1), ("weight_decay", 0, 1), ("grad_clip", 0, 1e6), ("dropout", 0, 0.99),
+                      ("ema", 0, 0.999999), ("ds", 0, 1), ("position", 0, 0.9)):
+        v = getattr(p, k)
+        if not _is_real(v) or not lo <= v <= hi or (k == "lr" and v == 0):
+            raise ValueError(f"{k} must be a finite number in [{lo}, {hi}]{' and > 0' if k == 'lr' else ''}, "
+                             f"got {v!r}")
+    if not p.separations or not all(_is_real(s) and 0 <= s <= 1 for s in p.separations):
         raise ValueError(f"separations must be colour separations in [0, 1], got {p.separations!r}")
-    if not p.seeds or any(int(s) != s or s < 0 for s in p.seeds):
-        raise ValueError(f"seeds must be non-negative integers, got {p.seeds!r}")
-    for k in ("steps", "batch", "n_checkpoints", "sample_steps", "samples_per_class", "workers",
-              "n_per_class", "classifier_steps"):
-        if getattr(p, k) < 1:
-            raise ValueError(f"{k} must be a positive integer, got {getattr(p, k)!r}")
-    if not 0 <= p.ema < 1:
-        raise ValueError(f"ema must be in [0, 1), got {p.ema!r}")
+    if len(set(p.separations)) != len(p.separations):
+        raise ValueError(f"separations must not repeat, got {p.separations!r}")
+    if not p.seeds or not all(_is_int(s) and 0 <= s < 2 ** 31 for s in p.seeds):
+        raise ValueError(f"seeds must be integers in [0, 2**31), got {p.seeds!r}")
+    if len(set(p.seeds)) != len(p.seeds):
+        raise ValueError(f"seeds must not repeat (a repeated seed is the same run), got {p.seeds!r}")
+    if p.n_checkpoints < 2:
+        raise ValueError(f"n_checkpoints must be >= 2, got {p.n_checkpoints!r}")
+    if p.n_thumbs < 0 or not _is_int(p.n_thumbs) or p.n_thumbs > p.samples_per_class:
+        raise ValueError(f"n_thumbs must be an integer in [0, samples_per_class={p.samples_per_class}], "
+                         f"got {p.n_thumbs!r}")
+    if p.n_loss_records > p.steps:
+        raise ValueError(f"n_loss_records must be <= steps={p.steps}, got {p.n_loss_records!r}")
+    if p.n_per_class * 3 * 3 * p.image_size ** 2 * 4 > 8e9:
+        raise ValueError(f"n_per_class={p.n_per_class} at image_size={p.image_size} needs more than 8 GB "
+                         "for the training set; use fewer images")

@@ -24,38 +24,67 @@ def _groups(ch: int) -> int:
 
 
 class ResBlock(nn.Module):
-    """GroupNorm-GELU-conv, add embedding, GroupNorm-GELU-conv, residual."""
+    """GroupNorm-GELU-conv, add embeddings, GroupNorm-GELU-(dropout)-conv, residual.
 
-    def __init__(self, c_in: int, c_out: int, emb_dim: int):
+    ``per_block`` selects how the embeddings enter: ``None`` adds ``Linear(emb)``
+    of one shared embedding (the book's original block); a pair ``(t_dim, c_dim)``
+    gives the block its own two-layer MLPs for the time features and for the raw
+    conditioning vector (the authors' ``sep_mlp`` block). ``zero_second``
+    zero-initialises the second convolution, so the block starts as its skip path.
+    """
+
+    def __init__(self, c_in: int, c_out: int, emb_dim: int, *, per_block: tuple | None = None,
+                 dropout: float = 0.0, zero_second: bool = False):
         super().__init__()
         self.n1 = nn.GroupNorm(_groups(c_in), c_in)
         self.c1 = nn.Conv2d(c_in, c_out, 3, padding=1)
-        self.emb = nn.Linear(emb_dim, c_out)
+        if per_block is None:
+            self.emb = nn.Linear(emb_dim, c_out)
+        else:
+            self.t_proj, self.c_proj = (nn.Sequential(nn.Linear(d, c_out), nn.GELU(),
+                                                      nn.Linear(c_out, c_out), nn.GELU())
+                                        for d in per_block)
         self.n2 = nn.GroupNorm(_groups(c_out), c_out)
+        self.drop = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
         self.c2 = nn.Conv2d(c_out, c_out, 3, padding=1)
+        if zero_second:
+            nn.init.zeros_(self.c2.weight)
+            nn.init.zeros_(self.c2.bias)
         self.skip = nn.Conv2d(c_in, c_out, 1) if c_in != c_out else nn.Identity()
 
-    def forward(self, x: torch.Tensor, emb: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, emb) -> torch.Tensor:
         h = self.c1(F.gelu(self.n1(x)))
-        h = h + self.emb(emb)[:, :, None, None]
-        h = self.c2(F.gelu(self.n2(h)))
+        if isinstance(emb, tuple):  # (time features, conditioning): per-block MLPs
+            e = self.t_proj(emb[0]) + self.c_proj(emb[1])
+        else:
+            e = self.emb(emb)
+        h = h + e[:, :, None, None]
+        h = self.c2(self.drop(F.gelu(self.n2(h))))
         return h + self.skip(x)
 
 
 class Attention(nn.Module):
-    """Single-head self-attention over pixels, residual."""
+    """Multi-head self-attention over pixels, residual (``heads`` must divide ``ch``)."""
 
-    def __init__(self, ch: int):
+    def __init__(self, ch: int, heads: int = 1):
         super().__init__()
+        if heads < 1 or ch % heads:
+            raise ValueError(f"heads must be a positive divisor of the channels {ch}, got {heads!r}")
+        self.heads = heads
         self.norm = nn.GroupNorm(_groups(ch), ch)
         self.qkv = nn.Conv2d(ch, 3 * ch, 1)
         self.out = nn.Conv2d(ch, ch, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, c, h, w = x.shape
-        q, k, v = self.qkv(self.norm(x)).reshape(b, 3, c, h * w).unbind(1)
-        a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
-        return x + self.out(a.transpose(1, 2).reshape(b, c, h, w))
+        qkv = self.qkv(self.norm(x)).reshape(b, 3, self.heads, c // self.heads, h * w)
+        q, k, v = qkv.transpose(-1, -2).unbind(1)  # (b, heads, hw, c/heads)
+        a = F.scaled_dot_product_attention(q, k, v)  # (b, heads, hw, c/heads)
+        return x + self.out(a.transpose(-1, -2).reshape(b, c, h, w))
+
+
+#: the two block styles: the book's first design and the authors' code (``sep_mlp``)
+BLOCK_STYLES = ("shared", "authors")
 
 
 class CondUNet(nn.Module):
@@ -63,25 +92,58 @@ class CondUNet(nn.Module):
 
     Parameters
     ----------
-    widths : channels at the three resolutions (paper: ``(64, 128, 256)``).
-    cond_dim : size of the conditioning vector (4: RGB + radius).
-    n_res : ResNet blocks per level (paper: 2).
-    attention : one self-attention block at the bottleneck (paper: yes).
-    emb_dim : size of the time + conditioning embedding (default ``4 * widths[0]``).
+    widths : sequence of int
+        Channels at the three resolutions (paper: ``(64, 128, 256)``).
+    cond_dim : int
+        Size of the conditioning vector (4: RGB + radius).
+    n_res : int
+        ResNet blocks per level (paper: 2).
+    attention : bool
+        One self-attention block at the bottleneck (paper: yes).
+    emb_dim : int, optional
+        Size of the shared time + conditioning embedding (default ``4 * widths[0]``).
+    style : {"shared", "authors"}
+        ``"shared"``: one conditioning MLP and one time MLP for the whole network,
+        a linear map per block, single-head attention, only the output convolution
+        zero-initialised, no dropout. ``"authors"``: as in the authors' code, every
+        block has its own two-layer MLPs for the time features and the raw
+        conditioning, every block's second convolution is zero-initialised,
+        4 attention heads.
+    dropout : float
+        Dropout before every block's second convolution (authors: 0.1).
+    residual : bool
+        Return ``h + z`` (the authors' network adds its input to its output).
     """
 
     def __init__(self, widths: Sequence[int] = (64, 128, 256), cond_dim: int = 4, n_res: int = 2,
-                 attention: bool = True, emb_dim: int | None = None):
+                 attention: bool = True, emb_dim: int | None = None, *, style: str = "shared",
+                 dropout: float = 0.0, residual: bool = False):
         super().__init__()
         widths = tuple(int(w) for w in widths)
         if len(widths) != 3 or any(w < 1 for w in widths):
             raise ValueError(f"widths must be three positive channel counts, got {widths!r}")
-        if n_res < 1:
-            raise ValueError(f"n_res must be >= 1, got {n_res!r}")
+        if isinstance(n_res, bool) or int(n_res) != n_res or n_res < 1:
+            raise ValueError(f"n_res must be an integer >= 1, got {n_res!r}")
+        if style not in BLOCK_STYLES:
+            raise ValueError(f"style must be one of {BLOCK_STYLES}, got {style!r}")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
+        if isinstance(cond_dim, bool) or int(cond_dim) != cond_dim or cond_dim < 1:
+            raise ValueError(f"cond_dim must be a positive integer, got {cond_dim!r}")
+        self.cond_dim, self.residual, self.style = int(cond_dim), bool(residual), style
         e = emb_dim or 4 * widths[0]
         self.t_dim = widths[0]
         self.t_mlp = nn.Sequential(nn.Linear(widths[0], e), nn.GELU(), nn.Linear(e, e))
-        self.c_mlp = nn.Sequential(nn.Linear(cond_dim, e), nn.GELU(), nn.Linear(e, e))
+        if style == "shared":
+            self.c_mlp = nn.Sequential(nn.Linear(cond_dim, e), nn.GELU(), nn.Linear(e, e))
+            kw = {}
+        else:
+            kw = {"per_block": (e, cond_dim), "zero_second": True}
+        kw["dropout"] = dropout
+
+        def block(c_in, c_out):
+            return ResBlock(c_in, c_out, e, **kw)
+
         self.inp = nn.Conv2d(3, widths[0], 3, padding=1)
         self.down = nn.ModuleList()
         self.pool = nn.ModuleList()
@@ -90,20 +152,20 @@ class CondUNet(nn.Module):
         for i, w in enumerate(widths):
             blocks = nn.ModuleList()
             for _ in range(n_res):
-                blocks.append(ResBlock(c, w, e))
+                blocks.append(block(c, w))
                 c = w
                 skips.append(c)
             self.down.append(blocks)
             self.pool.append(nn.Conv2d(c, c, 3, stride=2, padding=1) if i < 2 else nn.Identity())
-        self.mid1 = ResBlock(c, c, e)
-        self.attn = Attention(c) if attention else nn.Identity()
-        self.mid2 = ResBlock(c, c, e)
+        self.mid1 = block(c, c)
+        self.attn = Attention(c, 4 if style == "authors" and c % 4 == 0 else 1) if attention else nn.Identity()
+        self.mid2 = block(c, c)
         self.up = nn.ModuleList()
         self.unpool = nn.ModuleList()
         for i, w in reversed(list(enumerate(widths))):
             blocks = nn.ModuleList()
             for _ in range(n_res):
-                blocks.append(ResBlock(c + skips.pop(), w, e))
+                blocks.append(block(c + skips.pop(), w))
                 c = w
             self.up.append(blocks)
             self.unpool.append(nn.Conv2d(c, widths[i - 1], 3, padding=1) if i > 0 else nn.Identity())
@@ -123,10 +185,22 @@ class CondUNet(nn.Module):
         f = torch.cat([torch.sin(a), torch.cos(a)], dim=1)
         return F.pad(f, (0, self.t_dim - f.shape[1]))
 
+    def embed(self, gamma: torch.Tensor, cond: torch.Tensor):
+        """What the blocks receive: one shared embedding (``"shared"``) or the pair
+        (time embedding, raw conditioning) that each block maps itself (``"authors"``)."""
+        t = self.t_mlp(self._time_features(gamma))
+        if self.style == "shared":
+            return t + self.c_mlp(cond)
+        return (F.gelu(t), cond)
+
     def forward(self, z: torch.Tensor, gamma: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
+        if z.ndim != 4 or z.shape[1] != 3:
+            raise ValueError(f"z must be a batch of RGB images (n, 3, H, W), got shape {tuple(z.shape)}")
+        if cond.ndim != 2 or cond.shape != (z.shape[0], self.cond_dim):
+            raise ValueError(f"cond must be ({z.shape[0]}, {self.cond_dim}) to match z, got {tuple(cond.shape)}")
         if gamma.ndim == 0:
             gamma = gamma.expand(z.shape[0])
-        emb = self.t_mlp(self._time_features(gamma)) + self.c_mlp(cond)
+        emb = self.embed(gamma, cond)
         h = self.inp(z)
         hs = []
         for blocks, pool in zip(self.down, self.pool):
@@ -140,4 +214,5 @@ class CondUNet(nn.Module):
                 h = b(torch.cat([h, hs.pop()], dim=1), emb)
             if not isinstance(unpool, nn.Identity):
                 h = unpool(F.interpolate(h, scale_factor=2.0, mode="nearest"))
-        return self.out(F.gelu(self.out_norm(h)))
+        out = self.out(F.gelu(self.out_norm(h)))
+        return out + z if self.residual else out

@@ -10,10 +10,18 @@ with a *learned linear* noise schedule ``gamma(t) = gamma_min + (gamma_max - gam
     L = L_prior + L_recon + L_diff,
     L_diff = 1/2 gamma'(t) E || eps - eps_hat(z_t, t) ||^2,  t ~ U[0, 1] (antithetic),
 
-in nats per image. The network is *v-parameterised* (Salimans & Ho 2022): it outputs
-``v_hat`` with ``eps_hat = sigma_t z_t + alpha_t v_hat`` and ``x_hat = alpha_t z_t - sigma_t v_hat``;
-the loss is the same ELBO. The decoder ``p(x | z_0)`` is a discretized Gaussian with 256
-bins per subpixel, in closed form (no 256-way softmax).
+in nats per image. Two versions of the details, chosen by arguments of :class:`VDM`:
+
+* the book's first design (``style="book"``): data in [-1, 1]; a *v-parameterised*
+  network (Salimans & Ho 2022) with ``eps_hat = sigma_t z_t + alpha_t v_hat``; a decoder
+  ``p(x | z_0)`` that is a Gaussian binned into 256 bins per subpixel; a sampler that
+  clamps ``x_hat`` and returns the prediction ``x_hat`` at ``t = 0``;
+* the authors' code (``style="authors"``): data in [0, 1]; an *eps-parameterised*
+  network; a continuous Gaussian decoder ``N(x; z_0 / alpha_0, data_noise^2)`` with
+  ``data_noise = 1e-3``; a sampler without clamping that returns ``z_0``.
+
+Each of the four details is also an argument of its own, so that its effect can be
+measured alone.
 """
 from __future__ import annotations
 
@@ -44,9 +52,14 @@ def alpha_sigma(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.sqrt(torch.sigmoid(-gamma)), torch.sqrt(torch.sigmoid(gamma))
 
 
-def to_model_space(images: torch.Tensor) -> torch.Tensor:
-    """Images in [0, 1] -> data ``x`` in [-1, 1]."""
-    return images * 2 - 1
+def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
+    """Images in [0, 1] -> data ``x`` in [-1, 1] (``"pm1"``) or unchanged (``"01"``)."""
+    return images * 2 - 1 if data_range == "pm1" else images
+
+
+def from_model_space(x: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
+    """Inverse of :func:`to_model_space`."""
+    return (x + 1) / 2 if data_range == "pm1" else x
 
 
 def discretized_gaussian_nll(x: torch.Tensor, mean: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
@@ -61,19 +74,66 @@ def discretized_gaussian_nll(x: torch.Tensor, mean: torch.Tensor, scale: torch.T
     return -torch.log(p.clamp_min(1e-12))
 
 
+#: the allowed values of each VDM detail; the first is the book's, the second the authors'
+DETAILS = {"parameterization": ("v", "eps"), "decoder": ("discrete", "gaussian"),
+           "data_range": ("pm1", "01"), "sampler": ("clamp_xhat", "z0")}
+STYLES = {"book": {k: v[0] for k, v in DETAILS.items()}, "authors": {k: v[1] for k, v in DETAILS.items()}}
+
+
 class VDM(nn.Module):
-    """The diffusion model: a network ``net(z, gamma, cond) -> v_hat`` and a schedule.
+    """The diffusion model: a network ``net(z, gamma, cond)`` and a learned schedule.
 
     Parameters
     ----------
-    net : a :class:`swingby.diffusion.unet.CondUNet` (or any module with that call).
-    gamma_min, gamma_max : initial ends of the learned linear schedule (paper: -5, 10).
+    net : torch.nn.Module
+        A :class:`swingby.diffusion.unet.CondUNet` (or any module with that call).
+    gamma_min, gamma_max : float
+        Initial ends of the learned linear schedule (paper: -5, 10).
+    style : {"book", "authors"}
+        Sets the four details below at once (see the module docstring).
+    parameterization : {"v", "eps"}, optional
+        What the network predicts.
+    decoder : {"discrete", "gaussian"}, optional
+        ``p(x | z_0)``: 256-bin discretised Gaussian, or continuous with ``data_noise``.
+    data_range : {"pm1", "01"}, optional
+        Data in [-1, 1] or in [0, 1].
+    sampler : {"clamp_xhat", "z0"}, optional
+        Clamp ``x_hat`` at each step and return ``x_hat(t=0)``, or no clamping and ``z_0``.
+    data_noise : float
+        Standard deviation of the continuous decoder (authors: 1e-3).
     """
 
-    def __init__(self, net: nn.Module, gamma_min: float = -5.0, gamma_max: float = 10.0):
+    def __init__(self, net: nn.Module, gamma_min: float = -5.0, gamma_max: float = 10.0, *,
+                 style: str = "book", parameterization: str | None = None, decoder: str | None = None,
+                 data_range: str | None = None, sampler: str | None = None, data_noise: float = 1e-3):
         super().__init__()
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {sorted(STYLES)}, got {style!r}")
+        given = {"parameterization": parameterization, "decoder": decoder, "data_range": data_range,
+                 "sampler": sampler}
+        for k, v in given.items():
+            if v is not None and v not in DETAILS[k]:
+                raise ValueError(f"{k} must be one of {DETAILS[k]}, got {v!r}")
+        self.details = {k: (v if v is not None else STYLES[style][k]) for k, v in given.items()}
+        if not (isinstance(data_noise, (int, float)) and math.isfinite(data_noise) and data_noise > 0):
+            raise ValueError(f"data_noise must be a positive finite number, got {data_noise!r}")
+        self.data_noise = float(data_noise)
         self.net = net
         self.gamma = LinearSchedule(gamma_min, gamma_max)
+
+    def _check_batch(self, images: torch.Tensor, cond: torch.Tensor) -> None:
+        if not isinstance(images, torch.Tensor) or images.ndim != 4 or images.shape[1] != 3:
+            shape = tuple(images.shape) if hasattr(images, "shape") else type(images).__name__
+            raise ValueError(f"images must be a batch (n, 3, H, W) of RGB images, got {shape}")
+        if not isinstance(cond, torch.Tensor) or cond.ndim != 2 or cond.shape[0] != images.shape[0]:
+            shape = tuple(cond.shape) if hasattr(cond, "shape") else type(cond).__name__
+            raise ValueError(f"cond must be a batch (n, d) with n = {images.shape[0]} like images, got {shape}")
+
+    def _x_and_eps(self, z: torch.Tensor, out: torch.Tensor, a: torch.Tensor, s: torch.Tensor):
+        """``(x_hat, eps_hat)`` from the network output under the parameterization."""
+        if self.details["parameterization"] == "v":
+            return a * z - s * out, s * z + a * out
+        return (z - s * out) / a, out
 
     def loss(self, images: torch.Tensor, cond: torch.Tensor, generator: torch.Generator | None = None
              ) -> tuple[torch.Tensor, dict]:
@@ -81,27 +141,32 @@ class VDM(nn.Module):
 
         Returns the loss and a dict of its three terms in nats per *dimension*.
         """
-        x = to_model_space(images)
+        self._check_batch(images, cond)
+        x = to_model_space(images, self.details["data_range"])
         b = x.shape[0]
         dims = x[0].numel()
+        dev = x.device
         # antithetic time sampling: one uniform offset, evenly spread times
-        u0 = torch.rand((), generator=generator)
-        t = torch.remainder(u0 + torch.arange(b) / b, 1.0)
+        u0 = torch.rand((), generator=generator, device=dev)
+        t = torch.remainder(u0 + torch.arange(b, device=dev) / b, 1.0)
         g_t = self.gamma(t)
-        a_t, s_t = alpha_sigma(g_t)
-        eps = torch.randn(x.shape, generator=generator)
-        z_t = a_t[:, None, None, None] * x + s_t[:, None, None, None] * eps
-        v_hat = self.net(z_t, g_t, cond)
-        eps_hat = s_t[:, None, None, None] * z_t + a_t[:, None, None, None] * v_hat
+        a_t, s_t = (v[:, None, None, None] for v in alpha_sigma(g_t))
+        eps = torch.randn(x.shape, generator=generator, device=dev)
+        z_t = a_t * x + s_t * eps
+        _, eps_hat = self._x_and_eps(z_t, self.net(z_t, g_t, cond), a_t, s_t)
         dgamma = self.gamma.gamma_max - self.gamma.gamma_min
-        l_diff = 0.5 * dgamma * ((eps - eps_hat) ** 2).flatten(1).sum(1)
+        l_diff = 0.5 * dgamma * ((eps - eps_hat.float()) ** 2).flatten(1).sum(1)
         # prior: KL(q(z_1 | x) || N(0, I))
-        a1, s1 = alpha_sigma(self.gamma(torch.ones(())))
+        a1, s1 = alpha_sigma(self.gamma(torch.ones((), device=dev)))
         l_prior = 0.5 * (s1 ** 2 + (a1 * x) ** 2 - 1 - torch.log(s1 ** 2)).flatten(1).sum(1)
         # reconstruction: -log p(x | z_0), z_0 ~ q(z_0 | x), decoder mean z_0 / alpha_0
-        a0, s0 = alpha_sigma(self.gamma(torch.zeros(())))
-        z_0 = a0 * x + s0 * torch.randn(x.shape, generator=generator)
-        l_recon = discretized_gaussian_nll(x, z_0 / a0, s0 / a0).flatten(1).sum(1)
+        a0, s0 = alpha_sigma(self.gamma(torch.zeros((), device=dev)))
+        z_0 = a0 * x + s0 * torch.randn(x.shape, generator=generator, device=dev)
+        if self.details["decoder"] == "discrete":
+            nll = discretized_gaussian_nll(x, z_0 / a0, s0 / a0)
+        else:
+            nll = 0.5 * ((x - z_0 / a0) / self.data_noise) ** 2 + math.log(self.data_noise * math.sqrt(2 * math.pi))
+        l_recon = nll.flatten(1).sum(1)
         total = (l_diff + l_prior + l_recon).mean()
         parts = {"diff": float(l_diff.detach().mean()) / dims, "prior": float(l_prior.detach().mean()) / dims,
                  "recon": float(l_recon.detach().mean()) / dims}
@@ -112,27 +177,40 @@ class VDM(nn.Module):
                generator: torch.Generator | None = None) -> torch.Tensor:
         """Ancestral sampling with ``n_steps`` equal time steps from ``t = 1`` to ``0``.
 
-        Each step draws ``z_s ~ q(z_s | z_t, x = x_hat(z_t))`` (VDM eq. 34); the last
-        output is the predicted ``x_hat`` at ``t = 0``, clipped, returned as images
-        ``(n, 3, H, W)`` in [0, 1].
+        Each step draws ``z_s ~ q(z_s | z_t, x = x_hat(z_t))`` (VDM eq. 34). With the
+        ``"clamp_xhat"`` sampler ``x_hat`` is clipped at every step and the output is
+        the prediction ``x_hat`` at ``t = 0``; with ``"z0"`` nothing is clipped and the
+        output is ``z_0``. Returns images ``(n, 3, H, W)``, float32, on ``cond``'s device,
+        mapped back to [0, 1] (clipped there for measurement).
         """
         if isinstance(n_steps, bool) or int(n_steps) != n_steps or n_steps < 1:
             raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
-        n = cond.shape[0]
-        z = torch.randn((n, 3, image_size, image_size), generator=generator)
-        ts = torch.linspace(1.0, 0.0, int(n_steps) + 1)
+        if isinstance(image_size, bool) or int(image_size) != image_size or image_size < 8 or image_size % 4:
+            raise ValueError(f"image_size must be an integer >= 8 divisible by 4, got {image_size!r}")
+        if not isinstance(cond, torch.Tensor) or cond.ndim != 2 or cond.shape[0] < 1:
+            shape = tuple(cond.shape) if hasattr(cond, "shape") else type(cond).__name__
+            raise ValueError(f"cond must be a non-empty batch of prompts (n, d), got {shape}")
+        clamp = self.details["sampler"] == "clamp_xhat"
+        lo, hi = (-1.0, 1.0) if self.details["data_range"] == "pm1" else (0.0, 1.0)
+        n, dev = cond.shape[0], cond.device
+        z = torch.randn((n, 3, int(image_size), int(image_size)), generator=generator, device=dev)
+        ts = torch.linspace(1.0, 0.0, int(n_steps) + 1, device=dev)
         for i in range(int(n_steps)):
             g_t, g_s = self.gamma(ts[i]), self.gamma(ts[i + 1])
             a_t, s_t = alpha_sigma(g_t)
             a_s, s_s = alpha_sigma(g_s)
-            v_hat = self.net(z, g_t.expand(n), cond)
-            x_hat = (a_t * z - s_t * v_hat).clamp(-1, 1)
+            x_hat, _ = self._x_and_eps(z, self.net(z, g_t.expand(n), cond).float(), a_t, s_t)
+            if clamp:
+                x_hat = x_hat.clamp(lo, hi)
             # q(z_s | z_t, x): c = 1 - exp(gamma_s - gamma_t) = sigma_{t|s}^2 / sigma_t^2
             c = -torch.expm1(g_s - g_t)
             mean = (a_s / a_t) * (1 - c) * z + a_s * c * x_hat
             std = s_s * torch.sqrt(c)
-            z = mean + std * torch.randn(z.shape, generator=generator)
-        g0 = self.gamma(torch.zeros(()))
-        a0, s0 = alpha_sigma(g0)
-        x_hat = (a0 * z - s0 * self.net(z, g0.expand(n), cond)).clamp(-1, 1)
-        return (x_hat + 1) / 2
+            z = mean + std * torch.randn(z.shape, generator=generator, device=dev)
+        if clamp:
+            g0 = self.gamma(torch.zeros((), device=dev))
+            a0, s0 = alpha_sigma(g0)
+            out, _ = self._x_and_eps(z, self.net(z, g0.expand(n), cond).float(), a0, s0)
+        else:
+            out = z
+        return from_model_space(out.clamp(lo, hi), self.details["data_range"]).float()

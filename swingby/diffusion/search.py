@@ -1,0 +1,99 @@
+"""The measured search for the ``cpu`` preset (the book's diffusion chapter shows it).
+
+Each candidate is a preset, trained on the decisive case only: the strongest colour
+separation of the ``cpu`` sweep, one seed, 64 samples per class at every checkpoint.
+What counts is the held-out class 11 at the end of training: the fraction of its
+samples that contain a disc, and the fraction that are blue small discs by the pixel
+check (:mod:`swingby.diffusion.concept_space`). Each candidate's run is an ordinary
+sweep results file under ``<results>/search/``; :func:`summarise` collects them into
+``<results>/search.json``, with what each cost.
+
+    python -m swingby.diffusion search [--only NAME ...]
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from swingby.diffusion.presets import AUTHORS_DETAILS, Preset, get_preset
+from swingby.diffusion.storage import atomic_save, load_results, results_dir
+
+#: the case every candidate is measured on
+DECISIVE = dict(separations=(0.689,), seeds=(0,), samples_per_class=64, n_checkpoints=6, workers=1)
+_OLD_CPU = dict(image_size=16, widths=(16, 32, 64), n_res=1, steps=1600, batch=48, lr=2e-3, ema=0.99,
+                sample_steps=25, classifier_steps=3000)
+
+#: candidates in the order they were tried: (name, what changes, preset overrides)
+CANDIDATES = (
+    ("first cpu preset", "the book's first `cpu` preset", {}),
+    ("authors' details", "+ every model detail of the authors' code", AUTHORS_DETAILS),
+    ("4x steps", "first preset, 6400 steps", dict(steps=6400)),
+    ("authors' details, 4x steps", "authors' details, 6400 steps", {**AUTHORS_DETAILS, "steps": 6400}),
+    ("centred discs", "first preset, discs always at the centre", dict(position=0.0)),
+    ("32 x 32", "first preset at 32 x 32 pixels, 3200 steps", dict(image_size=32, steps=3200)),
+    ("two blocks per level", "first preset, n_res 2, 6400 steps", dict(n_res=2, steps=6400)),
+    ("wider", "widths (32, 64, 128), 4000 steps", dict(widths=(32, 64, 128), steps=4000)),
+)
+
+
+def candidate_preset(overrides: dict) -> Preset:
+    """The ``cpu``-scale preset of a candidate, set to the decisive case."""
+    return get_preset("cpu", **{**_OLD_CPU, **DECISIVE, **overrides})
+
+
+def search_dir() -> Path:
+    """``<results>/search``: one results file per candidate."""
+    return results_dir() / "search"
+
+
+def outcome(res: dict) -> dict:
+    """Class-11 outcome of a one-run results file at its last checkpoint (and class 01's)."""
+    pix, probs = res["pixels"][0, 0, -1].astype(float), res["probs"][0, 0, -1].astype(float)
+    valid = pix[..., 0] > 0.5
+    blue_small = valid & (pix[..., 2] > 0) & (pix[..., 1] < 0.45)
+    return {"disc_11": float(valid[3].mean()), "blue_small_11": float(blue_small[3].mean()),
+            "disc_01": float(valid[1].mean()),
+            "clf_blue_small_11": float(((probs[3] > 0.5).all(axis=1)).mean()),
+            "minutes": float(res["run_seconds"][0, 0] / 60)}
+
+
+def run_candidate(name: str, *, progress: bool = True) -> dict:
+    """Train (or resume) one candidate and return its outcome."""
+    from swingby.diffusion.sweep import sweep
+
+    over = {n: o for n, _, o in CANDIDATES}
+    if name not in over:
+        raise ValueError(f"candidate must be one of {[n for n, _, _ in CANDIDATES]}, got {name!r}")
+    path = sweep(candidate_preset(over[name]), out_dir=search_dir(), progress=progress)
+    return outcome(load_results(path))
+
+
+def summarise() -> list[dict]:
+    """Outcomes of every candidate run so far, written to ``<results>/search.json``."""
+    from swingby.diffusion.sweep import results_path
+
+    rows = []
+    for name, what, over in CANDIDATES:
+        p = candidate_preset(over)
+        path = results_path(search_dir(), p)
+        if not path.exists():
+            continue
+        res = load_results(path)
+        if not res["meta"].get("finished"):
+            continue
+        rows.append({"name": name, "what": what, "overrides": {k: list(v) if isinstance(v, tuple) else v
+                                                                for k, v in over.items()},
+                     **outcome(res), "code": res["meta"]["code_version"]})
+    atomic_save(lambda f: Path(f).write_text(json.dumps(rows, indent=1)), results_dir() / "search.json")
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    """The search as a markdown table."""
+    lines = ["| candidate | change | minutes | disc (11) | blue small (11, pixels) | blue small (11, classifier) |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['name']} | {r['what']} | {r['minutes']:.1f} | {r['disc_11']:.0%} | "
+                     f"{r['blue_small_11']:.0%} | {r['clf_blue_small_11']:.0%} |")
+    return "\n".join(lines)
+

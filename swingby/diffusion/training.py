@@ -1,0 +1,169 @@
+"""Training one diffusion model of the Sec. 5 sweep: the model a preset describes, the
+device and precision it runs at, and a resumable training state.
+
+:class:`Run` holds everything a run needs to continue bit for bit after an
+interruption: weights, EMA weights, optimiser, random generator, step, the records
+so far and the running loss window. :meth:`Run.state` / :meth:`Run.from_state` turn it
+into a plain dict of tensors, numbers and lists (loadable with ``weights_only=True``).
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+
+import numpy as np
+import torch
+
+from swingby.diffusion.presets import Preset
+from swingby.diffusion.unet import CondUNet
+from swingby.diffusion.vdm import VDM
+
+#: what each loss record holds, in order
+LOSS_FIELDS = ("step", "loss", "diff", "prior", "recon", "gamma_min", "gamma_max",
+               "grad_colour", "grad_size", "grad_conv")
+
+
+def resolve_device(device: str | None = "auto") -> torch.device:
+    """``"auto"`` (CUDA when present, else CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``."""
+    if device is None or device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but this machine has no CUDA GPU; use 'cpu' or 'auto'")
+    return torch.device(device)
+
+
+def autocast(p: Preset, device: torch.device):
+    """bfloat16 autocast for the network when ``p.bf16``, else a no-op context."""
+    if not p.bf16:
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, dtype=torch.bfloat16)
+
+
+def build_model(p: Preset) -> VDM:
+    """The preset's VDM with its conditional U-Net."""
+    net = CondUNet(p.widths, n_res=p.n_res, attention=p.attention, style=p.block, dropout=p.dropout,
+                   residual=p.residual)
+    return VDM(net, parameterization=p.parameterization, decoder=p.decoder, data_range=p.data_range,
+               sampler=p.sampler)
+
+
+def cond_first_layers(model: VDM) -> list[torch.nn.Linear]:
+    """The first linear layer(s) that read the raw conditioning vector (one shared MLP,
+    or one per block in the authors' style)."""
+    net = model.net
+    if net.style == "shared":
+        return [net.c_mlp[0]]
+    return [m.c_proj[0] for m in net.modules() if hasattr(m, "c_proj")]
+
+
+def _column_norms(layers, attr: str) -> tuple[float, float]:
+    """Norms of the colour (RGB) and size (radius) input columns of ``layers``' weights
+    (``attr = "data"``) or of their gradients (``attr = "grad"``)."""
+    mats = [getattr(lay.weight, attr) for lay in layers]
+    if any(m is None for m in mats):
+        return float("nan"), float("nan")
+    w = torch.cat([m.detach().float() for m in mats], dim=0)
+    return float(w[:, :3].norm()), float(w[:, 3].norm())
+
+
+def _conv_norm(model: VDM, attr: str) -> float:
+    ws = [getattr(m.weight, attr) for m in model.net.modules() if isinstance(m, torch.nn.Conv2d)]
+    ws = [w for w in ws if w is not None]
+    return float(torch.sqrt(sum((w.detach().float() ** 2).sum() for w in ws))) if ws else float("nan")
+
+
+def weight_norms(model: VDM) -> np.ndarray:
+    """``(colour, size, conv)`` weight norms (seed 003, App. D)."""
+    c, s = _column_norms(cond_first_layers(model), "data")
+    return np.array([c, s, _conv_norm(model, "data")])
+
+
+def grad_norms(model: VDM) -> np.ndarray:
+    """``(colour, size, conv)`` gradient norms after a backward pass (seed 003, App. D)."""
+    c, s = _column_norms(cond_first_layers(model), "grad")
+    return np.array([c, s, _conv_norm(model, "grad")])
+
+
+class Run:
+    """One (preset, colour separation, seed) training run that can stop and resume.
+
+    Parameters
+    ----------
+    p : Preset
+        What to train.
+    seed : int
+        Seeds the initial weights, the batches and the diffusion noise.
+    device : torch.device
+        Where the model and the data live.
+    """
+
+    def __init__(self, p: Preset, seed: int, device: torch.device):
+        self.p, self.seed, self.device = p, int(seed), device
+        torch.manual_seed(self.seed)
+        self.model = build_model(p).to(device)
+        self.ema = copy.deepcopy(self.model) if p.ema > 0 else self.model
+        self.opt = torch.optim.AdamW(self.model.parameters(), lr=p.lr, weight_decay=p.weight_decay)
+        self.gen = torch.Generator(device=device).manual_seed(self.seed)
+        self.step = 0
+        self.records: dict = {"evals": [], "loss": [], "seconds": 0.0}
+        self.window = np.zeros(len(LOSS_FIELDS) - 1)  # running sums of the loss window
+        self.n_window = 0
+        self.loss_every = max(1, p.steps // p.n_loss_records)
+
+    # ----------------------------------------------------------- training
+    def _one_step(self, images: torch.Tensor, cond: torch.Tensor) -> None:
+        p = self.p
+        idx = torch.randint(0, len(images), (p.batch,), generator=self.gen, device=self.device)
+        self.model.train()
+        with autocast(p, self.device):
+            loss, parts = self.model.loss(images[idx], cond[idx], generator=self.gen)
+        if not torch.isfinite(loss):
+            raise FloatingPointError(
+                f"training diverged: the loss is {float(loss)} at step {self.step} (lr={p.lr}, "
+                f"grad_clip={p.grad_clip}); lower the learning rate or clip the gradients")
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        g = grad_norms(self.model)
+        if p.grad_clip:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), p.grad_clip)
+        self.opt.step()
+        if p.ema > 0:  # EMA with the usual warm-up, so early checkpoints are not stuck at init
+            decay = min(p.ema, (1 + self.step) / (10 + self.step))
+            with torch.no_grad():
+                for pe, pm in zip(self.ema.parameters(), self.model.parameters()):
+                    pe.lerp_(pm, 1 - decay)
+        self.step += 1
+        gm = self.model.gamma
+        self.window += [float(loss.detach()) / images[0].numel(), parts["diff"], parts["prior"], parts["recon"],
+                        float(gm.gamma_min.detach()), float(gm.gamma_max.detach()), *g]
+        self.n_window += 1
+        if self.step % self.loss_every == 0:
+            self.records["loss"].append([self.step, *(self.window / self.n_window)])
+            self.window[:] = 0
+            self.n_window = 0
+
+    def train_to(self, target: int, images: torch.Tensor, cond: torch.Tensor, check=None) -> None:
+        """Train until ``step == target`` on the training set ``(images, cond)``;
+        ``check()``, if given, is called every 20 steps (it may stop the process)."""
+        while self.step < target:
+            if check is not None and self.step % 20 == 0:
+                check()
+            self._one_step(images, cond)
+
+    # ----------------------------------------------------------- state
+    def state(self) -> dict:
+        """Everything needed to resume, as tensors, numbers, strings and lists."""
+        return {"model": self.model.state_dict(), "ema": self.ema.state_dict(), "opt": self.opt.state_dict(),
+                "gen": self.gen.get_state(), "step": self.step, "records": self.records,
+                "window": torch.from_numpy(self.window.copy()), "n_window": self.n_window}
+
+    def load_state(self, st: dict) -> None:
+        """Restore :meth:`state` (raises ``KeyError``/``RuntimeError`` on a foreign state)."""
+        self.model.load_state_dict(st["model"])
+        self.ema.load_state_dict(st["ema"])
+        self.opt.load_state_dict(st["opt"])
+        self.gen.set_state(st["gen"].cpu() if self.device.type == "cpu" else st["gen"])
+        self.step, self.records = int(st["step"]), st["records"]
+        self.window, self.n_window = st["window"].numpy().astype(float), int(st["n_window"])
