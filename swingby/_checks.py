@@ -67,7 +67,13 @@ def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
     """Return a non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats)."""
     if _is_int(value) or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
-    seeds = [seed(f"{name}[{k}]", s) for k, s in enumerate(value)]
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        if value.size and not (value.min() >= 0 and value.max() < SEED_LIMIT):
+            raise ValueError(f"{name} must hold integers in [0, 2**32), got values from "
+                             f"{value.min()} to {value.max()}")
+        seeds = value.tolist()
+    else:
+        seeds = [seed(f"{name}[{k}]", s) for k, s in enumerate(value)]
     if not seeds:
         raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
     if distinct and len(set(seeds)) != len(seeds):

@@ -40,7 +40,7 @@ def _vector_a(a) -> np.ndarray:
 
 
 def _square(name: str, M, d: int) -> np.ndarray:
-    M = np.asarray(M, dtype=float)
+    M = _checks.array(name, M, min_size=0)
     if M.ndim < 2 or M.shape[-2:] != (d, d):
         raise ValueError(f"{name} must have shape (..., {d}, {d}) to match len(a) = {d}, got {M.shape}")
     return M
@@ -48,6 +48,28 @@ def _square(name: str, M, d: int) -> np.ndarray:
 
 def _eta(eta) -> float:
     return _checks.positive_float("eta", eta)
+
+
+def _vector(name: str, v, d: int) -> np.ndarray:
+    """A finite ``(d,)`` vector, named ``name`` in the error."""
+    v = _checks.array(name, v, min_size=0)
+    if v.shape != (d,):
+        raise ValueError(f"{name} must have shape ({d},) to match len(a), got {v.shape}")
+    return v
+
+
+def _times(t) -> np.ndarray:
+    t_arr = _checks.array("t", t, ndim=(0, 1), finite=False)
+    if np.any(t_arr < 0) or not np.all(np.isfinite(t_arr)):
+        raise ValueError(f"t must be a number or 1-D array of finite times >= 0, got {t!r}")
+    return t_arr
+
+
+def _single_record(name: str, record) -> "SymmetricRecord":
+    _checks.instance(name, record, SymmetricRecord, "swingby.theory.SymmetricRecord")
+    if record.W.ndim != 3:
+        raise ValueError(f"{name} must be a single trajectory; index a batched record first with .pick(b)")
+    return record
 
 
 # ------------------------------------------------------------------ one-layer theory
@@ -88,12 +110,8 @@ def one_layer_output(W0, a, z, t) -> OneLayerOutput:
     W0 = _square("W0", W0, d)
     if W0.ndim != 2:
         raise ValueError(f"W0 must be a single (d, d) matrix, got shape {W0.shape}")
-    z = np.asarray(z, dtype=float)
-    if z.shape != (d,):
-        raise ValueError(f"z must have shape ({d},) to match len(a), got {z.shape}")
-    t_arr = np.asarray(t, dtype=float)
-    if t_arr.ndim > 1 or np.any(t_arr < 0) or not np.all(np.isfinite(t_arr)):
-        raise ValueError(f"t must be a number or 1-D array of finite times >= 0, got {t!r}")
+    z = _vector("z", z, d)
+    t_arr = _times(t)
     tt = np.atleast_1d(t_arr)[:, None]  # (T, 1)
     decay = np.exp(-a[None, :] * tt)  # (T, d)
     growth = (a > 0)[None, :] * (1.0 - decay) * z[None, :]
@@ -136,6 +154,7 @@ def authors_a(mu, sigma, d: int) -> np.ndarray:
     """
     mu = _checks.nonneg_vector("mu", mu)
     d = _checks.positive_int("d", d)
+    _checks.memory(32.0 * d, f"d = {d}")
     s = mu.size
     if s > d:
         raise ValueError(f"s = len(mu) = {s} concepts need d >= s, got d = {d}")
@@ -174,7 +193,7 @@ def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bo
     _checks.choice("matrix", matrix, MATRICES)
     if matrix == "paper":
         return second_moment(mu, sigma, d, origin_cluster=origin_cluster)
-    if origin_cluster:
+    if _checks.flag("origin_cluster", origin_cluster):
         raise ValueError("origin_cluster applies only to matrix='paper': the authors' scripts divide by s")
     return authors_a(mu, sigma, d)
 
@@ -278,6 +297,7 @@ class SymmetricRecord:
         """The ``b``-th trajectory of a batched record, as a single record."""
         if self.W.ndim != 4:
             raise ValueError("pick() needs a batched record (W of shape (B, R, d, d))")
+        b = _checks.index("b", b, self.W.shape[0])
         return SymmetricRecord(self.steps, self.time, self.W[b], self.output[b], self.test_loss[b],
                                self.train_loss[b], self.a, self.x_hat, self.eta,
                                dict(self.config, batched=False))
@@ -316,16 +336,19 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
 
     a = _vector_a(a)
     d = a.size
-    U0 = np.asarray(U0, dtype=float)
-    if U0.ndim not in (2, 3) or U0.shape[-2] != d:
+    U0 = _checks.array("U0", U0, min_size=0)
+    if U0.ndim not in (2, 3) or U0.shape[-2] != d or U0.shape[-1] == 0:
         raise ValueError(f"U0 must have shape ({d}, d') or (B, {d}, d') to match len(a) = {d}, got {U0.shape}")
     eta = _eta(eta)
     steps = _checks.positive_int("steps", steps)
     every = _checks.positive_int("record_every", record_every)
     _checks.choice("iterate", iterate, ("W", "U"))
-    x_hat = np.asarray(x_hat, dtype=float)
-    if x_hat.shape != (d,):
-        raise ValueError(f"x_hat must have shape ({d},) to match len(a), got {x_hat.shape}")
+    x_hat = _vector("x_hat", x_hat, d)
+    progress = _checks.flag("progress", progress)
+    n_batch = U0.shape[0] if U0.ndim == 3 else 1
+    _checks.memory(8.0 * n_batch * (steps // every + 2) * d * (d + 3),
+                   f"{steps // every + 2} records (steps = {steps}, record_every = {every}) of "
+                   f"{n_batch} trajectories with d = {d}")
     batched = U0.ndim == 3
     W = U0 @ np.swapaxes(U0, -1, -2)
     rec = np.arange(0, steps + 1, every)
@@ -402,9 +425,12 @@ class Stages:
 def loss_turning_points(loss, tol: float) -> list[int]:
     """Indices where the series changes direction by more than ``tol`` (hysteresis),
     first and last index included: the ends of its monotone segments."""
-    loss = np.asarray(loss, dtype=float)
+    loss = _checks.array("loss", loss, min_size=0, finite=False)
     if loss.ndim != 1 or loss.size < 2:
         raise ValueError(f"loss must be a 1-D series of at least 2 values, got shape {loss.shape}")
+    if not np.all(np.isfinite(loss)):
+        raise ValueError("loss must be finite (no NaN or inf); a non-finite loss means the run diverged")
+    tol = _checks.number("tol", tol, low=0)
     pts = [0]
     direction = 0  # +1 rising, -1 falling, 0 unknown
     ext = 0  # index of the running extremum of the current segment
@@ -427,6 +453,13 @@ def loss_turning_points(loss, tol: float) -> list[int]:
     return pts
 
 
+def _finite_record(record: "SymmetricRecord") -> "SymmetricRecord":
+    if not (np.all(np.isfinite(record.W)) and np.all(np.isfinite(record.test_loss))):
+        raise ValueError("record holds NaN or infinite entries: the iteration diverged (see "
+                         "simulate_symmetric, iterate='U' cannot); its stages are undefined")
+    return record
+
+
 def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
                   rel_tol: float = 0.01, suppression_drop: float = 0.5) -> Stages:
     """Stages of one simulated trajectory (Sec. 4.2.1, Fig. 5, App. E.1).
@@ -442,12 +475,14 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
     record : a single (not batched) :class:`SymmetricRecord`.
     s : number of informative directions (major entries), ``1 <= s <= d``.
     """
-    if record.W.ndim != 3:
-        raise ValueError("detect_stages needs a single trajectory; index a batched record first")
+    record = _finite_record(_single_record("record", record))
     d = record.W.shape[-1]
     s = _checks.positive_int("s", s)
     if s > d:
         raise ValueError(f"s must be <= d = {d}, got {s}")
+    growth_level = _checks.number("growth_level", growth_level)
+    rel_tol = _checks.number("rel_tol", rel_tol, low=0)
+    suppression_drop = _checks.number("suppression_drop", suppression_drop, low=0, high=1, low_open=True)
     t = record.time
     growth, failed = {}, []
     for p in range(s):
@@ -477,7 +512,12 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
 def count_descents(test_loss, rel_tol: float = 0.01) -> np.ndarray:
     """Number of descents of each test-loss curve in a batch ``(B, R)`` (or one ``(R,)``),
     with the hysteresis of :func:`detect_stages`."""
-    L = np.atleast_2d(np.asarray(test_loss, dtype=float))
+    L = _checks.array("test_loss", test_loss, ndim=(1, 2), finite=False)
+    if not np.all(np.isfinite(L)):
+        raise ValueError("test_loss must be finite (no NaN or inf); drop the diverged runs first "
+                         "(descent_statistics flags them)")
+    L = np.atleast_2d(L)
+    rel_tol = _checks.number("rel_tol", rel_tol, low=0)
     out = np.empty(L.shape[0], dtype=int)
     for b, loss in enumerate(L):
         pts = loss_turning_points(loss, rel_tol * max(float(loss[0]), 1e-300))
@@ -514,8 +554,9 @@ def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int 
     d = a.size if d is None else _checks.positive_int("d", d)
     if beta < 1:
         raise ValueError(f"beta must be >= 1 (max |w_ij(0)| / min |w_ij(0)|), got {beta}")
-    if K < 20 or P <= 1 or kappa <= 1.1:
-        raise ValueError("the constants need K >= 20, P > 1 (D.4: P >= 2) and kappa > 1.1")
+    K = _checks.number("K", K, low=20)
+    P = _checks.number("P", P, low=1, low_open=True)
+    kappa = _checks.number("kappa", kappa, low=1.1, low_open=True)
     ai = np.sort(a[a > 0])[::-1]
     if ai.size == 0:
         raise ValueError("a must have at least one entry > 0")
@@ -557,9 +598,11 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
     """
     from swingby.models import SymmetricModel
 
-    seeds = np.atleast_1d(np.asarray(seeds))
-    if seeds.ndim != 1 or seeds.size == 0 or not np.issubdtype(seeds.dtype, np.integer):
-        raise ValueError(f"seeds must be an integer or a 1-D sequence of integers, got {seeds!r}")
+    d = _checks.positive_int("d", d)
+    dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
+    n = 1 if _checks._is_int(seeds) else len(seeds) if hasattr(seeds, "__len__") else 0
+    _checks.memory(16.0 * n * d * dp, f"{n} seeds of U with shape (d, d_prime) = ({d}, {dp})")
+    seeds = [_checks.seed("seeds", seeds)] if _checks._is_int(seeds) else _checks.seed_list("seeds", seeds)
     return np.stack([
         SymmetricModel(d, d_prime, init=init, init_scale=init_scale, seed=int(s)).U.detach().double().numpy()
         for s in seeds
@@ -588,15 +631,10 @@ def one_layer_output_with_bias(W0, b0, a, mean, z, t) -> np.ndarray:
     a = _vector_a(a)
     d = a.size
     W0 = _square("W0", W0, d)
-    vecs = {}
-    for name, v in (("b0", b0), ("mean", mean), ("z", z)):
-        v = np.asarray(v, dtype=float)
-        if v.shape != (d,):
-            raise ValueError(f"{name} must have shape ({d},) to match len(a), got {v.shape}")
-        vecs[name] = v
-    t_arr = np.asarray(t, dtype=float)
-    if t_arr.ndim > 1 or np.any(t_arr < 0):
-        raise ValueError(f"t must be a number or 1-D array of times >= 0, got {t!r}")
+    if W0.ndim != 2:
+        raise ValueError(f"W0 must be a single (d, d) matrix, got shape {W0.shape}")
+    vecs = {name: _vector(name, v, d) for name, v in (("b0", b0), ("mean", mean), ("z", z))}
+    t_arr = _times(t)
     A_aug = np.zeros((d + 1, d + 1))
     A_aug[:d, :d] = np.diag(a)
     A_aug[:d, d] = A_aug[d, :d] = vecs["mean"]
@@ -637,6 +675,7 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
     """
     a = dynamics_a(mu, sigma, d, matrix=matrix, origin_cluster=origin_cluster)
     s = len(np.atleast_1d(mu))
+    rel_tol = _checks.number("rel_tol", rel_tol, low=0)
     x_hat = np.zeros(d)
     x_hat[:s] = mu
     U0 = initial_U(d, np.arange(_checks.positive_int("n_seeds", n_seeds)), d_prime=d_prime, init=init,
@@ -673,6 +712,16 @@ class TheorySetting:
     eta: float = 0.01  #: step of (D.2)
     origin_cluster: bool = False  #: count a cluster at 0 in eq. (C.13) (``matrix="paper"`` only)
 
+    def __post_init__(self):
+        if not isinstance(self.name, str):
+            raise ValueError(f"name must be a str, got {self.name!r}")
+        authors_a(self.mu, self.sigma, self.d)  # checks mu, sigma, d
+        _checks.positive_float("init_scale", self.init_scale)
+        _checks.positive_int("steps", self.steps)
+        _checks.seed("seed", self.seed)
+        _eta(self.eta)
+        _checks.flag("origin_cluster", self.origin_cluster)
+
     @property
     def s(self) -> int:
         """Number of concepts."""
@@ -703,7 +752,7 @@ class TheorySetting:
         """Simulate from :meth:`U0` with :func:`simulate_symmetric`. The defaults
         (``matrix="authors"``, ``iterate="W"``, the authors' seed) repeat the authors'
         run exactly, up to their float32 arithmetic."""
-        return simulate_symmetric(self.U0(seeds), self.a(matrix), self.eta, steps or self.steps,
+        return simulate_symmetric(self.U0(seeds), self.a(matrix), self.eta, self.steps if steps is None else steps,
                                   self.x_hat, record_every=record_every, iterate=iterate)
 
     def statistics(self, matrix: str = "authors", *, n_seeds: int = 200, iterate: str = "U",
@@ -748,7 +797,9 @@ def growth_in_descents(stages: Stages, loss_stages: Stages | None = None) -> boo
     bool
         ``False`` also when the numbers of grown entries and descents differ.
     """
-    loss_stages = stages if loss_stages is None else loss_stages
+    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    loss_stages = stages if loss_stages is None else \
+        _checks.instance("loss_stages", loss_stages, Stages, "swingby.theory.Stages (from detect_stages)")
     desc = loss_stages.descents
     if len(desc) != len(stages.growth_order) or stages.failed:
         return False
@@ -758,10 +809,12 @@ def growth_in_descents(stages: Stages, loss_stages: Stages | None = None) -> boo
 def shrink_fraction(record: SymmetricRecord, t0: float, t1: float, i: int, j: int) -> float:
     """Fraction of the recorded steps in ``[t0, t1]`` over which ``|w_ij|`` decreases
     (1 means it shrinks throughout: a suppression, Sec. 4.2.2)."""
-    if record.W.ndim != 3:
-        raise ValueError("shrink_fraction needs a single trajectory; index a batched record first")
+    record = _single_record("record", record)
+    t0, t1 = _checks.number("t0", t0), _checks.number("t1", t1)
     if not t0 <= t1:
         raise ValueError(f"t0 must be <= t1, got t0 = {t0}, t1 = {t1}")
+    d = record.W.shape[-1]
+    i, j = _checks.index("i", i, d), _checks.index("j", j, d)
     w = np.abs(record.W[(record.time >= t0) & (record.time <= t1), i, j])
     if w.size < 2:
         raise ValueError(f"fewer than 2 records in [t0, t1] = [{t0}, {t1}]")
@@ -793,11 +846,9 @@ def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.n
     numpy.ndarray
         ``(B,)`` (or a 0-d array for a single record).
     """
-    d = record.W.shape[-1]
-    if not 0 <= int(p) < d:
-        raise ValueError(f"p must be in [0, {d}), got {p}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+    _checks.instance("record", record, SymmetricRecord, "swingby.theory.SymmetricRecord")
+    p = _checks.index("p", p, record.W.shape[-1])
+    level = _checks.number("level", level, low=0, high=1, low_open=True, high_open=True)
     w = np.atleast_2d(record.W[..., p, p])  # (B, R)
     t = record.time
     out = np.full(w.shape[0], np.inf)
@@ -808,6 +859,13 @@ def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.n
         elif np.isfinite(row[-1]) and 0 < row[-1] < level:
             out[b] = t[-1] + (np.log(1 / row[-1] - 1) - np.log(1 / level - 1)) / (2 * record.a[p])
     return out if record.W.ndim == 4 else out[0]
+
+
+def _sequence(name: str, value) -> list:
+    items = [] if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__") else list(value)
+    if not items:
+        raise ValueError(f"{name} must be a non-empty sequence, got {value!r}")
+    return items
 
 
 class PhaseDiagram(NamedTuple):
@@ -839,12 +897,11 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
     PhaseDiagram
         The percentage of runs whose test loss descends two or more times.
     """
-    d_values, taus = tuple(int(d) for d in d_values), tuple(float(t) for t in taus)
-    if not d_values or not taus:
-        raise ValueError("d_values and taus must be non-empty")
-    for tau in taus:
-        _checks.positive_float("taus", tau)
+    d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_sequence("d_values", d_values)))
+    taus = tuple(_checks.positive_float(f"taus[{k}]", t) for k, t in enumerate(_sequence("taus", taus)))
     n = _checks.positive_int("n_seeds", n_seeds)
+    _checks.memory(8.0 * n * len(taus) * (_checks.positive_int("steps", steps) // 10 + 2) * max(d_values) ** 2,
+                   f"n_seeds = {n} x {len(taus)} taus x steps = {steps} at d = {max(d_values)}")
     s = len(np.atleast_1d(mu))
     percent = np.zeros((len(d_values), len(taus)))
     for i, d in enumerate(d_values):
