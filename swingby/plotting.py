@@ -4,8 +4,51 @@ from __future__ import annotations
 
 import numpy as np
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 
+from swingby import _checks
 from swingby.sim import SimData
+
+#: Largest ``d`` of :func:`plot_entry_types` (it writes one label per entry of a d x d grid).
+MAX_ENTRY_GRID = 30
+
+
+# ----------------------------------------------------------------------------- checks
+def _axes(ax, *, three_d: bool = False):
+    if not isinstance(ax, Axes) or (three_d and not hasattr(ax, "set_zlabel")):
+        kind = "3-D (projection='3d') " if three_d else ""
+        raise ValueError(f"ax must be a matplotlib {kind}Axes, got {type(ax).__name__}")
+    return ax
+
+
+def _dims(dims, d: int) -> tuple[int, int]:
+    """Two different axes in ``[0, d)``."""
+    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__len__") or len(dims) != 2:
+        raise ValueError(f"dims must be a pair of axis indices (i, j), got {dims!r}")
+    i, j = _checks.index("dims[0]", dims[0], d), _checks.index("dims[1]", dims[1], d)
+    if i == j:
+        raise ValueError(f"dims must name two different axes, got {dims!r}")
+    return i, j
+
+
+def _records_labels(records, labels) -> tuple[list, list]:
+    """Finite :class:`~swingby.train.TrainRecord` s and one label each."""
+    from swingby.observations import _record
+
+    if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
+        raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
+    records = [_record(f"records[{k}]", r) for k, r in enumerate(records)]
+    labels = [] if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__") else list(labels)
+    if not records or len(labels) != len(records):
+        raise ValueError(f"records and labels must be non-empty and of one length (one label per record), "
+                         f"got {len(records)} records and labels {labels!r}")
+    return records, labels
+
+
+def _symmetric_record(record):
+    from swingby.theory import _single_record
+
+    return _single_record("record", record)
 
 
 def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0):
@@ -14,13 +57,16 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
     Plots the first three concept coordinates of ``data`` (rotated back), the
     box spanned by the cluster centres, every eq. (B.1) test point and ``x_hat``.
     """
+    _checks.instance("data", data, SimData, "swingby.sim.SimData (from make_sim)")
+    max_points = _checks.positive_int("max_points", max_points)
+    rng = np.random.default_rng(_checks.seed("seed", seed))
     if ax is None:
         ax = plt.figure(figsize=(5.5, 5)).add_subplot(projection="3d")
+    _axes(ax, three_d=True)
     Xc = data.to_concept(data.X).numpy()
     pts = data.to_concept(data.test_points).numpy()
     k = min(3, data.d)
     pad = lambda a: np.pad(a[:, :k], ((0, 0), (0, 3 - k)))  # noqa: E731
-    rng = np.random.default_rng(seed)
     labels = data.labels.numpy()
     for c in np.unique(labels):
         idx = np.flatnonzero(labels == c)
@@ -50,19 +96,31 @@ def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=No
     ``trajectory`` is ``(R, d)`` recorded at evenly spaced steps (or give
     ``marker_steps``, indices of the rows to mark).
     """
-    i, j = dims
-    line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=1.5)
+    _axes(ax)
+    trajectory = _checks.array("trajectory", trajectory, ndim=2)
+    i, j = _dims(dims, trajectory.shape[1])
     if marker_steps is None:
+        n_markers = _checks.positive_int("n_markers", n_markers)
         marker_steps = np.linspace(0, len(trajectory) - 1, n_markers + 1).round().astype(int)
+    marker_steps = _marker_steps(marker_steps, len(trajectory))
+    line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=1.5)
     ax.plot(trajectory[marker_steps, i], trajectory[marker_steps, j], ">", ms=4,
             color=line.get_color())
     return line
 
 
+def _marker_steps(marker_steps, n_rows: int) -> np.ndarray:
+    m = _checks.array("marker_steps", marker_steps, ndim=1, min_size=0)
+    if np.any(m != np.round(m)) or np.any(m < 0) or np.any(m >= n_rows):
+        raise ValueError(f"marker_steps must be integer row indices in [0, {n_rows}), got {_checks._short(marker_steps)}")
+    return m.astype(int)
+
+
 def mark_concept_plane(ax, mu, *, dims=(0, 1)):
     """Mark training-cluster centres (circles) and ``x_hat`` (star) in the concept plane."""
-    i, j = dims
-    mu = np.asarray(mu, dtype=float)
+    _axes(ax)
+    mu = _checks.array("mu", mu, ndim=1)
+    i, j = _dims(dims, mu.size)
     ax.scatter([mu[i], 0], [0, mu[j]], facecolors="none", edgecolors="k", s=60, label="training centres")
     ax.scatter([mu[i]], [mu[j]], marker="*", color="red", s=120, label=r"$\hat{x}$")
     ax.set_xlabel(f"output along concept {i + 1}")
@@ -80,10 +138,10 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch, Rectangle
 
-    if not 1 <= s <= d:
-        raise ValueError(f"need 1 <= s <= d, got s = {s}, d = {d}")
-    if ax is None:
-        ax = plt.figure(figsize=(4, 4)).add_subplot()
+    d = _checks.integer("d", d, low=1, high=MAX_ENTRY_GRID)
+    s = _checks.integer("s", s, low=1, high=d)
+    group = None if group is None else _checks.index("group", group, s)
+    ax = _axes(plt.figure(figsize=(4, 4)).add_subplot() if ax is None else ax)
     kind = np.zeros((d, d))  # 0 irrelevant, 1 minor, 2 major
     kind[:s, :] = 1
     kind[:, :s] = 1
@@ -114,6 +172,11 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
 def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
     """Shade the ascents of the test loss found by :func:`swingby.theory.detect_stages`
     and mark the growth times of the major entries with dotted lines."""
+    from swingby.theory import Stages
+
+    _axes(ax)
+    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    alpha = _checks.number("alpha", alpha, low=0, high=1)
     for k, (_, t0, t1, _, _) in enumerate(stages.ascents):
         ax.axvspan(t0, t1, color=color, alpha=alpha, lw=0, label="test loss rises" if k == 0 else None)
     for p, t in stages.growth.items():
@@ -126,8 +189,14 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
                           loss_scale: float = 1.0):
     """Figs. 5 (left), 8-10: test loss (thick black) and major (solid) / minor (dashed)
     entries of ``W(t)`` from a :class:`swingby.theory.SymmetricRecord`."""
+    _axes(ax)
+    record = _symmetric_record(record)
     t = record.time
     d = record.W.shape[-1]
+    s = _checks.integer("s", s, low=1, high=d)
+    max_minor = _checks.integer("max_minor", max_minor, low=0)
+    loss_scale = _checks.positive_float("loss_scale", loss_scale)
+    logx = _checks.flag("logx", logx)
     for p in range(s):
         ax.plot(t, record.W[:, p, p], lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$")
     minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
@@ -148,7 +217,13 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
 def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False):
     """Fig. 5 (right) / 18: the output ``W(t) x_hat`` in the concept plane; with
     ``centres`` also the outputs at the training-cluster centres ``mu_p e_p``."""
-    mu = np.asarray(mu, dtype=float)
+    _axes(ax)
+    record = _symmetric_record(record)
+    mu = _checks.array("mu", mu, ndim=1)
+    if mu.size > record.W.shape[-1]:
+        raise ValueError(f"mu has {mu.size} entries but the record has d = {record.W.shape[-1]}")
+    dims = _dims(dims, mu.size)
+    centres = _checks.flag("centres", centres)
     plot_trajectory(ax, record.output, label=r"output at $\hat{x}$", color="tab:orange", dims=dims,
                     marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
     if centres:
@@ -174,6 +249,10 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
     training-cluster centres (circles) and ``x_hat`` (star) of every run."""
     from swingby.observations import marker_indices
 
+    _axes(ax)
+    records, labels = _records_labels(records, labels)
+    n_markers = _checks.positive_int("n_markers", n_markers)
+    legend = _checks.flag("legend", legend)
     for rec, lab in zip(records, labels):
         line = plot_trajectory(ax, rec.trajectory, label=lab, marker_steps=marker_indices(rec, n_markers))
         mu = rec.test_points[-1, :2]
@@ -191,6 +270,9 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
 
 def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | None = None):
     """Fig. 3 / Fig. 14 style panel: OOD test loss over training (epochs, log time)."""
+    _axes(ax)
+    records, labels = _records_labels(records, labels)
+    logx = _checks.flag("logx", logx)
     for rec, lab in zip(records, labels):
         e = rec.epochs
         keep = e > 0 if logx else slice(None)
@@ -209,7 +291,9 @@ def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
     """2-D positions of the nodes ``v in {0,1}^s`` of the hypercube graph of Fig. 7:
     ``x`` = number of ones (the rank in the componentwise order), ``y`` spreads
     the nodes of one rank."""
-    V = np.asarray(test_index)
+    from swingby.observations import _check_test_index
+
+    V = _check_test_index(test_index).astype(int)
     rank = V.sum(axis=1)
     pos = np.zeros((len(V), 2))
     for r in np.unique(rank):
@@ -219,12 +303,23 @@ def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
     return pos
 
 
+#: Most nodes :func:`plot_hypercube` draws.
+MAX_HYPERCUBE_NODES = 2**8
+
+
 def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: float = 1.0,
                    title: str | None = None, cmap: str = "viridis"):
     """Fig. 7 panel: the test points of eq. (B.1) as a hypercube graph (edges join
-    indices at Hamming distance 1), coloured by their loss, truncated at ``vmax``."""
-    V = np.asarray(test_index)
-    pos = hypercube_layout(V)
+    indices at Hamming distance 1), coloured by their loss, truncated at ``vmax``.
+    At most :data:`MAX_HYPERCUBE_NODES` nodes (``s <= 8``)."""
+    _axes(ax)
+    pos = hypercube_layout(test_index)
+    V = np.asarray(test_index).astype(int)
+    if len(V) > MAX_HYPERCUBE_NODES:
+        raise ValueError(f"test_index has {len(V)} rows; the graph draws every edge, so at most "
+                         f"{MAX_HYPERCUBE_NODES} nodes (s <= 8) are allowed")
+    losses = _checks.array("losses", losses, shape=(len(V),))
+    vmax = _checks.positive_float("vmax", vmax)
     for a in range(len(V)):
         for b in range(a + 1, len(V)):
             if np.abs(V[a] - V[b]).sum() == 1:

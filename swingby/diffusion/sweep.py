@@ -61,13 +61,21 @@ def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, np.sqrt(steps), n_checkpoints) ** 2).astype(int))
 
 
-def code_hash() -> str:
-    """SHA-256 of the sources that make a results file's numbers (:data:`RESULT_SOURCES`)."""
+def _hash_sources() -> str:
     h = hashlib.sha256()
     for name in RESULT_SOURCES:
         h.update(name.encode())
         h.update((PACKAGE_DIR / name).read_bytes())
     return h.hexdigest()
+
+
+_CODE_HASH = _hash_sources()  # the code this process runs: hashed when it was imported
+
+
+def code_hash() -> str:
+    """SHA-256 of the sources that make a results file's numbers (:data:`RESULT_SOURCES`),
+    as they were when this process imported them."""
+    return _CODE_HASH
 
 
 def code_version() -> dict:
@@ -383,22 +391,27 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     return path
 
 
+class _BarQueue:
+    """Stands in for a process queue when the runs train in this process."""
+
+    def __init__(self, bar):
+        self.bar = bar
+
+    def put(self, n: int) -> None:
+        self.bar.update(n)
+
+
 def _run_all(args: list, workers: int, bar, log=print):
     """Yield ``(dc, seed, records)`` for every run, in this process or in a pool of
     worker processes that SIGTERM / SIGINT of this process also stops."""
     if not args:
         return
     global _QUEUE, _LOG
-    if workers == 1:
-        import queue as _q
-        local = _q.SimpleQueue()
-        _QUEUE, _LOG = local, log
+    if workers == 1:  # in this process: checkpoints move the bar at once
+        _QUEUE, _LOG = _BarQueue(bar), log
         try:
             for a in args:
-                dc, s, rec = _worker(a)
-                while not local.empty():
-                    bar.update(local.get())
-                yield dc, s, rec
+                yield _worker(a)
         finally:
             _QUEUE, _LOG = None, print
         return
