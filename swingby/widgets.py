@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+import numpy as np
 from IPython.display import display
 
+from swingby import _checks
 from swingby.plotting import plot_sim_3d
 from swingby.sim import make_sim, second_moment
+
+#: Largest ``n_per_cluster`` / ``epochs`` / ``steps`` of an explorer: every slider move
+#: reruns the work, which must stay interactive.
+MAX_POINTS, MAX_EPOCHS, MAX_STEPS = 20_000, 200, 200_000
+
+
+def _slider_values(name: str, values, length: int, low: float, high: float) -> list[float]:
+    """``length`` numbers in ``[low, high]``, the range of the explorer's sliders (a slider
+    would silently clamp anything outside)."""
+    arr = _checks.array(name, values, shape=(length,))
+    if np.any(arr < low) or np.any(arr > high):
+        raise ValueError(f"{name} must hold numbers in [{low}, {high}] (the sliders' range), got {list(values)}")
+    return arr.tolist()
 
 
 def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: int = 300):
     """Explore the SIM training set (Fig. 1c) for chosen ``mu`` and ``sigma``
-    (``s = 3``, ``d = 3``): sliders redraw the clusters, the test points and ``a``."""
+    (``s = 3``, ``d = 3``): sliders redraw the clusters, the test points and ``a``.
+    ``mu`` holds 3 numbers in [0, 4], ``sigma`` 3 in [0, 1.5]."""
+    mu, sigma = _slider_values("mu", mu, 3, 0.0, 4.0), _slider_values("sigma", sigma, 3, 0.0, 1.5)
+    n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
     sl = dict(continuous_update=False, readout_format=".2f")
     mus = [widgets.FloatSlider(value=m, min=0.0, max=4.0, step=0.1, description=f"mu_{k + 1}", **sl)
            for k, m in enumerate(mu)]
@@ -58,12 +76,18 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     origin cluster), redraw the Jacobian entries, the test loss and the output trajectory
     at once (``d = 3``, ``s = 2``, uniform initialisation; gradient descent on ``U``, i.e.
     eq. D.2 up to ``O(eta^2)`` per step, which unlike iterating D.2 on ``W`` cannot leave
-    the PSD cone). Used in ``book/two_layer_theory.md``."""
-    import numpy as np
-
+    the PSD cone). Used in ``book/two_layer_theory.md``. ``mu`` holds 2 numbers in
+    [0.2, 3], ``sigma`` is in [0, 1.5], ``init_scale`` in [0.001, 1] and ``seed`` in
+    [0, 2**31 - 1] (the sliders' ranges)."""
     from swingby.plotting import plot_jacobian_entries, plot_output_trajectory
     from swingby.theory import detect_stages, dynamics_a, initial_U, simulate_symmetric
 
+    mu = _slider_values("mu", mu, 2, 0.2, 3.0)
+    sigma = _checks.number("sigma", sigma, low=0.0, high=1.5)
+    init_scale = _checks.number("init_scale", init_scale, low=1e-3, high=1.0)
+    seed = _checks.integer("seed", seed, low=0, high=2**31 - 1)
+    steps = _checks.integer("steps", steps, low=2, high=MAX_STEPS)
+    eta = _checks.positive_float("eta", eta)
     sl = dict(continuous_update=False)
     w_mu = [widgets.FloatSlider(value=m, min=0.2, max=3.0, step=0.05, description=f"mu_{k + 1}", **sl)
             for k, m in enumerate(mu)]
@@ -114,6 +138,9 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
     deviations; default 0.224, the authors' 0.05), the origin cluster (on, as in the
     authors' runs), depth, ``d``, activation and learning rate. ``n_per_cluster`` is smaller than the paper's
     5000 (with batch 128 that is fewer SGD steps) so that a redraw takes about a second."""
+    n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
+    epochs = _checks.integer("epochs", epochs, low=1, high=MAX_EPOCHS)
+    seed = _checks.seed("seed", seed)
     from swingby.models import MLP
     from swingby.observations import record_grid
     from swingby.plotting import plot_sweep_trajectories, plot_test_losses
