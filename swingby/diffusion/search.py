@@ -68,14 +68,14 @@ def run_candidate(name: str, *, progress: bool = True) -> dict:
     return outcome(load_results(path))
 
 
-def summarise() -> list[dict]:
-    """Outcomes of every candidate run so far, written to ``<results>/search.json``."""
+def collect() -> list[dict]:
+    """Outcomes of every finished candidate run, in the order of :data:`CANDIDATES`
+    (read only: nothing is written)."""
     from swingby.diffusion.sweep import results_path
 
     rows = []
     for name, what, over in CANDIDATES:
-        p = candidate_preset(over)
-        path = results_path(search_dir(), p)
+        path = results_path(search_dir(), candidate_preset(over))
         if not path.exists():
             continue
         res = load_results(path)
@@ -83,7 +83,13 @@ def summarise() -> list[dict]:
             continue
         rows.append({"name": name, "what": what, "overrides": {k: list(v) if isinstance(v, tuple) else v
                                                                 for k, v in over.items()},
-                     **outcome(res), "code": res["meta"]["code_version"]})
+                     **outcome(res), "file": path.name, "code": res["meta"]["code_version"]})
+    return rows
+
+
+def summarise() -> list[dict]:
+    """:func:`collect`, also written to ``<results>/search.json``."""
+    rows = collect()
     atomic_save(lambda f: Path(f).write_text(json.dumps(rows, indent=1)), results_dir() / "search.json")
     return rows
 
