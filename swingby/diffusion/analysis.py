@@ -5,14 +5,53 @@ from __future__ import annotations
 
 import numpy as np
 
+from swingby import _checks
 from swingby.diffusion.concept_space import TARGET_11, concept_mse, concept_speed, fit_exponential
 
 CLASS_11 = 3  #: index of the held-out class in ``CLASSES``
 
 
+# ----------------------------------------------------------------------------- checks
+def _bad_res(why: str):
+    return ValueError(f"res must be a sweep result from swingby.diffusion.sweep.load_results: {why}")
+
+
+def _check_res(res: dict, key: str = "probs") -> dict:
+    """``res`` if it holds a complete, finite ``res[key]`` of shape ``(D, S, K, 4, n, c)``
+    that matches ``res["meta"]`` (separations, checkpoint steps), else raise."""
+    if not isinstance(res, dict) or key not in res or "meta" not in res:
+        raise _bad_res(f"a dict with keys {key!r} and 'meta', got {type(res).__name__}")
+    meta = res["meta"]
+    try:
+        steps = np.asarray(meta["checkpoint_steps"], dtype=float)
+        n_dc = len(meta["config"]["separations"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise _bad_res(f"res['meta'] lacks checkpoint_steps or config.separations ({err!r})") from None
+    arr = np.asarray(res[key])
+    want = {"probs": 2, "pixels": 4}[key]
+    if arr.ndim != 6 or arr.shape[3] != 4 or arr.shape[5] != want or arr.shape[0] != n_dc \
+            or arr.shape[2] != steps.size or arr.shape[4] == 0 or arr.shape[1] == 0:
+        raise _bad_res(f"res[{key!r}] must have shape (n_dc = {n_dc}, n_seed, n_ckpt = {steps.size}, 4, n, {want}), "
+                       f"got {arr.shape}")
+    if steps.ndim != 1 or np.any(np.diff(steps) <= 0):
+        raise _bad_res("res['meta']['checkpoint_steps'] must be strictly increasing")
+    if not np.all(np.isfinite(arr)):
+        raise _bad_res(f"res[{key!r}] holds NaN: some runs are unfinished (res['done'] is False there); "
+                       "finish the sweep before analysing it")
+    return res
+
+
+def _level(level) -> float:
+    return _checks.number("level", level, low=0, high=1)
+
+
+def _cls(cls) -> int:
+    return _checks.index("cls", cls, 4)
+
+
 def trajectories(res: dict) -> np.ndarray:
     """Concept-space points ``(n_dc, n_seed, n_ckpt, 4, 2)``: per class, mean over samples."""
-    return np.nanmean(res["probs"].astype(float), axis=4)
+    return np.asarray(_check_res(res)["probs"], dtype=float).mean(axis=4)
 
 
 def mean_trajectories(res: dict) -> np.ndarray:
@@ -23,7 +62,7 @@ def mean_trajectories(res: dict) -> np.ndarray:
 def pixel_trajectories(res: dict) -> np.ndarray:
     """Pixel-check points ``(n_dc, n_ckpt, 4, 2)``: fraction of images whose measured
     disc is blue / small, an empty image counting as neither; mean over seeds."""
-    px = res["pixels"].astype(float)
+    px = np.asarray(_check_res(res, "pixels")["pixels"], dtype=float)
     valid = px[..., 0] > 0.5
     blue = (valid & (px[..., 2] > 0)).mean(axis=4)
     small = (valid & (px[..., 1] < 0.45)).mean(axis=4)
@@ -37,7 +76,7 @@ def pixel_mse(res: dict) -> np.ndarray:
 
 def valid_fraction(res: dict) -> np.ndarray:
     """``(n_dc, n_ckpt, 4)``: fraction of samples with a visible disc (pixel check)."""
-    return (res["pixels"][..., 0] > 0.5).mean(axis=(1, 4))
+    return (np.asarray(_check_res(res, "pixels")["pixels"])[..., 0] > 0.5).mean(axis=(1, 4))
 
 
 def mse_curves(res: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -51,7 +90,15 @@ def mse_curves(res: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 def crossing_step(steps: np.ndarray, y: np.ndarray, level: float = 0.5) -> float:
-    """First step (linear interpolation) at which ``y`` reaches ``level``; ``inf`` if never."""
+    """First step (linear interpolation) at which ``y`` reaches ``level``; ``inf`` if never.
+
+    ``steps`` is 1-D and strictly increasing, ``y`` finite of the same length.
+    """
+    steps = _checks.array("steps", steps, ndim=1)
+    y = _checks.array("y", y, shape=steps.shape)
+    level = _checks.number("level", level)
+    if np.any(np.diff(steps) <= 0):
+        raise ValueError("steps must be strictly increasing")
     above = np.flatnonzero(y >= level)
     if above.size == 0:
         return float("inf")
@@ -75,8 +122,9 @@ def concept_contrasts(res: dict) -> np.ndarray:
 def learning_order(res: dict, level: float = 0.5) -> list[dict]:
     """Per colour separation: the step at which the colour and the size contrast
     (:func:`concept_contrasts`) first reach ``level``, and which concept came first."""
-    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    level = _level(level)
     con = concept_contrasts(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     out = []
     for i, dc in enumerate(res["meta"]["config"]["separations"]):
         tb = crossing_step(steps, con[i, :, 0], level)
@@ -88,8 +136,9 @@ def learning_order(res: dict, level: float = 0.5) -> list[dict]:
 
 def learning_order_per_seed(res: dict, level: float = 0.5) -> np.ndarray:
     """``(n_dc, n_seed)`` array of "colour" / "size" / "tie": the order in each run."""
-    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    level = _level(level)
     t = trajectories(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     col = t[:, :, :, 2, 0] - t[:, :, :, 0, 0]
     siz = t[:, :, :, 1, 1] - t[:, :, :, 0, 1]
     out = np.empty(col.shape[:2], dtype=object)
@@ -103,8 +152,10 @@ def learning_order_per_seed(res: dict, level: float = 0.5) -> np.ndarray:
 def mse_rise(mse: np.ndarray) -> tuple[float, int, int]:
     """Largest rise of a curve after an earlier point: ``max_{j > k} mse[j] - mse[k]``.
 
-    Returns ``(rise, k, j)``; a monotonically decreasing curve has rise <= 0.
+    Returns ``(rise, k, j)``; a monotonically decreasing curve has rise <= 0. ``mse``
+    is 1-D, finite, of length >= 2.
     """
+    mse = _checks.array("mse", mse, ndim=1, min_size=2)
     best = (-np.inf, 0, 0)
     for k in range(len(mse) - 1):
         j = k + 1 + int(np.argmax(mse[k + 1:]))
@@ -122,7 +173,8 @@ def bend(res: dict, level: float = 0.5) -> list[dict]:
     standard error of the same difference over seeds, and the training class that the
     class-11 point comes closest to (largest ``|P(blue) - P(small)|``).
     """
-    steps = np.asarray(res["meta"]["checkpoint_steps"])
+    level = _level(level)
+    steps = np.asarray(_check_res(res)["meta"]["checkpoint_steps"])
     traj = mean_trajectories(res)[:, :, CLASS_11]
     con = concept_contrasts(res)
     mse, per_seed = mse_curves(res)
@@ -152,8 +204,9 @@ def bend(res: dict, level: float = 0.5) -> list[dict]:
 
 def speed(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
     """``(midpoint steps, |dC/dt| (n_dc, n_ckpt - 1))`` of the seed-mean point (Fig. 6c)."""
-    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    cls = _cls(cls)
     traj = mean_trajectories(res)[:, :, cls]
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     sp = [concept_speed(traj[i], steps) for i in range(traj.shape[0])]
     return sp[0][0], np.stack([s[1] for s in sp])
 
@@ -166,8 +219,11 @@ def speed_noise_floor(res: dict, cls: int = CLASS_11) -> np.ndarray:
     checkpoints whose true points coincide, ``|dC|`` is still about
     ``sqrt(sum(se_k^2 + se_{k+1}^2))``. Speeds near this floor are not measured.
     """
+    cls = _cls(cls)
+    p = np.asarray(_check_res(res)["probs"])[:, :, :, cls].astype(float)  # (D, S, K, n, 2)
+    if p.shape[1] * p.shape[3] < 2:
+        raise _bad_res("the noise floor needs at least 2 samples per class and checkpoint")
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
-    p = res["probs"][:, :, :, cls].astype(float)  # (D, S, K, n, 2)
     p = np.moveaxis(p, 1, 2).reshape(p.shape[0], p.shape[2], -1, 2)  # (D, K, S*n, 2)
     se2 = p.var(axis=2, ddof=1) / p.shape[2]
     return np.sqrt((se2[:, 1:] + se2[:, :-1]).sum(-1)) / np.diff(steps)
@@ -179,15 +235,20 @@ def late_speed_fit(res: dict, start: str | float = "first_learned", cls: int = C
 
     ``start="first_learned"``: from the first checkpoint at which a concept contrast
     reaches ``level`` (before it the samples are noise); a number: from that fraction
-    of the training steps. Also counts the late speeds above the sampling-noise floor.
+    of the training steps (in [0, 1)). Also counts the late speeds above the
+    sampling-noise floor.
     """
-    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    if not (isinstance(start, str) and start == "first_learned") \
+            and (_checks._real(start) is None or not 0 <= start < 1):
+        raise ValueError(f"start must be 'first_learned' or a fraction of the steps in [0, 1), got {start!r}")
+    level = _level(level)
     mid, sp = speed(res, cls)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     floor = speed_noise_floor(res, cls)
     con = concept_contrasts(res)
     out = []
     for i, dc in enumerate(res["meta"]["config"]["separations"]):
-        if start == "first_learned":
+        if isinstance(start, str):
             learned = np.flatnonzero(con[i].max(axis=1) >= level)
             t0 = steps[learned[0]] if learned.size else steps[-2]
         else:
@@ -204,6 +265,7 @@ def late_speed_fit(res: dict, start: str | float = "first_learned", cls: int = C
 def per_seed_rises(res: dict, level: float = 0.5) -> np.ndarray:
     """``(n_dc, n_seed)``: the largest rise of each run's own class-11 MSE curve after
     the run's first concept is learned (:func:`bend` for single seeds)."""
+    level = _level(level)
     t = trajectories(res)
     per_seed = concept_mse(t[:, :, :, CLASS_11])
     col = t[:, :, :, 2, 0] - t[:, :, :, 0, 0]
@@ -222,10 +284,11 @@ def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarr
     each: read by the classifier (both probabilities on the right side of 1/2) and by
     the pixel check (a visible disc of the right colour and size)."""
     from swingby.diffusion.data import CLASSES
+    cls = _cls(cls)
     want = np.array([int(CLASSES[cls][0]), int(CLASSES[cls][1])], bool)
-    p = res["probs"][:, :, :, cls].astype(float)
+    p = np.asarray(_check_res(res)["probs"])[:, :, :, cls].astype(float)
     by_clf = np.all((p > 0.5) == want, axis=-1).mean(axis=(1, 3))
-    px = res["pixels"][:, :, :, cls].astype(float)
+    px = np.asarray(_check_res(res, "pixels")["pixels"])[:, :, :, cls].astype(float)
     blue, small = px[..., 2] > 0, px[..., 1] < 0.45
     by_pix = ((px[..., 0] > 0.5) & (blue == want[0]) & (small == want[1])).mean(axis=(1, 3))
     return by_clf, by_pix

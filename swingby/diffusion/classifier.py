@@ -8,6 +8,7 @@ separations drawn from the sweep's range, so one classifier serves every separat
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Sequence
 
@@ -17,7 +18,35 @@ from torch import nn
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from swingby import _checks
 from swingby.diffusion.data import CLASSES, CirclesConfig, render, sample_attributes
+
+
+def _images(images, batch: int | None = None) -> torch.Tensor:
+    """A float32 tensor ``(n, 3, H, W)``, ``n >= 1``, ``H`` and ``W`` divisible by 4 (the
+    network pools twice), from a tensor or an array."""
+    if isinstance(images, np.ndarray):
+        images = torch.from_numpy(images)
+    if not isinstance(images, torch.Tensor) or images.ndim != 4 or images.shape[1] != 3 \
+            or images.shape[0] == 0 or min(images.shape[2:]) < 4 or not images.is_floating_point():
+        raise ValueError("images must be a float tensor (n, 3, H, W) with n >= 1 and H, W >= 4, got "
+                         f"{tuple(images.shape) if hasattr(images, 'shape') else type(images).__name__}")
+    return images.float()
+
+
+def _config(cfg) -> CirclesConfig:
+    return _checks.instance("cfg", cfg, CirclesConfig, "swingby.diffusion.data.CirclesConfig")
+
+
+def _separations(dcs) -> list[float]:
+    arr = _checks.array("dcs", dcs, ndim=1)
+    if np.any(arr < 0) or np.any(arr > 1):
+        raise ValueError(f"dcs must hold colour separations in [0, 1], got {list(dcs)}")
+    return arr.tolist()
+
+
+def _image_memory(n: int, cfg: CirclesConfig, what: str) -> None:
+    _checks.memory(3 * 8.0 * 3 * n * cfg.image_size**2, f"{what} of {cfg.image_size}x{cfg.image_size} images")
 
 
 class ConceptClassifier(nn.Module):
@@ -26,9 +55,8 @@ class ConceptClassifier(nn.Module):
 
     def __init__(self, width: int = 16):
         super().__init__()
-        w = int(width)
-        if w < 1:
-            raise ValueError(f"width must be a positive integer, got {width!r}")
+        w = _checks.positive_int("width", width)
+        _checks.memory(4.0 * 64 * w * w, f"width = {w}")
         self.body = nn.Sequential(
             nn.Conv2d(3, w, 3, padding=1), nn.GELU(), nn.Conv2d(w, w, 3, padding=1), nn.GELU(),
             nn.AvgPool2d(2),
@@ -39,12 +67,14 @@ class ConceptClassifier(nn.Module):
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         """Logits ``(n, 2)``: (blue, small) for images ``(n, 3, H, W)`` in [0, 1]."""
-        h = self.body(images * 2 - 1)
+        h = self.body(_images(images) * 2 - 1)
         return self.head(torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1))
 
     @torch.no_grad()
     def probabilities(self, images: torch.Tensor, batch: int = 512) -> np.ndarray:
         """``(n, 2)`` array of ``(P(blue), P(small))``: concept-space coordinates."""
+        images = _images(images)
+        batch = _checks.positive_int("batch", batch)
         self.eval()
         out = [torch.sigmoid(self(images[i:i + batch])) for i in range(0, len(images), batch)]
         return torch.cat(out).numpy().astype(np.float64)
@@ -58,7 +88,12 @@ def labelled_batch(cfg: CirclesConfig, n: int, rng: np.random.Generator,
     a fraction ``test_fraction`` is drawn like test prompts (class means, grey 0.9
     background), the rest like training images.
     """
-    dcs = [cfg.dc] if dcs is None else list(dcs)
+    cfg = _config(cfg)
+    n = _checks.positive_int("n", n)
+    _image_memory(n, cfg, f"n = {n}")
+    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
+    dcs = [cfg.dc] if dcs is None else _separations(dcs)
+    test_fraction = _checks.number("test_fraction", test_fraction, low=0, high=1)
     imgs, labels = [], []
     cls_idx = rng.integers(0, 4, size=n)
     dc_idx = rng.integers(0, len(dcs), size=n)
@@ -82,18 +117,28 @@ def train_classifier(cfg: CirclesConfig, dcs: Sequence[float], *, steps: int = 6
                      lr: float = 3e-3, width: int = 16, seed: int = 0, progress: bool = False
                      ) -> ConceptClassifier:
     """Train a :class:`ConceptClassifier` on fresh batches of the data-generating process
-    at the colour separations ``dcs`` (binary cross-entropy on both concepts)."""
-    if steps < 1 or batch < 1:
-        raise ValueError(f"steps and batch must be positive integers, got {steps!r}, {batch!r}")
+    at the colour separations ``dcs`` (binary cross-entropy on both concepts).
+
+    Raises ``ValueError`` if the loss becomes NaN or infinite (the run diverged: too large
+    an ``lr``), naming the step.
+    """
+    cfg, dcs = _config(cfg), _separations(dcs)
+    steps, batch = _checks.positive_int("steps", steps), _checks.positive_int("batch", batch)
+    lr, seed = _checks.positive_float("lr", lr), _checks.seed("seed", seed)
+    progress = _checks.flag("progress", progress)
+    _image_memory(batch, cfg, f"batch = {batch}")
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     clf = ConceptClassifier(width)
     opt = torch.optim.AdamW(clf.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=int(steps))
     clf.train()
-    for _ in tqdm(range(int(steps)), desc="classifier", disable=not progress):
+    for step in tqdm(range(1, steps + 1), desc="classifier", disable=not progress):
         x, y = labelled_batch(cfg, batch, rng, dcs)
         loss = F.binary_cross_entropy_with_logits(clf(x), y)
+        if not math.isfinite(loss.item()):
+            raise ValueError(f"train_classifier diverged: the loss became {loss.item()} at step {step} "
+                             f"with lr = {lr}; use a smaller lr")
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -108,7 +153,11 @@ def accuracy_by_class(clf: ConceptClassifier, cfg: CirclesConfig, dcs: Sequence[
     Returns ``{(dc, class): accuracy}``, images drawn as in training (fresh seed) and
     half of them as test prompts.
     """
-    rng = np.random.default_rng(seed)
+    _checks.instance("clf", clf, ConceptClassifier, "ConceptClassifier")
+    cfg, dcs = _config(cfg), _separations(dcs)
+    n_per_class = _checks.positive_int("n_per_class", n_per_class)
+    _image_memory(2 * n_per_class, cfg, f"n_per_class = {n_per_class}")
+    rng = np.random.default_rng(_checks.seed("seed", seed))
     acc = {}
     for dc in dcs:
         c = replace(cfg, dc=float(dc))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from swingby import _checks
+
 TARGET_11 = np.array([1.0, 1.0])  #: concept-space target of the held-out class (blue, small)
 MIN_CONTRAST = 0.15  #: a disc must differ from the background by this much (max over channels)
 RADIUS_SPLIT = 0.45  #: radius (grid units) between the big and small class means
@@ -18,17 +20,23 @@ RADIUS_SPLIT = 0.45  #: radius (grid units) between the big and small class mean
 def class_point(probs: np.ndarray) -> np.ndarray:
     """Concept-space point of a class: the mean of ``(P(blue), P(small))`` over images.
 
-    ``probs`` is ``(..., n, 2)``; the mean is over every axis but the last.
+    ``probs`` is ``(..., n, 2)`` with entries in [0, 1] and at least one image; the mean
+    is over every axis but the last.
     """
-    p = np.asarray(probs, dtype=float)
-    if p.shape[-1] != 2:
+    p = _checks.array("probs", probs, finite=True)
+    if p.ndim < 1 or p.shape[-1] != 2:
         raise ValueError(f"probs must end in an axis of size 2 (P(blue), P(small)), got {p.shape}")
+    if np.any(p < 0) or np.any(p > 1):
+        raise ValueError("probs must hold probabilities in [0, 1]")
     return p.reshape(-1, 2).mean(axis=0)
 
 
 def concept_mse(points: np.ndarray, target: np.ndarray = TARGET_11) -> np.ndarray:
-    """Mean squared distance of concept-space points ``(..., 2)`` to ``target`` (Fig. 6b)."""
-    return ((np.asarray(points, dtype=float) - np.asarray(target)) ** 2).mean(axis=-1)
+    """Mean squared distance of concept-space points ``(..., 2)`` to ``target`` ``(2,)`` (Fig. 6b)."""
+    p = _checks.array("points", points)
+    if p.ndim < 1 or p.shape[-1] != 2:
+        raise ValueError(f"points must end in an axis of size 2 (P(blue), P(small)), got {p.shape}")
+    return ((p - _checks.array("target", target, shape=(2,))) ** 2).mean(axis=-1)
 
 
 def concept_speed(points: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -36,19 +44,27 @@ def concept_speed(points: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np
 
     Returns ``(midpoint steps, speed per step)``, both of length ``len(steps) - 1``.
     """
-    points, steps = np.asarray(points, dtype=float), np.asarray(steps, dtype=float)
+    points = _checks.array("points", points, ndim=(2, 3, 4, 5))
+    steps = _checks.array("steps", steps, ndim=1, min_size=2)
     if points.shape[0] != steps.shape[0] or np.any(np.diff(steps) <= 0):
-        raise ValueError("steps must be strictly increasing and match points along axis 0")
+        raise ValueError("steps must be strictly increasing and match points along axis 0, got "
+                         f"{steps.size} steps for points of shape {points.shape}")
     dC = np.linalg.norm(np.diff(points, axis=0), axis=-1)
     return (steps[1:] + steps[:-1]) / 2, dC / np.diff(steps)
 
 
 def fit_exponential(t: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """Least-squares fit ``log y = log A + rate * t``; returns ``(rate, A, R^2)``."""
-    t, y = np.asarray(t, float), np.asarray(y, float)
+    """Least-squares fit ``log y = log A + rate * t``; returns ``(rate, A, R^2)``.
+
+    ``t`` and ``y`` are 1-D of one length; entries with ``y <= 0`` are left out, and at
+    least three must remain.
+    """
+    t = _checks.array("t", t, ndim=1, min_size=0)
+    y = _checks.array("y", y, shape=t.shape, min_size=0)
     ok = y > 0
-    if ok.sum() < 3:
-        raise ValueError("need at least three positive values to fit an exponential")
+    if ok.sum() < 3 or np.ptp(t[ok]) == 0:
+        raise ValueError(f"y must hold at least three positive values (at distinct t) to fit an "
+                         f"exponential, got {int(ok.sum())}")
     ly = np.log(y[ok])
     rate, logA = np.polyfit(t[ok], ly, 1)
     resid = ly - (logA + rate * t[ok])
@@ -66,9 +82,11 @@ def pixel_measure(images: np.ndarray) -> np.ndarray:
     (``sqrt(area / pi)``), ``blueness = B - R`` of the disc's mean colour, and the
     peak deviation.
     """
-    x = np.asarray(images, dtype=float)
-    if x.ndim != 4 or x.shape[1] != 3:
-        raise ValueError(f"images must be (n, 3, H, W), got {x.shape}")
+    x = _checks.array("images", images)
+    if x.ndim != 4 or x.shape[1] != 3 or min(x.shape[2:]) < 2:
+        raise ValueError(f"images must be (n, 3, H, W) with n >= 1 and H, W >= 2, got {x.shape}")
+    if np.any(x < 0) or np.any(x > 1):
+        raise ValueError("images must hold pixel values in [0, 1]")
     n, _, H, W = x.shape
     border = np.concatenate([x[:, :, 0], x[:, :, -1], x[:, :, :, 0], x[:, :, :, -1]], axis=2)
     bg = np.median(border, axis=2)
@@ -86,7 +104,8 @@ def pixel_measure(images: np.ndarray) -> np.ndarray:
 
 def pixel_point(measure: np.ndarray) -> np.ndarray:
     """Pixel-check concept point of a class: ``(fraction blue, fraction small)`` among
-    *all* images, where an invalid (empty) image counts as neither."""
-    m = np.asarray(measure, dtype=float).reshape(-1, 4)
+    *all* images, where an invalid (empty) image counts as neither. ``measure`` is the
+    ``(n, 4)`` output of :func:`pixel_measure`, ``n >= 1``."""
+    m = _checks.array("measure", measure, shape=(None, 4))
     valid = m[:, 0] > 0.5
     return np.array([np.mean(valid & (m[:, 2] > 0)), np.mean(valid & (m[:, 1] < RADIUS_SPLIT))])

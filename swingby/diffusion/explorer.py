@@ -8,18 +8,33 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
 
+from swingby import _checks
 from swingby.diffusion import analysis as A
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+
+
+def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) -> None:
+    """The explorer's starting point must exist (a widget would silently clamp it)."""
+    n_dc, n_seed, n_ckpt = shape[:3]
+    if len(res["meta"]["config"].get("seeds", ())) != n_seed or "thumbs" not in res \
+            or np.ndim(res["thumbs"]) != 8 or np.shape(res["thumbs"])[:4] != (n_dc, n_seed, n_ckpt, 4):
+        raise ValueError("res must be a sweep result from swingby.diffusion.sweep.load_results, with "
+                         "config.seeds and thumbs of shape (n_dc, n_seed, n_ckpt, 4, n, 3, H, W)")
+    _checks.index("dc_index", dc_index, n_dc)
+    _checks.index("seed_index", seed_index, n_seed)
+    if checkpoint is not None:
+        _checks.index("checkpoint", checkpoint, n_ckpt)
 
 
 def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None):
     """Sliders for separation, seed and checkpoint; draws the samples (left) and the
     concept-space points of every class for that seed, with its path so far (right).
     The static output at the default values is drawn at once."""
+    traj = A.trajectories(res)  # checks res
     cfg = res["meta"]["config"]
     steps = res["meta"]["checkpoint_steps"]
-    traj = A.trajectories(res)
+    _check_indices(res, traj.shape, dc_index, seed_index, checkpoint)
     dc_w = widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
                             value=dc_index, description="dc")
     seed_w = widgets.Dropdown(options=[(str(s), j) for j, s in enumerate(cfg["seeds"])],

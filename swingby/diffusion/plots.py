@@ -5,8 +5,10 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from swingby import _checks
 from swingby.diffusion import analysis as A
 from swingby.diffusion.data import CLASSES
+from swingby.plotting import _axes
 
 CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
 CLASS_COLOURS = {"00": "tab:red", "01": "tab:orange", "10": "tab:blue", "11": "tab:purple"}
@@ -19,16 +21,37 @@ def _to_hwc(img: np.ndarray) -> np.ndarray:
     return np.clip(np.moveaxis(img, 0, -1), 0, 1)
 
 
+def _grid_images(images) -> np.ndarray:
+    arr = np.asarray(images)
+    if arr.dtype != np.uint8:
+        arr = _checks.array("images", arr)
+    if arr.ndim != 5 or arr.shape[2] != 3 or 0 in arr.shape:
+        raise ValueError(f"images must be a non-empty (rows, cols, 3, H, W) array, got shape {arr.shape}")
+    return arr
+
+
+def _axes_for(axes, n: int) -> np.ndarray:
+    """``n`` matplotlib axes (one per colour separation)."""
+    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
+    if axes.size < n:
+        raise ValueError(f"axes must hold one Axes per colour separation ({n}), got {axes.size}")
+    for ax in axes[:n]:
+        _axes(ax)
+    return axes
+
+
 def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
-    """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps)."""
-    images = np.asarray(images)
+    """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps): ``uint8``
+    or floats in [0, 1]; ``row_labels`` one per row."""
+    images = _grid_images(images)
     R, C, _, H, W = images.shape
+    if row_labels is not None and (isinstance(row_labels, str) or len(row_labels) != R):
+        raise ValueError(f"row_labels must hold one label per row ({R}), got {row_labels!r}")
     mosaic = np.ones((R * (H + 1) - 1, C * (W + 1) - 1, 3))
     for r in range(R):
         for c in range(C):
             mosaic[r * (H + 1):r * (H + 1) + H, c * (W + 1):c * (W + 1) + W] = _to_hwc(images[r, c])
-    if ax is None:
-        ax = plt.gca()
+    ax = _axes(plt.gca() if ax is None else ax)
     ax.imshow(mosaic, interpolation="nearest")
     ax.set_xticks([])
     if row_labels is not None:
@@ -56,9 +79,11 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
     separation; class 11 solid (with per-seed thin lines), training classes dashed."""
     traj, per_seed = A.mean_trajectories(res), A.trajectories(res)
     dcs = res["meta"]["config"]["separations"]
+    seed_lines = _checks.flag("seed_lines", seed_lines)
     if axes is None:
         _, axes = plt.subplots(1, len(dcs), figsize=(3.2 * len(dcs), 3.4), sharey=True)
-    for i, (ax, dc) in enumerate(zip(np.atleast_1d(axes), dcs)):
+    axes = _axes_for(axes, len(dcs))
+    for i, (ax, dc) in enumerate(zip(axes, dcs)):
         for c, cls in enumerate(CLASSES):
             held = cls == "11"
             ax.plot(traj[i, :, c, 0], traj[i, :, c, 1], "-" if held else "--", color=CLASS_COLOURS[cls],
@@ -80,7 +105,7 @@ def plot_mse(res: dict, ax=None):
     steps = np.asarray(res["meta"]["checkpoint_steps"])
     dcs = res["meta"]["config"]["separations"]
     cmap = plt.get_cmap("viridis")
-    ax = ax or plt.gca()
+    ax = _axes(plt.gca() if ax is None else ax)
     for i, dc in enumerate(dcs):
         col = cmap(i / max(1, len(dcs) - 1))
         ax.plot(steps, mse[i], "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
@@ -92,6 +117,17 @@ def plot_mse(res: dict, ax=None):
     return ax
 
 
+def _check_fits(fits, n: int) -> None:
+    """One fit of :func:`swingby.diffusion.analysis.late_speed_fit` per separation."""
+    if not isinstance(fits, (list, tuple)) or len(fits) != n:
+        raise ValueError(f"fits must be a list of {n} fits (late_speed_fit(res)), got {fits!r}"[:200])
+    for k, f in enumerate(fits):
+        if not isinstance(f, dict) or not {"start", "A", "rate"} <= set(f):
+            raise ValueError(f"fits[{k}] must be a dict with keys 'start', 'A' and 'rate' (from late_speed_fit)")
+        for key in ("start", "A", "rate"):
+            _checks.number(f"fits[{k}][{key!r}]", f[key])
+
+
 def plot_speed(res: dict, fits: list[dict], ax=None):
     """Fig. 6(c): speed |dC/dt| of class 11 on a log scale, with the late-phase
     exponential fits (dotted, from each fit's ``start``) and the sampling-noise floor
@@ -99,8 +135,9 @@ def plot_speed(res: dict, fits: list[dict], ax=None):
     mid, sp = A.speed(res)
     floor = A.speed_noise_floor(res)
     dcs = res["meta"]["config"]["separations"]
+    _check_fits(fits, len(dcs))
     cmap = plt.get_cmap("viridis")
-    ax = ax or plt.gca()
+    ax = _axes(plt.gca() if ax is None else ax)
     for i, dc in enumerate(dcs):
         col = cmap(i / max(1, len(dcs) - 1))
         ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
