@@ -145,7 +145,9 @@ def run_sweep(
     ``records[c][k]``, a :class:`~swingby.train.TrainRecord` per config and seed.
     """
     configs, seeds, s = _check_configs_seeds(configs, seeds, d)
-    n = n_per_cluster * (s + int(_checks.flag("origin_cluster", origin_cluster)))
+    n = _checks.positive_int("n_per_cluster", n_per_cluster) * (s + int(_checks.flag("origin_cluster", origin_cluster)))
+    rotate, truncate = _checks.flag("rotate", rotate), _checks.flag("truncate", truncate)
+    progress = _checks.flag("progress", progress)
     n_steps = _check_training(n, len(configs) * len(seeds), d, lr=lr, batch_size=batch_size, epochs=epochs,
                               full_batch=full_batch, loss=loss)
     record_every = _checks.positive_int("record_every", record_every)
@@ -220,6 +222,7 @@ def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> tuple[
     """
     rec = _record("rec", rec)
     n_intervals = _checks.positive_int("n_intervals", n_intervals)
+    _checks.memory(16.0 * (n_intervals + 1) * len(rec.steps), f"n_intervals = {n_intervals}")
     idx = marker_indices(rec, n_intervals)
     ends = np.linspace(0, rec.steps[-1], n_intervals + 1)
     if np.any(np.abs(rec.steps[idx] - ends) > 0.1 * rec.steps[-1] / n_intervals):
@@ -234,6 +237,7 @@ def marker_indices(rec: TrainRecord, n_markers: int = 10) -> np.ndarray:
     """Indices of the records at ``n_markers`` equal training-time intervals."""
     rec = _record("rec", rec, finite=False)
     n_markers = _checks.positive_int("n_markers", n_markers)
+    _checks.memory(16.0 * (n_markers + 1) * len(rec.steps), f"n_markers = {n_markers} with {len(rec.steps)} records")
     ends = np.linspace(0, rec.steps[-1], n_markers + 1)
     return np.abs(rec.steps[None, :] - ends[:, None]).argmin(axis=1)
 
@@ -437,7 +441,7 @@ def truncation_twins(
     Returns ``(full[c][k], truncated[c][k], n_redrawn[c, k])``.
     """
     configs, seeds, s = _check_configs_seeds(configs, seeds, d)
-    n = n_per_cluster * (s + int(_checks.flag("origin_cluster", origin_cluster)))
+    n = _checks.positive_int("n_per_cluster", n_per_cluster) * (s + int(_checks.flag("origin_cluster", origin_cluster)))
     _check_training(n, 2 * len(configs) * len(seeds), d, lr=lr, batch_size=128, epochs=40, full_batch=False,
                     loss="mean")
     MLP(d, depth, width)  # check the model settings before drawing any data

@@ -101,6 +101,7 @@ def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=No
     i, j = _dims(dims, trajectory.shape[1])
     if marker_steps is None:
         n_markers = _checks.positive_int("n_markers", n_markers)
+        _checks.memory(16.0 * n_markers, f"n_markers = {n_markers}")
         marker_steps = np.linspace(0, len(trajectory) - 1, n_markers + 1).round().astype(int)
     marker_steps = _marker_steps(marker_steps, len(trajectory))
     line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=1.5)

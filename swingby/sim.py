@@ -105,7 +105,7 @@ def std_from_authors_sigma(sigma_authors) -> np.ndarray | float:
     float or numpy.ndarray
         ``sqrt(sigma_authors)``, a float for a scalar input.
     """
-    arr = np.asarray(sigma_authors, dtype=float)
+    arr = _checks.array("sigma_authors", sigma_authors, min_size=0, finite=False)
     flat = _checks.nonneg_vector("sigma_authors", arr.reshape(-1) if arr.ndim else [float(arr)])
     out = np.sqrt(flat).reshape(arr.shape)
     return float(out) if arr.ndim == 0 else out
@@ -131,7 +131,7 @@ def second_moment(
     numpy.ndarray of shape ``(d,)``.
     """
     mu, sigma, d = _check_mu_sigma_d(mu, sigma, d)
-    n_clusters = len(mu) + int(bool(origin_cluster))
+    n_clusters = len(mu) + int(_checks.flag("origin_cluster", origin_cluster))
     a = np.zeros(d)
     a[: len(mu)] = sigma**2 + mu**2 / n_clusters
     return a
@@ -143,7 +143,10 @@ MAX_ROTATION_D = 4096
 
 def random_rotation(d: int, generator: torch.Generator) -> torch.Tensor:
     """A random ``d x d`` orthogonal matrix: the left singular vectors of a standard
-    normal matrix (the authors' construction, App. F.1)."""
+    normal matrix (the authors' construction, App. F.1). ``d <= MAX_ROTATION_D``: the SVD
+    takes ``O(d^3)`` time."""
+    d = _checks.integer("d", d, low=1, high=MAX_ROTATION_D)
+    _checks.instance("generator", generator, torch.Generator)
     g = torch.randn(d, d, generator=generator, dtype=torch.float64)
     u, _, _ = torch.linalg.svd(g)
     return u.to(torch.float32)

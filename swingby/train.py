@@ -79,7 +79,7 @@ def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
     return np.concatenate([[0], grid])
 
 
-def _resolve_record_steps(n_steps, record_every, record_steps) -> np.ndarray:
+def _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record: float = 0.0) -> np.ndarray:
     if record_steps is not None and record_every is not None:
         raise ValueError("give record_every or record_steps, not both")
     if record_steps is not None:
@@ -89,7 +89,8 @@ def _resolve_record_steps(n_steps, record_every, record_steps) -> np.ndarray:
                              f"got {_checks._short(record_steps)}")
         return np.unique(steps.astype(int))
     every = max(1, n_steps // 200) if record_every is None else _checks.positive_int("record_every", record_every)
-    _checks.memory(8.0 * (n_steps // every + 2), f"record_every = {every} with {n_steps} steps")
+    _checks.memory((8.0 + bytes_per_record) * (n_steps // every + 2),
+                   f"record_every = {every} with {n_steps} steps (one record of the test-point outputs each)")
     steps = np.arange(0, n_steps + 1, every)
     return steps if steps[-1] == n_steps else np.append(steps, n_steps)
 
@@ -106,7 +107,7 @@ class _Schedule(NamedTuple):
 
 
 def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_every,
-              record_steps) -> _Schedule:
+              record_steps, bytes_per_record: float = 0.0) -> _Schedule:
     lr = _checks.positive_float("lr", lr)
     epochs = _checks.positive_int("epochs", epochs)
     _checks.choice("loss", loss, LOSSES)
@@ -115,7 +116,7 @@ def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_ev
     spe = steps_per_epoch(n, bs)
     n_steps = epochs * spe
     return _Schedule(lr, epochs, bs, spe, n_steps,
-                     _resolve_record_steps(n_steps, record_every, record_steps))
+                     _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record))
 
 
 def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sched: _Schedule,
@@ -198,7 +199,7 @@ def train(
     n = X.shape[0]
     sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
                       loss=loss, shuffle=shuffle, record_every=record_every,
-                      record_steps=record_steps)
+                      record_steps=record_steps, bytes_per_record=16.0 * data.test_points.numel())
     _check_record_memory(sched, data, 1)
     record_train_loss = _checks.flag("record_train_loss", record_train_loss)
     progress, seed = _checks.flag("progress", progress), _checks.seed("seed", seed)
@@ -378,8 +379,8 @@ def train_batched(
     seeds = _check_seeds(seed, n_runs)
     n = datas[0].X.shape[0]
     sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
-                      loss=loss, shuffle=shuffle, record_every=record_every,
-                      record_steps=record_steps)
+                      loss=loss, shuffle=shuffle, record_every=record_every, record_steps=record_steps,
+                      bytes_per_record=16.0 * n_runs * datas[0].test_points.numel())
     _check_record_memory(sched, datas[0], n_runs)
     _checks.memory(12.0 * n_runs * n * spec["d"], f"{n_runs} runs of {n} points in d = {spec['d']}")
     record_train_loss = _checks.flag("record_train_loss", record_train_loss)

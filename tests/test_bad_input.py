@@ -1,0 +1,619 @@
+"""Issue 9: every bad input to the public API of sim, models, train, observations, theory,
+plotting, widgets and the diffusion analysis / concept space / classifier / plots /
+explorer is a clear ``ValueError`` that names the argument, found before any work.
+
+Each case is ``(callable, kwargs, expected exception, a substring naming the argument)``;
+the fixtures are tiny so that the whole file runs in seconds. A few valid borderline
+inputs at the end must still work, and a diverged run must be reported.
+"""
+from __future__ import annotations
+
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from swingby import observations as O  # noqa: E402
+from swingby import plotting as P  # noqa: E402
+from swingby import sim as S  # noqa: E402
+from swingby import theory as T  # noqa: E402
+from swingby import train as TR  # noqa: E402
+from swingby import widgets as W  # noqa: E402
+from swingby._checks import TrainingDiverged  # noqa: E402
+from swingby.diffusion import analysis as A  # noqa: E402
+from swingby.diffusion import classifier as C  # noqa: E402
+from swingby.diffusion import concept_space as CS  # noqa: E402
+from swingby.diffusion import plots as DP  # noqa: E402
+from swingby.diffusion.data import CirclesConfig  # noqa: E402
+from swingby.diffusion.explorer import sweep_explorer  # noqa: E402
+from swingby.models import MLP, SymmetricModel  # noqa: E402
+
+torch.set_num_threads(1)
+VE = ValueError
+
+# ----------------------------------------------------------------------- tiny fixtures
+DATA = S.make_sim([1.0, 2.0], 0.3, 4, 20, seed=0)
+REC = TR.train(MLP(4, 1), DATA, epochs=2, batch_size=10, record_every=1)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", TrainingDiverged)
+    # the issue's example: lr = 1.0 on the Fig. 2(c) d = 2 network diverges within a few steps
+    DIVERGED = TR.train(MLP(2, 4, width=4), S.make_sim([2.0, 4.0], 0.224, 2, 200, origin_cluster=True),
+                        lr=1.0, epochs=3)
+A2 = np.array([1.0, 0.5])
+SYM = T.simulate_symmetric(np.full((2, 2), 0.1), A2, 0.05, 40, np.array([1.0, 1.0]))
+SYM_BATCH = T.simulate_symmetric(np.full((3, 2, 2), 0.1), A2, 0.05, 20, np.array([1.0, 1.0]))
+STAGES = T.detect_stages(SYM, 2)
+SETTING = T.THEORY_SETTINGS["fig5"]
+IDX2 = [[0, 0], [0, 1], [1, 0], [1, 1]]
+IDX13 = (np.arange(2**13)[:, None] >> np.arange(12, -1, -1)) & 1  # 13 concepts: 8192 rows
+IDX9 = (np.arange(2**9)[:, None] >> np.arange(8, -1, -1)) & 1
+AX = plt.figure().add_subplot()
+CFG = CirclesConfig(image_size=8)
+CLF = C.ConceptClassifier(2)
+RNG = np.random.default_rng(0)
+
+
+def _results(nan: bool = False) -> dict:
+    """A tiny complete sweep result: 2 separations, 2 seeds, 5 checkpoints, 8 samples."""
+    rng = np.random.default_rng(0)
+    probs = rng.random((2, 2, 5, 4, 8, 2)).astype(np.float32)
+    if nan:
+        probs[0, 1, 3] = np.nan  # an unfinished run
+    pixels = np.ones((2, 2, 5, 4, 8, 4), np.float32)
+    thumbs = np.zeros((2, 2, 5, 4, 2, 3, 8, 8), np.uint8)
+    meta = {"config": {"separations": [0.2, 0.7], "seeds": [0, 1], "steps": 400},
+            "checkpoint_steps": [0, 100, 200, 300, 400]}
+    return {"probs": probs, "pixels": pixels, "thumbs": thumbs, "meta": meta}
+
+
+RES, RES_NAN = _results(), _results(nan=True)
+RES_NO_PIX = {k: v for k, v in RES.items() if k != "pixels"}
+RES_BAD = dict(RES, probs=RES["probs"][:, :, :3])  # 3 checkpoints in probs, 5 in meta
+FITS = A.late_speed_fit(RES, start=0.0)
+
+good = dict(mu=[1.0, 2.0], sigma=0.3, d=4)
+one_layer = dict(W0=np.eye(2), a=[1.0, 1.0], z=[1.0, 1.0], t=1.0)
+with_bias = dict(W0=np.eye(2), b0=[0.0, 0.0], a=[1.0, 1.0], mean=[0.5, 0.5], z=[1.0, 1.0], t=1.0)
+sim_kw = dict(U0=np.full((2, 2), 0.1), a=A2, eta=0.05, steps=10, x_hat=[1.0, 1.0])
+stats_kw = dict(mu=(1.0, 2.0), sigma=0.1, d=2, n_seeds=2, steps=10)
+phase_kw = dict(mu=(1.0, 2.0), sigma=0.1, d_values=[2], taus=[0.1], n_seeds=2, steps=10)
+train_kw = dict(model=MLP(4, 1), data=DATA, epochs=1)
+sweep_kw = dict(configs=[dict(mu=(1.0, 2.0), sigma=0.1)], d=4, seeds=[0], n_per_cluster=10, epochs=1)
+twin_kw = dict(configs=[dict(mu=(1.0, 2.0), sigma=0.1)], d=4, seeds=[0], n_per_cluster=10)
+clf_kw = dict(cfg=CFG, dcs=[0.3], steps=2, batch=4)
+acc_kw = dict(clf=CLF, cfg=CFG, dcs=[0.3], n_per_class=2)
+setting_kw = dict(name="s", mu=(1.0, 1.5), sigma=0.05, d=3, init_scale=0.2, steps=10, seed=0)
+
+
+def case(func, kwargs, words, exc=VE):
+    return (func, kwargs, exc, words)
+
+
+CASES = [
+    # ------------------------------------------------------------------ sim
+    case(S.std_from_authors_sigma, dict(sigma_authors=-1.0), "sigma_authors"),
+    case(S.std_from_authors_sigma, dict(sigma_authors="0.05"), "sigma_authors"),
+    case(S.second_moment, dict(good, mu=[]), "mu"),
+    case(S.second_moment, dict(good, mu=[1.0, np.nan]), "mu"),
+    case(S.second_moment, dict(good, sigma=[-1.0, 1.0]), "sigma"),
+    case(S.second_moment, dict(good, sigma=[1.0, 1.0, 1.0]), "len(sigma)"),
+    case(S.second_moment, dict(good, d=1.5), "d must"),
+    case(S.second_moment, dict(good, d=True), "d must"),
+    case(S.second_moment, dict(good, d=1), "s = len(mu)"),
+    case(S.second_moment, dict(good, d=10**12), "d = 1000000000000"),
+    case(S.second_moment, dict(good, origin_cluster="yes"), "origin_cluster"),
+    case(S.random_rotation, dict(d=0, generator=torch.Generator()), "d must"),
+    case(S.random_rotation, dict(d=10**5, generator=torch.Generator()), "d must"),
+    case(S.random_rotation, dict(d=3, generator=0), "generator"),
+    case(S.test_points, dict(mu=[1.0] * 40, d=40), "s = len(mu) = 40"),
+    case(S.test_points, dict(mu=[1.0], d=-1), "d must"),
+    case(S.make_sim, dict(good, n_per_cluster=1.5), "n_per_cluster"),
+    case(S.make_sim, dict(good, n_per_cluster=0), "n_per_cluster"),
+    case(S.make_sim, dict(good, n_per_cluster=np.True_), "n_per_cluster"),
+    case(S.make_sim, dict(good, n_per_cluster=10**12), "n_per_cluster = 1000000000000"),
+    case(S.make_sim, dict(good, seed=None), "seed"),
+    case(S.make_sim, dict(good, seed=2**64), "seed"),
+    case(S.make_sim, dict(good, seed=-1), "seed"),
+    case(S.make_sim, dict(good, seed=1.5), "seed"),
+    case(S.make_sim, dict(good, origin_cluster=1), "origin_cluster"),
+    case(S.make_sim, dict(good, rotate="no"), "rotate"),
+    case(S.make_sim, dict(good, truncate=None), "truncate"),
+    case(S.make_sim, dict(good, d=10**4, n_per_cluster=1, rotate=True), "rotate=True needs d"),
+    case(DATA.to_concept, dict(y=np.zeros(4)), "y must"),
+    case(DATA.to_concept, dict(y=torch.zeros(3)), "y must"),
+    case(S.empirical_second_moment, dict(X=torch.zeros(0, 3)), "X must"),
+    case(S.empirical_second_moment, dict(X=[[np.nan, 1.0]]), "X must"),
+    case(S.empirical_second_moment, dict(X=torch.zeros(3)), "X must"),
+    case(S.linear_model_loss, dict(W=torch.eye(3), X=torch.zeros(5, 4)), "W must"),
+    case(S.linear_model_loss, dict(W=torch.eye(4), X=torch.zeros(5, 4, 1)), "X must"),
+    case(S.frobenius_loss, dict(W=torch.eye(2), A=torch.tensor([[1.0, 1.0], [0.0, 1.0]])), "symmetric"),
+    case(S.frobenius_loss, dict(W=torch.eye(2), A=torch.tensor([[1.0, 0.0], [0.0, -1.0]])),
+         "positive semi-definite"),
+    case(S.frobenius_loss, dict(W=torch.eye(2), A=torch.zeros(2, 3)), "A must"),
+    case(S.frobenius_loss, dict(W=torch.eye(3), A=torch.eye(2)), "W must"),
+    # ------------------------------------------------------------------ models
+    case(MLP, dict(d=0), "d must"),
+    case(MLP, dict(d=2.5), "d must"),
+    case(MLP, dict(d=4, depth=0), "depth"),
+    case(MLP, dict(d=4, width=-1), "width"),
+    case(MLP, dict(d=4, activation="tanh"), "activation"),
+    case(MLP, dict(d=4, bias="yes"), "bias"),
+    case(MLP, dict(d=4, init_scale=-1.0), "init_scale"),
+    case(MLP, dict(d=4, init_scale=float("inf")), "init_scale"),
+    case(MLP, dict(d=4, seed=None), "seed"),
+    case(MLP, dict(d=4, seed=2**64), "seed"),
+    case(MLP, dict(d=10**6), "d = 1000000"),
+    case(MLP(4).forward, dict(x=torch.zeros(2, 3)), "x must"),
+    case(MLP(4).forward, dict(x=np.zeros((2, 4))), "x must"),
+    case(MLP(4).forward, dict(x=torch.zeros(2, 4, dtype=torch.float64)), "x must"),
+    case(SymmetricModel, dict(d=3, d_prime=2), "d_prime"),
+    case(SymmetricModel, dict(d=3, init="normal"), "init"),
+    case(SymmetricModel, dict(d=3, init_scale=0.0), "init_scale"),
+    case(SymmetricModel, dict(d=3, seed=-1), "seed"),
+    case(SymmetricModel, dict(d=10**6), "d, d_prime"),
+    case(SymmetricModel(3).forward, dict(x=torch.zeros(2, 2)), "x must"),
+    # ------------------------------------------------------------------ train
+    case(TR.steps_per_epoch, dict(n_samples=0, batch_size=1), "n_samples"),
+    case(TR.steps_per_epoch, dict(n_samples=10, batch_size=1.5), "batch_size"),
+    case(TR.log_steps, dict(n_steps=0), "n_steps"),
+    case(TR.log_steps, dict(n_steps=10, n=0), "n must"),
+    case(TR.log_steps, dict(n_steps=10, n=10**10), "n = 10000000000"),
+    case(TR.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 1), loss="mean"), "target must"),
+    case(TR.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 2), loss="typo"), "loss must"),
+    case(TR.batch_loss, dict(pred=np.zeros((4, 2)), target=torch.zeros(4, 2), loss="mean"), "pred"),
+    case(TR.train, dict(train_kw, lr=-1), "lr must"),
+    case(TR.train, dict(train_kw, lr=float("nan")), "lr must"),
+    case(TR.train, dict(train_kw, lr=True), "lr must"),
+    case(TR.train, dict(train_kw, batch_size=0), "batch_size"),
+    case(TR.train, dict(train_kw, batch_size=1.5), "batch_size"),
+    case(TR.train, dict(train_kw, epochs=1.5), "epochs"),
+    case(TR.train, dict(train_kw, epochs=0), "epochs"),
+    case(TR.train, dict(train_kw, full_batch="yes"), "full_batch"),
+    case(TR.train, dict(train_kw, loss="l1"), "loss must"),
+    case(TR.train, dict(train_kw, shuffle="random"), "shuffle"),
+    case(TR.train, dict(train_kw, record_every=0), "record_every"),
+    case(TR.train, dict(train_kw, record_steps=[0, 1.5]), "record_steps"),
+    case(TR.train, dict(train_kw, record_steps=[-1]), "record_steps"),
+    case(TR.train, dict(train_kw, record_steps=[]), "record_steps"),
+    case(TR.train, dict(train_kw, record_every=1, record_steps=[0]), "record_every or record_steps"),
+    case(TR.train, dict(train_kw, record_train_loss=None), "record_train_loss"),
+    case(TR.train, dict(train_kw, seed=None), "seed"),
+    case(TR.train, dict(train_kw, seed=2**64), "seed"),
+    case(TR.train, dict(train_kw, progress="yes"), "progress"),
+    case(TR.train, dict(train_kw, model=None), "model"),
+    case(TR.train, dict(train_kw, data=None), "data"),
+    case(TR.train, dict(train_kw, model=MLP(3)), "model has d = 3"),
+    case(TR.train, dict(train_kw, epochs=10**9, record_every=1), "record_every = 1"),
+    case(TR.train_batched, dict(models=[], data=DATA), "models"),
+    case(TR.train_batched, dict(models=[MLP(4)], data=[DATA, DATA]), "data must"),
+    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, seed=[0, 1]), "seed must"),
+    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, seed=[-1]), "seed"),
+    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, lr=0), "lr must"),
+    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, record_train_loss="no"), "record_train_loss"),
+    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, progress=1), "progress"),
+    # ------------------------------------------------------------------ observations
+    case(O.authors_sigma_label, dict(sigma=-1.0), "sigma"),
+    case(O.authors_sigma_label, dict(sigma="abc"), "sigma"),
+    case(O.authors_sigma_label, dict(sigma=[[0.1]]), "sigma"),
+    case(O.record_grid, dict(n_steps=0), "n_steps"),
+    case(O.record_grid, dict(n_steps=100, every=0), "every"),
+    case(O.record_grid, dict(n_steps=100, n_log=0), "n_log"),
+    case(O.record_grid, dict(n_steps=10**12), "n_steps = 1000000000000"),
+    case(O.run_sweep, dict(sweep_kw, configs=[]), "configs"),
+    case(O.run_sweep, dict(sweep_kw, configs=[dict(mu=(1.0, 2.0))]), "keys 'mu' and 'sigma'"),
+    case(O.run_sweep, dict(sweep_kw, configs=[dict(mu=(1.0, -2.0), sigma=0.1)]), "configs[0]"),
+    case(O.run_sweep, dict(sweep_kw, configs=[dict(mu=(1.0, 2.0), sigma=0.1), dict(mu=(1.0,), sigma=0.1)]),
+         "same number of concepts"),
+    case(O.run_sweep, dict(sweep_kw, seeds=[0, 0]), "seeds must not repeat"),
+    case(O.run_sweep, dict(sweep_kw, seeds=[None]), "seeds[0]"),
+    case(O.run_sweep, dict(sweep_kw, seeds=[]), "seeds"),
+    case(O.run_sweep, dict(sweep_kw, d=1.5), "d must"),
+    case(O.run_sweep, dict(sweep_kw, depth=0), "depth"),
+    case(O.run_sweep, dict(sweep_kw, width=0), "width"),
+    case(O.run_sweep, dict(sweep_kw, activation="tanh"), "activation"),
+    case(O.run_sweep, dict(sweep_kw, bias=1), "bias"),
+    case(O.run_sweep, dict(sweep_kw, origin_cluster="yes"), "origin_cluster"),
+    case(O.run_sweep, dict(sweep_kw, rotate=None), "rotate"),
+    case(O.run_sweep, dict(sweep_kw, truncate=1), "truncate"),
+    case(O.run_sweep, dict(sweep_kw, n_per_cluster=1.5), "n_per_cluster"),
+    case(O.run_sweep, dict(sweep_kw, n_per_cluster=10**9), "needs about"),
+    case(O.run_sweep, dict(sweep_kw, lr=0), "lr must"),
+    case(O.run_sweep, dict(sweep_kw, batch_size=0), "batch_size"),
+    case(O.run_sweep, dict(sweep_kw, epochs=0), "epochs"),
+    case(O.run_sweep, dict(sweep_kw, full_batch=None), "full_batch"),
+    case(O.run_sweep, dict(sweep_kw, loss="x"), "loss must"),
+    case(O.run_sweep, dict(sweep_kw, record_every=0), "record_every"),
+    case(O.run_sweep, dict(sweep_kw, progress="x"), "progress"),
+    case(O.progress_along_concepts, dict(rec=None), "rec must"),
+    case(O.progress_along_concepts, dict(rec=DIVERGED), "diverged"),
+    case(O.learning_times, dict(rec=REC, frac=0), "frac"),
+    case(O.learning_times, dict(rec=REC, frac=float("nan")), "frac"),
+    case(O.learning_times, dict(rec=REC, frac="half"), "frac"),
+    case(O.learning_times, dict(rec=DIVERGED), "diverged"),
+    case(O.displacement_per_interval, dict(rec=REC, n_intervals=0), "n_intervals"),
+    case(O.displacement_per_interval, dict(rec=DIVERGED), "diverged"),
+    case(O.displacement_per_interval, dict(rec=REC, n_intervals=10**11), "n_intervals = 100000000000"),
+    case(O.marker_indices, dict(rec=REC, n_markers=1.5), "n_markers"),
+    case(O.marker_indices, dict(rec="x"), "rec must"),
+    case(O.loss_rise, dict(test_loss=[1.0]), "test_loss"),
+    case(O.loss_rise, dict(test_loss=[1.0, np.nan]), "test_loss"),
+    case(O.loss_rise, dict(test_loss=[[1.0, 2.0]]), "test_loss"),
+    case(O.loss_rise, dict(test_loss=[1.0, 2.0], scale=0.0), "scale"),
+    case(O.loss_rise, dict(test_loss=[1.0, 2.0], scale=float("nan")), "scale"),
+    case(O.loss_rise, dict(test_loss=[1.0, 2.0], scale="x"), "scale"),
+    case(O.record_rise, dict(rec=DIVERGED), "diverged"),
+    case(O.seed_statistics, dict(records=[], threshold=0.1), "records"),
+    case(O.seed_statistics, dict(records=REC, threshold=0.1), "records"),
+    case(O.seed_statistics, dict(records=[REC], threshold=-1.0), "threshold"),
+    case(O.seed_statistics, dict(records=[REC, DIVERGED], threshold=0.1), "records[1]"),
+    case(O.permutation_pvalue, dict(x=[], y=[1.0]), "x and y"),
+    case(O.permutation_pvalue, dict(x=[np.nan], y=[1.0]), "x and y"),
+    case(O.permutation_pvalue, dict(x=[1.0], y=[1.0], n_resamples=0), "n_resamples"),
+    case(O.permutation_pvalue, dict(x=[1.0], y=[1.0], seed=None), "seed"),
+    case(O.permutation_pvalue, dict(x=[1.0], y=[1.0], n_resamples=10**10), "n_resamples = 10000000000"),
+    case(O.end_gap, dict(rec=DIVERGED), "diverged"),
+    case(O.comparable_pairs, dict(test_index=IDX13), "4096 rows"),
+    case(O.comparable_pairs, dict(test_index=[[0, 2]]), "test_index"),
+    case(O.comparable_pairs, dict(test_index=[0, 1]), "test_index"),
+    case(O.order_property, dict(rec=REC, skip_initial="yes"), "skip_initial"),
+    case(O.order_property, dict(rec=REC, exclude_origin=None), "exclude_origin"),
+    case(O.order_property, dict(rec=DIVERGED), "diverged"),
+    case(O.fig2c_runs, dict(d=2.0, seeds=[0]), "d must be one of"),
+    case(O.fig2c_runs, dict(d=5, seeds=[0]), "d must be one of"),
+    case(O.fig2c_runs, dict(d=2, seeds=[0], depth=0), "depth"),
+    case(O.a_diagonal, dict(rec=REC), "rec.config"),
+    case(O.a_diagonal, dict(rec=None), "rec must"),
+    case(O.truncation_twins, dict(twin_kw, seeds=[0, 0]), "seeds must not repeat"),
+    case(O.truncation_twins, dict(twin_kw, lr=-1), "lr must"),
+    case(O.truncation_twins, dict(twin_kw, d=0), "d must"),
+    case(O.truncation_twins, dict(twin_kw, n_per_cluster=0), "n_per_cluster"),
+    case(O.truncation_twins, dict(twin_kw, depth=1.5), "depth"),
+    case(O.truncation_twins, dict(twin_kw, origin_cluster=None), "origin_cluster"),
+    # ------------------------------------------------------------------ theory
+    case(T.one_layer_output, dict(one_layer, t=-1.0), "t must"),
+    case(T.one_layer_output, dict(one_layer, t=np.nan), "t must"),
+    case(T.one_layer_output, dict(one_layer, W0=np.eye(3)), "W0"),
+    case(T.one_layer_output, dict(one_layer, W0=np.full((2, 2), np.inf)), "W0"),
+    case(T.one_layer_output, dict(one_layer, z=[1.0, np.nan]), "z must"),
+    case(T.one_layer_output, dict(one_layer, a=[-1.0, 1.0]), "a must"),
+    case(T.authors_a, dict(mu=[1.0, 2.0], sigma=0.1, d=1), "d >= s"),
+    case(T.authors_a, dict(mu=[1.0, 2.0], sigma=[0.1], d=2), "sigma"),
+    case(T.authors_a, dict(mu=[np.nan], sigma=0.1, d=2), "mu"),
+    case(T.authors_a, dict(mu=[1.0], sigma=0.1, d=10**12), "d = 1000000000000"),
+    case(T.dynamics_a, dict(mu=[1.0], sigma=0.1, d=2, matrix="other"), "matrix"),
+    case(T.dynamics_a, dict(mu=[1.0], sigma=0.1, d=2, origin_cluster=True), "origin_cluster"),
+    case(T.dynamics_a, dict(mu=[1.0], sigma=0.1, d=2, origin_cluster="yes"), "origin_cluster"),
+    case(T.u_step_to_w_eta, dict(lr=0.0), "lr"),
+    case(T.symmetric_step, dict(W=np.eye(3), a=A2, eta=0.1), "W must"),
+    case(T.symmetric_step, dict(W=np.eye(2), a=A2, eta=-1.0), "eta"),
+    case(T.symmetric_step, dict(W=np.full((2, 2), np.nan), a=A2, eta=0.1), "W must"),
+    case(T.gsn_terms, dict(W=np.eye(2), a=[]), "a must"),
+    case(T.gsn_terms, dict(W=np.eye(2, 3), a=A2), "W must"),
+    case(SYM_BATCH.pick, dict(b=5), "b must"),
+    case(SYM.pick, dict(b=0), "batched record"),
+    case(T.simulate_symmetric, dict(sim_kw, U0=np.eye(3)), "U0"),
+    case(T.simulate_symmetric, dict(sim_kw, steps=0), "steps"),
+    case(T.simulate_symmetric, dict(sim_kw, steps=1.5), "steps"),
+    case(T.simulate_symmetric, dict(sim_kw, record_every=0), "record_every"),
+    case(T.simulate_symmetric, dict(sim_kw, iterate="V"), "iterate"),
+    case(T.simulate_symmetric, dict(sim_kw, x_hat=[1.0]), "x_hat"),
+    case(T.simulate_symmetric, dict(sim_kw, eta=np.inf), "eta"),
+    case(T.simulate_symmetric, dict(sim_kw, progress="no"), "progress"),
+    case(T.simulate_symmetric, dict(sim_kw, steps=10**10), "steps = 10000000000"),
+    case(T.loss_turning_points, dict(loss=[1.0], tol=0.1), "loss must"),
+    case(T.loss_turning_points, dict(loss=[1.0, np.nan], tol=0.1), "loss must"),
+    case(T.loss_turning_points, dict(loss=[1.0, 2.0], tol=-1.0), "tol"),
+    case(T.detect_stages, dict(record=SYM_BATCH, s=2), "single trajectory"),
+    case(T.detect_stages, dict(record=None, s=2), "record must"),
+    case(T.detect_stages, dict(record=SYM, s=0), "s must"),
+    case(T.detect_stages, dict(record=SYM, s=5), "s must"),
+    case(T.detect_stages, dict(record=SYM, s=2, growth_level=np.nan), "growth_level"),
+    case(T.detect_stages, dict(record=SYM, s=2, rel_tol=-1.0), "rel_tol"),
+    case(T.detect_stages, dict(record=SYM, s=2, suppression_drop=0.0), "suppression_drop"),
+    case(T.count_descents, dict(test_loss=[[1.0, np.nan]]), "test_loss"),
+    case(T.count_descents, dict(test_loss=np.zeros((2, 2, 2))), "test_loss"),
+    case(T.count_descents, dict(test_loss=[1.0, 2.0], rel_tol=-1.0), "rel_tol"),
+    case(T.check_assumptions, dict(a=A2, omega=0.0, eta=0.01), "omega"),
+    case(T.check_assumptions, dict(a=A2, omega=0.01, eta=0.0), "eta"),
+    case(T.check_assumptions, dict(a=A2, omega=0.01, eta=0.01, beta=0.5), "beta"),
+    case(T.check_assumptions, dict(a=A2, omega=0.01, eta=0.01, d=0), "d must"),
+    case(T.check_assumptions, dict(a=A2, omega=0.01, eta=0.01, K=10.0), "K must"),
+    case(T.check_assumptions, dict(a=A2, omega=0.01, eta=0.01, P=1.0), "P must"),
+    case(T.check_assumptions, dict(a=A2, omega=0.01, eta=0.01, kappa=1.0), "kappa"),
+    case(T.check_assumptions, dict(a=A2, omega=0.01, eta=0.01, C=-1.0), "C must"),
+    case(T.check_assumptions, dict(a=[0.0, 0.0], omega=0.01, eta=0.01), "a must"),
+    case(T.initial_U, dict(d=3, seeds=[]), "seeds"),
+    case(T.initial_U, dict(d=3, seeds=[1.5]), "seeds[0]"),
+    case(T.initial_U, dict(d=3, seeds=None), "seeds"),
+    case(T.initial_U, dict(d=3, seeds=2**64), "seeds"),
+    case(T.initial_U, dict(d=0, seeds=[0]), "d must"),
+    case(T.initial_U, dict(d=3, seeds=[0], d_prime=2), "d_prime"),
+    case(T.initial_U, dict(d=3, seeds=[0], init="x"), "init"),
+    case(T.initial_U, dict(d=3, seeds=[0], init_scale=0.0), "init_scale"),
+    case(T.initial_U, dict(d=3, seeds=range(10**9)), "1000000000 seeds"),
+    case(T.one_layer_output_with_bias, dict(with_bias, b0=[1.0]), "b0"),
+    case(T.one_layer_output_with_bias, dict(with_bias, mean=[np.nan, 0.0]), "mean"),
+    case(T.one_layer_output_with_bias, dict(with_bias, t=-1.0), "t must"),
+    case(T.one_layer_output_with_bias, dict(with_bias, W0=np.zeros((2, 2, 2))), "W0"),
+    case(T.descent_statistics, dict(stats_kw, n_seeds=0), "n_seeds"),
+    case(T.descent_statistics, dict(stats_kw, rel_tol=-1.0), "rel_tol"),
+    case(T.descent_statistics, dict(stats_kw, eta=0.0), "eta"),
+    case(T.descent_statistics, dict(stats_kw, steps=0), "steps"),
+    case(T.descent_statistics, dict(stats_kw, iterate="x"), "iterate"),
+    case(T.descent_statistics, dict(stats_kw, matrix="x"), "matrix"),
+    case(T.descent_statistics, dict(stats_kw, init="x"), "init"),
+    case(T.descent_statistics, dict(stats_kw, record_every=0), "record_every"),
+    case(T.TheorySetting, dict(setting_kw, name=1), "name"),
+    case(T.TheorySetting, dict(setting_kw, mu=(-1.0,)), "mu"),
+    case(T.TheorySetting, dict(setting_kw, d=1), "d >= s"),
+    case(T.TheorySetting, dict(setting_kw, init_scale=0.0), "init_scale"),
+    case(T.TheorySetting, dict(setting_kw, steps=0), "steps"),
+    case(T.TheorySetting, dict(setting_kw, seed=-1), "seed"),
+    case(T.TheorySetting, dict(setting_kw, eta=0.0), "eta"),
+    case(T.TheorySetting, dict(setting_kw, origin_cluster="no"), "origin_cluster"),
+    case(SETTING.run, dict(matrix="x"), "matrix"),
+    case(SETTING.run, dict(steps=0), "steps"),
+    case(SETTING.run, dict(iterate="x", steps=5), "iterate"),
+    case(SETTING.run, dict(record_every=0, steps=5), "record_every"),
+    case(SETTING.U0, dict(seeds=[-1]), "seeds[0]"),
+    case(SETTING.a, dict(matrix="x"), "matrix"),
+    case(SETTING.statistics, dict(n_seeds=0), "n_seeds"),
+    case(T.growth_in_descents, dict(stages=None), "stages"),
+    case(T.growth_in_descents, dict(stages=STAGES, loss_stages="x"), "loss_stages"),
+    case(T.shrink_fraction, dict(record=SYM, t0=1.0, t1=0.0, i=0, j=1), "t0 must be <= t1"),
+    case(T.shrink_fraction, dict(record=SYM, t0=0.0, t1=1.0, i=5, j=1), "i must"),
+    case(T.shrink_fraction, dict(record=SYM, t0=0.0, t1=1.0, i=0, j=1.5), "j must"),
+    case(T.shrink_fraction, dict(record=SYM, t0=np.nan, t1=1.0, i=0, j=1), "t0"),
+    case(T.shrink_fraction, dict(record=SYM_BATCH, t0=0.0, t1=1.0, i=0, j=1), "single trajectory"),
+    case(T.escape_time, dict(record=SYM, p=5), "p must"),
+    case(T.escape_time, dict(record=SYM, p=1.5), "p must"),
+    case(T.escape_time, dict(record=SYM, level=1.0), "level"),
+    case(T.escape_time, dict(record=SYM, level=np.nan), "level"),
+    case(T.escape_time, dict(record=None), "record must"),
+    case(T.phase_diagram, dict(phase_kw, d_values=[]), "d_values"),
+    case(T.phase_diagram, dict(phase_kw, d_values=[2.5]), "d_values[0]"),
+    case(T.phase_diagram, dict(phase_kw, taus=[-1.0]), "taus[0]"),
+    case(T.phase_diagram, dict(phase_kw, taus=[]), "taus"),
+    case(T.phase_diagram, dict(phase_kw, n_seeds=0), "n_seeds"),
+    case(T.phase_diagram, dict(phase_kw, steps=0), "steps"),
+    case(T.phase_diagram, dict(phase_kw, matrix="x"), "matrix"),
+    case(T.phase_diagram, dict(phase_kw, eta=0.0), "eta"),
+    case(T.phase_diagram, dict(phase_kw, rel_tol=-1.0), "rel_tol"),
+    case(T.phase_diagram, dict(phase_kw, mu=(1.0, 2.0, 3.0)), "d >= s"),
+    # ------------------------------------------------------------------ plotting
+    case(P.plot_sim_3d, dict(data=None), "data"),
+    case(P.plot_sim_3d, dict(data=DATA, ax=AX), "ax must"),
+    case(P.plot_sim_3d, dict(data=DATA, max_points=0), "max_points"),
+    case(P.plot_sim_3d, dict(data=DATA, seed=-1), "seed"),
+    case(P.plot_trajectory, dict(ax=None, trajectory=np.zeros((5, 2))), "ax must"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros(5)), "trajectory"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.full((5, 2), np.nan)), "trajectory"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 0)), "dims"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 5)), "dims[1]"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=0), "n_markers"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=10**10), "n_markers"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[10]), "marker_steps"),
+    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[1.5]), "marker_steps"),
+    case(P.mark_concept_plane, dict(ax=AX, mu=[1.0]), "dims[1]"),
+    case(P.mark_concept_plane, dict(ax=AX, mu=[[1.0, 2.0]]), "mu must"),
+    case(P.mark_concept_plane, dict(ax=AX, mu=[1.0, 2.0], dims=(0,)), "dims"),
+    case(P.mark_concept_plane, dict(ax="x", mu=[1.0, 2.0]), "ax must"),
+    case(P.plot_entry_types, dict(d=100, s=2), "d must"),
+    case(P.plot_entry_types, dict(d=3, s=0), "s must"),
+    case(P.plot_entry_types, dict(d=3, s=5), "s must"),
+    case(P.plot_entry_types, dict(d=3, s=2, group=1.5), "group"),
+    case(P.plot_entry_types, dict(d=3, s=2, ax="x"), "ax must"),
+    case(P.shade_loss_segments, dict(ax=AX, stages=None), "stages"),
+    case(P.shade_loss_segments, dict(ax=AX, stages=STAGES, alpha=2.0), "alpha"),
+    case(P.plot_jacobian_entries, dict(ax=AX, record=SYM, s=0), "s must"),
+    case(P.plot_jacobian_entries, dict(ax=AX, record=SYM_BATCH, s=2), "single trajectory"),
+    case(P.plot_jacobian_entries, dict(ax=AX, record=SYM, s=2, max_minor=-1), "max_minor"),
+    case(P.plot_jacobian_entries, dict(ax=AX, record=SYM, s=2, loss_scale=0.0), "loss_scale"),
+    case(P.plot_jacobian_entries, dict(ax=AX, record=SYM, s=2, logx="yes"), "logx"),
+    case(P.plot_output_trajectory, dict(ax=AX, record=SYM, mu=[1.0] * 4), "mu has 4"),
+    case(P.plot_output_trajectory, dict(ax=AX, record=SYM, mu=[1.0, 1.0], dims=(0, 2)), "dims[1]"),
+    case(P.plot_output_trajectory, dict(ax=AX, record=SYM, mu=[1.0, 1.0], centres="yes"), "centres"),
+    case(P.plot_output_trajectory, dict(ax=AX, record=None, mu=[1.0, 1.0]), "record must"),
+    case(P.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=[]), "labels"),
+    case(P.plot_sweep_trajectories, dict(ax=AX, records=[DIVERGED], labels=["x"]), "diverged"),
+    case(P.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], n_markers=0), "n_markers"),
+    case(P.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], legend="x"), "legend"),
+    case(P.plot_test_losses, dict(ax=AX, records=[REC, REC], labels=["a"]), "labels"),
+    case(P.plot_test_losses, dict(ax=AX, records=[REC], labels=["a"], logx=None), "logx"),
+    case(P.plot_test_losses, dict(ax=AX, records=None, labels=["a"]), "records"),
+    case(P.hypercube_layout, dict(test_index=[[0, 2]]), "test_index"),
+    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0]), "losses"),
+    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0, 1.0, np.nan, 1.0]), "losses"),
+    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, vmax=0.0), "vmax"),
+    case(P.plot_hypercube, dict(ax=AX, test_index=IDX9, losses=np.zeros(512)), "test_index"),
+    # ------------------------------------------------------------------ widgets
+    case(W.sim_data_explorer, dict(mu=(1.0, 2.0)), "mu must"),
+    case(W.sim_data_explorer, dict(mu=(1.0, 2.0, 5.0)), "mu must"),
+    case(W.sim_data_explorer, dict(sigma=(0.1, 0.1, 2.0)), "sigma must"),
+    case(W.sim_data_explorer, dict(n_per_cluster=0), "n_per_cluster"),
+    case(W.sim_data_explorer, dict(n_per_cluster=10**6), "n_per_cluster"),
+    case(W.symmetric_dynamics_explorer, dict(mu=(1.0, 1.5, 2.0)), "mu must"),
+    case(W.symmetric_dynamics_explorer, dict(mu=(0.1, 1.0)), "mu must"),
+    case(W.symmetric_dynamics_explorer, dict(sigma=2.0), "sigma"),
+    case(W.symmetric_dynamics_explorer, dict(init_scale=2.0), "init_scale"),
+    case(W.symmetric_dynamics_explorer, dict(seed=-1), "seed"),
+    case(W.symmetric_dynamics_explorer, dict(seed=2**31), "seed"),
+    case(W.symmetric_dynamics_explorer, dict(seed=1.5), "seed"),
+    case(W.symmetric_dynamics_explorer, dict(steps=0), "steps"),
+    case(W.symmetric_dynamics_explorer, dict(steps=10**7), "steps"),
+    case(W.symmetric_dynamics_explorer, dict(eta=0.0), "eta"),
+    case(W.trajectory_explorer, dict(n_per_cluster=0), "n_per_cluster"),
+    case(W.trajectory_explorer, dict(epochs=1.5), "epochs"),
+    case(W.trajectory_explorer, dict(seed=None), "seed"),
+    # ------------------------------------------------------------------ diffusion: concept space
+    case(CS.class_point, dict(probs=np.zeros((4, 3))), "probs"),
+    case(CS.class_point, dict(probs=np.zeros((0, 2))), "probs"),
+    case(CS.class_point, dict(probs=[[2.0, 0.0]]), "probs"),
+    case(CS.class_point, dict(probs=[[np.nan, 0.0]]), "probs"),
+    case(CS.concept_mse, dict(points=np.zeros((3, 3))), "points"),
+    case(CS.concept_mse, dict(points=np.zeros((3, 2)), target=[1.0, 1.0, 1.0]), "target"),
+    case(CS.concept_speed, dict(points=np.zeros((3, 2)), steps=[0, 1]), "steps"),
+    case(CS.concept_speed, dict(points=np.zeros((3, 2)), steps=[0, 0, 1]), "steps"),
+    case(CS.concept_speed, dict(points=np.full((3, 2), np.nan), steps=[0, 1, 2]), "points"),
+    case(CS.fit_exponential, dict(t=[1.0, 2.0, 3.0], y=[1.0, 2.0]), "y must"),
+    case(CS.fit_exponential, dict(t=[1.0, 2.0, 3.0], y=[-1.0, -1.0, -1.0]), "y must"),
+    case(CS.fit_exponential, dict(t=[np.nan, 2.0, 3.0], y=[1.0, 1.0, 1.0]), "t must"),
+    case(CS.pixel_measure, dict(images=np.zeros((2, 3, 8))), "images"),
+    case(CS.pixel_measure, dict(images=np.full((1, 3, 8, 8), 2.0)), "images"),
+    case(CS.pixel_measure, dict(images=np.zeros((0, 3, 8, 8))), "images"),
+    case(CS.pixel_point, dict(measure=np.zeros((3, 8))), "measure"),
+    case(CS.pixel_point, dict(measure=np.zeros((0, 4))), "measure"),
+    # ------------------------------------------------------------------ diffusion: classifier
+    case(C.ConceptClassifier, dict(width=0), "width"),
+    case(C.ConceptClassifier, dict(width=1.5), "width"),
+    case(C.ConceptClassifier, dict(width="16"), "width"),
+    case(C.ConceptClassifier, dict(width=10**6), "width"),
+    case(CLF.forward, dict(images=torch.zeros(2, 1, 8, 8)), "images"),
+    case(CLF.probabilities, dict(images=torch.zeros(0, 3, 8, 8)), "images"),
+    case(CLF.probabilities, dict(images=torch.zeros(1, 3, 8, 8), batch=0), "batch"),
+    case(C.labelled_batch, dict(cfg=None, n=4, rng=RNG), "cfg"),
+    case(C.labelled_batch, dict(cfg=CFG, n=0, rng=RNG), "n must"),
+    case(C.labelled_batch, dict(cfg=CFG, n=10**12, rng=RNG), "n = 1000000000000"),
+    case(C.labelled_batch, dict(cfg=CFG, n=4, rng=0), "rng"),
+    case(C.labelled_batch, dict(cfg=CFG, n=4, rng=RNG, dcs=[2.0]), "dcs"),
+    case(C.labelled_batch, dict(cfg=CFG, n=4, rng=RNG, test_fraction=2.0), "test_fraction"),
+    case(C.train_classifier, dict(clf_kw, steps=0), "steps"),
+    case(C.train_classifier, dict(clf_kw, batch=0), "batch"),
+    case(C.train_classifier, dict(clf_kw, lr=0.0), "lr"),
+    case(C.train_classifier, dict(clf_kw, seed=-1), "seed"),
+    case(C.train_classifier, dict(clf_kw, width=0), "width"),
+    case(C.train_classifier, dict(clf_kw, progress="x"), "progress"),
+    case(C.train_classifier, dict(clf_kw, dcs=[]), "dcs"),
+    case(C.train_classifier, dict(clf_kw, cfg="x"), "cfg"),
+    case(C.train_classifier, dict(clf_kw, lr=1e6, steps=5), "diverged"),
+    case(C.accuracy_by_class, dict(acc_kw, clf=None), "clf"),
+    case(C.accuracy_by_class, dict(acc_kw, n_per_class=0), "n_per_class"),
+    case(C.accuracy_by_class, dict(acc_kw, n_per_class=10**9), "n_per_class = 1000000000"),
+    case(C.accuracy_by_class, dict(acc_kw, seed=None), "seed"),
+    case(C.accuracy_by_class, dict(acc_kw, dcs="x"), "dcs"),
+    # ------------------------------------------------------------------ diffusion: analysis
+    case(A.trajectories, dict(res={}), "res must"),
+    case(A.trajectories, dict(res=RES_NAN), "unfinished"),
+    case(A.trajectories, dict(res=RES_BAD), "res['probs']"),
+    case(A.mean_trajectories, dict(res=None), "res must"),
+    case(A.pixel_trajectories, dict(res=RES_NO_PIX), "pixels"),
+    case(A.pixel_mse, dict(res=RES_NO_PIX), "pixels"),
+    case(A.valid_fraction, dict(res={}), "res must"),
+    case(A.mse_curves, dict(res=RES_BAD), "res['probs']"),
+    case(A.crossing_step, dict(steps=[0, 1], y=[0.0]), "y must"),
+    case(A.crossing_step, dict(steps=[0, 1], y=[0.0, 1.0], level=np.nan), "level"),
+    case(A.crossing_step, dict(steps=[1, 0], y=[0.0, 1.0]), "steps"),
+    case(A.concept_contrasts, dict(res=RES_NAN), "unfinished"),
+    case(A.learning_order, dict(res=RES, level=2.0), "level"),
+    case(A.learning_order, dict(res=RES, level="x"), "level"),
+    case(A.learning_order_per_seed, dict(res=RES, level=np.nan), "level"),
+    case(A.mse_rise, dict(mse=[1.0]), "mse"),
+    case(A.mse_rise, dict(mse=[np.nan, 1.0]), "mse"),
+    case(A.bend, dict(res=RES, level=-1.0), "level"),
+    case(A.bend, dict(res=RES_NAN), "unfinished"),
+    case(A.speed, dict(res=RES, cls=4), "cls"),
+    case(A.speed, dict(res=RES, cls=1.5), "cls"),
+    case(A.speed_noise_floor, dict(res=RES, cls=-1), "cls"),
+    case(A.late_speed_fit, dict(res=RES, start=1.5), "start"),
+    case(A.late_speed_fit, dict(res=RES, start="late"), "start"),
+    case(A.late_speed_fit, dict(res=RES, cls=9), "cls"),
+    case(A.late_speed_fit, dict(res=RES, level=5.0), "level"),
+    case(A.per_seed_rises, dict(res=RES, level=2.0), "level"),
+    case(A.joint_accuracy, dict(res=RES, cls=7), "cls"),
+    # ------------------------------------------------------------------ diffusion: plots, explorer
+    case(DP.plot_image_grid, dict(images=np.zeros((2, 3, 8, 8))), "images"),
+    case(DP.plot_image_grid, dict(images=np.zeros((2, 1, 3, 8, 8)), row_labels=["a"]), "row_labels"),
+    case(DP.plot_image_grid, dict(images=np.zeros((2, 1, 3, 8, 8)), ax="x"), "ax must"),
+    case(DP.plot_trajectories, dict(res=RES, axes=[AX]), "axes"),
+    case(DP.plot_trajectories, dict(res=RES, axes=[AX, AX], seed_lines="x"), "seed_lines"),
+    case(DP.plot_trajectories, dict(res=RES_NAN), "unfinished"),
+    case(DP.plot_mse, dict(res=RES, ax="x"), "ax must"),
+    case(DP.plot_mse, dict(res={}), "res must"),
+    case(DP.plot_speed, dict(res=RES, fits=[]), "fits"),
+    case(DP.plot_speed, dict(res=RES, fits=[dict(FITS[0], rate=np.nan), FITS[1]]), "fits[0]"),
+    case(DP.plot_speed, dict(res=RES, fits=FITS, ax="x"), "ax must"),
+    case(sweep_explorer, dict(res=RES, dc_index=5), "dc_index"),
+    case(sweep_explorer, dict(res=RES, seed_index=-1), "seed_index"),
+    case(sweep_explorer, dict(res=RES, checkpoint=99), "checkpoint"),
+    case(sweep_explorer, dict(res=RES, checkpoint=1.5), "checkpoint"),
+    case(sweep_explorer, dict(res=RES_NO_PIX | {"thumbs": np.zeros(3)}), "thumbs"),
+    case(sweep_explorer, dict(res={}), "res must"),
+]
+
+
+def _id(c) -> str:
+    func, kwargs = c[0], c[1]
+    name = getattr(func, "__qualname__", getattr(func, "__name__", "call"))
+    return f"{name}-{','.join(kwargs)}"
+
+
+@pytest.mark.parametrize("func, kwargs, exc, words", CASES, ids=[_id(c) for c in CASES])
+def test_bad_input_names_the_argument(func, kwargs, exc, words):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingDiverged)
+        with pytest.raises(exc) as info:
+            func(**kwargs)
+    assert words in str(info.value), str(info.value)
+
+
+# --------------------------------------------------------------- a diverged run is reported
+def test_diverged_run_is_reported_not_summarised():
+    data = S.make_sim([2.0, 4.0], 0.224, 2, 200, origin_cluster=True)
+    with pytest.warns(TrainingDiverged, match=r"diverged.*after step \d+ with lr = 1.0"):
+        rec = TR.train(MLP(2, 4, width=4), data, lr=1.0, epochs=3)
+    assert isinstance(rec.config["diverged_at_step"], int)
+    assert np.isnan(rec.test_loss[-1])  # the record shows it; the metrics refuse it
+    with pytest.raises(ValueError, match="diverged after step"):
+        O.learning_times(rec)
+    with pytest.raises(ValueError, match="diverged after step"):
+        O.record_rise(rec)
+    with pytest.warns(TrainingDiverged, match=r"in run\(s\) \[0"):
+        recs = TR.train_batched([MLP(2, 4, width=4), MLP(2, 4, width=4, seed=1)], data, lr=1.0, epochs=3)
+    assert recs[0].config["diverged_at_step"] is not None
+
+
+def test_no_warning_for_a_healthy_run():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingDiverged)
+        rec = TR.train(MLP(4, 1), DATA, epochs=2, batch_size=10)
+    assert rec.config["diverged_at_step"] is None
+
+
+# --------------------------------------------------------------- valid borderline inputs
+BORDERLINE = [
+    (S.make_sim, dict(mu=[0.0, 1.0], sigma=0.0, d=2, n_per_cluster=1, seed=2**32 - 1)),
+    (S.make_sim, dict(mu=np.array([1.0]), sigma=np.float32(0.1), d=np.int64(1), n_per_cluster=np.int32(2),
+                      origin_cluster=np.True_, seed=np.uint8(3))),
+    (S.frobenius_loss, dict(W=torch.eye(2), A=S.empirical_second_moment(DATA.X[:, :2]))),
+    (MLP, dict(d=np.int64(3), init_scale=0.0)),
+    (TR.train, dict(model=MLP(4), data=DATA, epochs=1, batch_size=10**6, record_steps=np.array([0, 1]))),
+    (O.learning_times, dict(rec=REC, frac=1.0)),
+    (O.loss_rise, dict(test_loss=[1.0, 1.0])),
+    (O.comparable_pairs, dict(test_index=[[0], [1]])),
+    (T.simulate_symmetric, dict(U0=np.full((2, 1), 0.1), a=A2, eta=0.01, steps=1, x_hat=[1.0, 0.0])),
+    (T.initial_U, dict(d=2, seeds=np.int64(5))),
+    (T.one_layer_output, dict(one_layer, t=0)),
+    (CS.class_point, dict(probs=[[0.0, 1.0]])),
+    (A.crossing_step, dict(steps=[0, 1], y=[1.0, 1.0])),
+    (A.late_speed_fit, dict(res=RES, start=0.0)),
+    (W.symmetric_dynamics_explorer, dict(seed=500, steps=10)),
+    (sweep_explorer, dict(res=RES, dc_index=1, seed_index=1, checkpoint=0)),
+]
+
+
+@pytest.mark.parametrize("func, kwargs", BORDERLINE, ids=[_id(c) for c in BORDERLINE])
+def test_valid_borderline_input_still_works(func, kwargs):
+    func(**kwargs)
+    plt.close("all")
+
+
+def test_comparable_pairs_matches_the_definition():
+    V = (np.arange(2**4)[:, None] >> np.arange(3, -1, -1)) & 1
+    want = [(i, j) for i in range(16) for j in range(16) if i != j and np.all(V[i] <= V[j])]
+    assert O.comparable_pairs(V) == want
