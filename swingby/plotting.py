@@ -45,6 +45,19 @@ def _records_labels(records, labels) -> tuple[list, list]:
     return records, labels
 
 
+def _style(color=None, title=None, cmap=None) -> None:
+    """A matplotlib colour (or None), a str title (or None), a colormap name (or None)."""
+    from matplotlib.colors import is_color_like
+
+    if color is not None and not is_color_like(color):
+        raise ValueError(f"color must be a matplotlib colour (a name such as 'tab:red', '#rrggbb' or "
+                         f"an RGB tuple), got {color!r}")
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f"title must be a str or None, got {title!r}")
+    if cmap is not None:
+        plt.get_cmap(cmap)  # a ValueError naming cmap and the allowed names
+
+
 def _symmetric_record(record):
     from swingby.theory import _single_record
 
@@ -97,6 +110,7 @@ def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=No
     ``marker_steps``, indices of the rows to mark).
     """
     _axes(ax)
+    _style(color=color)
     trajectory = _checks.array("trajectory", trajectory, ndim=2)
     i, j = _dims(dims, trajectory.shape[1])
     if marker_steps is None:
@@ -177,6 +191,7 @@ def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
 
     _axes(ax)
     _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    _style(color=color)
     alpha = _checks.number("alpha", alpha, low=0, high=1)
     for k, (_, t0, t1, _, _) in enumerate(stages.ascents):
         ax.axvspan(t0, t1, color=color, alpha=alpha, lw=0, label="test loss rises" if k == 0 else None)
@@ -198,6 +213,10 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
     max_minor = _checks.integer("max_minor", max_minor, low=0)
     loss_scale = _checks.positive_float("loss_scale", loss_scale)
     logx = _checks.flag("logx", logx)
+    if stages is not None:
+        from swingby.theory import Stages
+
+        _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages) or None")
     for p in range(s):
         ax.plot(t, record.W[:, p, p], lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$")
     minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
@@ -251,6 +270,7 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
     from swingby.observations import marker_indices
 
     _axes(ax)
+    _style(title=title)
     records, labels = _records_labels(records, labels)
     n_markers = _checks.positive_int("n_markers", n_markers)
     legend = _checks.flag("legend", legend)
@@ -272,6 +292,7 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
 def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | None = None):
     """Fig. 3 / Fig. 14 style panel: OOD test loss over training (epochs, log time)."""
     _axes(ax)
+    _style(title=title)
     records, labels = _records_labels(records, labels)
     logx = _checks.flag("logx", logx)
     for rec, lab in zip(records, labels):
@@ -314,6 +335,7 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
     indices at Hamming distance 1), coloured by their loss, truncated at ``vmax``.
     At most :data:`MAX_HYPERCUBE_NODES` nodes (``s <= 8``)."""
     _axes(ax)
+    _style(title=title, cmap=cmap)
     pos = hypercube_layout(test_index)
     V = np.asarray(test_index).astype(int)
     if len(V) > MAX_HYPERCUBE_NODES:

@@ -293,6 +293,18 @@ class SymmetricRecord:
     eta: float = 0.0
     config: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        R, d = np.shape(self.steps)[0], np.shape(self.a)[0]
+        batch = np.shape(self.W)[:-3]
+        want = dict(time=(R,), W=batch + (R, d, d), output=batch + (R, d), test_loss=batch + (R,),
+                    train_loss=batch + (R,), x_hat=(d,))
+        if len(batch) > 1:
+            raise ValueError(f"W must have shape ([B,] R, d, d), got {np.shape(self.W)}")
+        for name, shape in want.items():
+            if np.shape(getattr(self, name)) != shape:
+                raise ValueError(f"{name} must have shape {shape} to match steps {(R,)} and a {(d,)}, "
+                                 f"got {np.shape(getattr(self, name))}")
+
     def pick(self, b: int) -> "SymmetricRecord":
         """The ``b``-th trajectory of a batched record, as a single record."""
         if self.W.ndim != 4:

@@ -53,6 +53,17 @@ class TrainRecord:
     train_loss: np.ndarray  #: ``(R,)`` eq. (2.1) on the whole training set (NaN if skipped)
     config: dict = field(default_factory=dict)  #: the training settings
 
+    def __post_init__(self):
+        R, (P, d) = np.shape(self.steps)[0], np.shape(self.test_points)
+        want = dict(steps=(R,), epochs=(R,), outputs=(R, P, d), test_loss=(R,), train_loss=(R,))
+        for name, shape in want.items():
+            if np.shape(getattr(self, name)) != shape:
+                raise ValueError(f"{name} must have shape {shape} to match steps {(R,)} and test_points "
+                                 f"{(P, d)}, got {np.shape(getattr(self, name))}")
+        if np.ndim(self.test_index) != 2 or np.shape(self.test_index)[0] != P:
+            raise ValueError(f"test_index must have shape ({P}, s), got {np.shape(self.test_index)}")
+        _checks.instance("config", self.config, dict, "dict")
+
     @property
     def trajectory(self) -> np.ndarray:
         """``(R, d)`` output at ``x_hat`` over training, concept coordinates."""

@@ -8,7 +8,7 @@ import numpy as np
 from swingby import _checks
 from swingby.diffusion import analysis as A
 from swingby.diffusion.data import CLASSES
-from swingby.plotting import _axes
+from swingby.plotting import _axes, _style
 
 CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
 CLASS_COLOURS = {"00": "tab:red", "01": "tab:orange", "10": "tab:blue", "11": "tab:purple"}
@@ -44,6 +44,7 @@ def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str 
     """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps): ``uint8``
     or floats in [0, 1]; ``row_labels`` one per row."""
     images = _grid_images(images)
+    _style(title=title)
     R, C, _, H, W = images.shape
     if row_labels is not None and (isinstance(row_labels, str) or len(row_labels) != R):
         raise ValueError(f"row_labels must hold one label per row ({R}), got {row_labels!r}")
