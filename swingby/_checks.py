@@ -29,7 +29,8 @@ def _is_bool(value) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def _is_int(value) -> bool:
+def is_integer(value) -> bool:
+    """Whether ``value`` is a Python or NumPy integer (``bool`` is not)."""
     return isinstance(value, (int, np.integer)) and not _is_bool(value)
 
 
@@ -44,28 +45,28 @@ def _interval(low, high, low_open: bool = False, high_open: bool = False) -> str
 
 def integer(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as an ``int`` if it is an integer in ``[low, high]``, else raise."""
-    if not _is_int(value) or (low is not None and value < low) or (high is not None and value > high):
+    if not is_integer(value) or (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be an integer{_interval(low, high)}, got {value!r}")
     return int(value)
 
 
 def positive_int(name: str, value) -> int:
     """Return ``value`` as an ``int`` if it is a positive integer, else raise."""
-    if not _is_int(value) or value <= 0:
+    if not is_integer(value) or value <= 0:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
 def seed(name: str, value) -> int:
     """Return ``value`` as an ``int`` if it is a seed: an integer in ``[0, 2**32)``."""
-    if not _is_int(value) or not 0 <= value < SEED_LIMIT:
+    if not is_integer(value) or not 0 <= value < SEED_LIMIT:
         raise ValueError(f"{name} must be an integer in [0, 2**32), got {value!r}")
     return int(value)
 
 
 def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
     """Return a non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats)."""
-    if _is_int(value) or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+    if is_integer(value) or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
         if value.size and not (value.min() >= 0 and value.max() < SEED_LIMIT):
@@ -81,7 +82,7 @@ def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
     return seeds
 
 
-def _real(value) -> float | None:
+def as_real(value) -> float | None:
     """``value`` as a float if it is a real number (not bool or str), else None."""
     if hasattr(value, "detach"):  # a torch tensor
         value = value.detach().cpu().numpy()
@@ -100,7 +101,7 @@ def number(name: str, value, *, low: float | None = None, high: float | None = N
 
     ``low_open`` / ``high_open`` exclude the end points.
     """
-    v = _real(value)
+    v = as_real(value)
     ok = v is not None and bool(np.isfinite(v))
     ok = ok and (low is None or (v > low if low_open else v >= low))
     ok = ok and (high is None or (v < high if high_open else v <= high))
@@ -112,7 +113,7 @@ def number(name: str, value, *, low: float | None = None, high: float | None = N
 
 def positive_float(name: str, value) -> float:
     """Return ``value`` as a ``float`` if it is finite and > 0, else raise."""
-    v = _real(value)
+    v = as_real(value)
     if v is None or not np.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a positive number (finite and > 0), got {value!r}")
     return v
@@ -141,7 +142,8 @@ def instance(name: str, value, cls, what: str | None = None):
 
 
 # ------------------------------------------------------------------ arrays
-def _short(value) -> str:
+def short_repr(value) -> str:
+    """``repr(value)``, cut to 80 characters for error messages."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -163,7 +165,7 @@ def array(name: str, value, *, ndim=None, shape=None, min_size: int = 1, finite:
     except (TypeError, ValueError):
         ok = False
     if not ok:
-        raise ValueError(f"{name} must be an array of numbers, got {_short(value)}")
+        raise ValueError(f"{name} must be an array of numbers, got {short_repr(value)}")
     allowed = (ndim,) if isinstance(ndim, int) else ndim
     if allowed is not None and arr.ndim not in allowed:
         want = " or ".join(f"{k}-D" for k in allowed)
@@ -177,7 +179,7 @@ def array(name: str, value, *, ndim=None, shape=None, min_size: int = 1, finite:
     if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
     if nonneg and np.any(arr < 0):
-        raise ValueError(f"{name} must contain only numbers >= 0, got {_short(value)}")
+        raise ValueError(f"{name} must contain only numbers >= 0, got {short_repr(value)}")
     return arr
 
 
@@ -190,14 +192,14 @@ def nonneg_vector(name: str, value, length: int | None = None) -> np.ndarray:
     if arr.ndim == 0 and length is not None:
         arr = np.full(length, float(arr))
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got {_short(value)}")
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of numbers, got {short_repr(value)}")
     if length is not None and arr.size != length:
         raise ValueError(
             f"len({name}) = {arr.size} must equal len(mu) = {length} "
             f"(one value per concept), or {name} must be a single number"
         )
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must contain only finite numbers >= 0, got {_short(value)}")
+        raise ValueError(f"{name} must contain only finite numbers >= 0, got {short_repr(value)}")
     return arr
 
 

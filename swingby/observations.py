@@ -203,8 +203,10 @@ def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
     """Epoch at which the output at ``x_hat`` first covers ``frac`` of the way to
     ``mu_p e_p`` along each concept ``p`` (``inf`` if never): the generalisation
     order of Sec. 3.1 is the order of these times."""
-    if _checks._real(frac) is None or not 0 < frac <= 1:
+    value = _checks.as_real(frac)
+    if value is None or not 0 < value <= 1:
         raise ValueError(f"frac must lie in (0, 1], got {frac!r}")
+    frac = value
     q = progress_along_concepts(rec)
     times = np.full(q.shape[1], np.inf)
     for p in range(q.shape[1]):
@@ -256,7 +258,7 @@ def loss_rise(test_loss: np.ndarray, scale: float | None = None) -> float:
         raise ValueError(f"test_loss must be a 1-D curve of length >= 2, got shape {L.shape}")
     if not np.all(np.isfinite(L)):
         raise ValueError("test_loss must be finite (no NaN or inf); a NaN loss means the run diverged")
-    value = L[0] if scale is None else _checks._real(scale)
+    value = L[0] if scale is None else _checks.as_real(scale)
     if value is None or not 0 < value < np.inf:
         raise ValueError(f"scale must be > 0 and finite (default: test_loss[0]), got {scale!r}")
     scale = value
@@ -394,7 +396,7 @@ def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
     the one-layer control at the same ``d`` and learning rate. ``sigma`` defaults to the
     authors' 0.05 (standard deviation 0.224), ``origin_cluster`` and ``bias`` to their
     code; the other arguments are those of :func:`run_sweep`."""
-    if not _checks._is_int(d) or d not in FIG2C_SETTINGS:
+    if not _checks.is_integer(d) or d not in FIG2C_SETTINGS:
         raise ValueError(f"d must be one of {sorted(FIG2C_SETTINGS)}, got {d!r}")
     st = FIG2C_SETTINGS[d]
     return run_sweep([dict(mu=mu, sigma=sigma)], d=d, depth=depth, width=st["width"], lr=st["lr"],

@@ -127,7 +127,7 @@ def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=No
 def _marker_steps(marker_steps, n_rows: int) -> np.ndarray:
     m = _checks.array("marker_steps", marker_steps, ndim=1, min_size=0)
     if np.any(m != np.round(m)) or np.any(m < 0) or np.any(m >= n_rows):
-        raise ValueError(f"marker_steps must be integer row indices in [0, {n_rows}), got {_checks._short(marker_steps)}")
+        raise ValueError(f"marker_steps must be integer row indices in [0, {n_rows}), got {_checks.short_repr(marker_steps)}")
     return m.astype(int)
 
 

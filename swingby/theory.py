@@ -612,9 +612,9 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
 
     d = _checks.positive_int("d", d)
     dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
-    n = 1 if _checks._is_int(seeds) else len(seeds) if hasattr(seeds, "__len__") else 0
+    n = 1 if _checks.is_integer(seeds) else len(seeds) if hasattr(seeds, "__len__") else 0
     _checks.memory(16.0 * n * d * dp, f"{n} seeds of U with shape (d, d_prime) = ({d}, {dp})")
-    seeds = [_checks.seed("seeds", seeds)] if _checks._is_int(seeds) else _checks.seed_list("seeds", seeds)
+    seeds = [_checks.seed("seeds", seeds)] if _checks.is_integer(seeds) else _checks.seed_list("seeds", seeds)
     return np.stack([
         SymmetricModel(d, d_prime, init=init, init_scale=init_scale, seed=int(s)).U.detach().double().numpy()
         for s in seeds

@@ -97,7 +97,7 @@ def _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record:
         steps = _checks.array("record_steps", record_steps, ndim=1)
         if np.any(steps != np.round(steps)) or steps.min() < 0 or steps.max() > n_steps:
             raise ValueError(f"record_steps must be integers in [0, n_steps = {n_steps}], "
-                             f"got {_checks._short(record_steps)}")
+                             f"got {_checks.short_repr(record_steps)}")
         return np.unique(steps.astype(int))
     every = max(1, n_steps // 200) if record_every is None else _checks.positive_int("record_every", record_every)
     _checks.memory((8.0 + bytes_per_record) * (n_steps // every + 2),
@@ -238,8 +238,9 @@ def train(
             record()
     if diverged is not None:
         _warn_diverged(f"after step {diverged}", sched.lr)
-        outputs += [np.full_like(outputs[0] if outputs else _nan_outputs(data), np.nan)] * (len(rec_steps) - len(outputs))
-        train_losses += [float("nan")] * (len(rec_steps) - len(train_losses))
+        missing = len(rec_steps) - len(outputs)
+        outputs += [np.full(tuple(data.test_points.shape), np.nan)] * missing
+        train_losses += [float("nan")] * missing
     return _make_record(data, np.stack(outputs), np.asarray(train_losses), sched, seed=seed,
                         full_batch=full_batch, loss=loss, shuffle=shuffle, diverged_at_step=diverged)
 
@@ -254,10 +255,6 @@ def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seed: int, progres
             Xo = X[torch.randperm(n, generator=gen)]
         for start in range(0, n, bs):
             yield Xo[start : start + bs]
-
-
-def _nan_outputs(data: SimData) -> np.ndarray:
-    return np.full(tuple(data.test_points.shape), np.nan)
 
 
 def _warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:

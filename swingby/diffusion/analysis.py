@@ -239,7 +239,7 @@ def late_speed_fit(res: dict, start: str | float = "first_learned", cls: int = C
     sampling-noise floor.
     """
     if not (isinstance(start, str) and start == "first_learned") \
-            and (_checks._real(start) is None or not 0 <= start < 1):
+            and (_checks.as_real(start) is None or not 0 <= start < 1):
         raise ValueError(f"start must be 'first_learned' or a fraction of the steps in [0, 1), got {start!r}")
     level = _level(level)
     mid, sp = speed(res, cls)
