@@ -18,6 +18,10 @@ import numpy as np
 MAX_BYTES = 12 * 2**30
 #: Seeds are integers in ``[0, SEED_LIMIT)``.
 SEED_LIMIT = 2**32
+#: Sizes and counts are below this (they must fit a NumPy / PyTorch index).
+INT_LIMIT = 2**63
+#: The most floating-point work one call may ask for: about a day on two cores.
+MAX_FLOPS = 1e15
 
 
 class TrainingDiverged(RuntimeWarning):
@@ -51,8 +55,8 @@ def integer(name: str, value, *, low: int | None = None, high: int | None = None
 
 
 def positive_int(name: str, value) -> int:
-    """Return ``value`` as an ``int`` if it is a positive integer, else raise."""
-    if not is_integer(value) or value <= 0:
+    """Return ``value`` as an ``int`` if it is a positive integer (below 2**63), else raise."""
+    if not is_integer(value) or not 0 < value < INT_LIMIT:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
@@ -149,18 +153,19 @@ def short_repr(value) -> str:
 
 
 def array(name: str, value, *, ndim=None, shape=None, min_size: int = 1, finite: bool = True,
-          nonneg: bool = False) -> np.ndarray:
+          nonneg: bool = False, allow_bool: bool = False) -> np.ndarray:
     """Return ``value`` as a ``float`` ndarray after checking it.
 
     ``ndim`` is an int or a tuple of allowed ones; ``shape`` a tuple with ``None`` for
     any length; ``min_size`` the fewest entries; ``finite`` forbids NaN and inf;
-    ``nonneg`` forbids negative entries. Torch tensors are read as arrays.
+    ``nonneg`` forbids negative entries; booleans are refused unless ``allow_bool``.
+    Torch tensors are read as arrays.
     """
     if hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
     try:
         raw = np.asarray(value)
-        ok = raw.dtype.kind in "biuf"
+        ok = raw.dtype.kind in ("biuf" if allow_bool else "iuf")
         arr = raw.astype(float) if ok else None
     except (TypeError, ValueError):
         ok = False
@@ -212,9 +217,19 @@ def index(name: str, value, size: int) -> int:
 def memory(n_bytes: float, what: str) -> None:
     """Raise if a call needs more than :data:`MAX_BYTES`; ``what`` names the arguments
     that set the size (e.g. ``"n_per_cluster = 10**9 with d = 64"``)."""
-    if n_bytes > MAX_BYTES:
+    if not n_bytes <= MAX_BYTES:
         raise ValueError(
             f"{what} needs about {n_bytes / 2**30:.3g} GiB of memory, more than the "
             f"{MAX_BYTES / 2**30:.0f} GiB allowed (the book targets a 2-core, 24 GB machine); "
             f"use smaller sizes"
+        )
+
+
+def work(flops: float, what: str) -> None:
+    """Raise if a call needs more than :data:`MAX_FLOPS` floating-point operations (it would
+    run for days); ``what`` names the arguments that set the amount."""
+    if not flops <= MAX_FLOPS:
+        raise ValueError(
+            f"{what} needs about {flops:.3g} floating-point operations, more than a 2-core machine "
+            f"does in a day ({MAX_FLOPS:.0e}); use fewer steps, runs or smaller sizes"
         )

@@ -59,9 +59,8 @@ class MLP(nn.Module):
         bias = _checks.flag("bias", bias)
         init_scale = _checks.number("init_scale", init_scale, low=0)
         seed = _checks.seed("seed", seed)
+        _checks.memory(8.0 * depth * (max(d, width) + 1) ** 2, f"an MLP with d = {d}, depth = {depth}, width = {width}")
         dims = [d] + [width] * (depth - 1) + [d]
-        n_params = sum(dims[k] * (dims[k + 1] + 1) for k in range(depth))
-        _checks.memory(8.0 * n_params, f"an MLP with d = {d}, depth = {depth}, width = {width}")
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.layers = nn.ModuleList(

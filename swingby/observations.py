@@ -90,13 +90,21 @@ def _check_configs_seeds(configs, seeds, d) -> tuple[list, list, int]:
     return configs, _checks.seed_list("seeds", seeds, distinct=True), n_concepts.pop()
 
 
-def _check_training(n: int, n_runs: int, d: int, *, lr, batch_size, epochs, full_batch, loss) -> int:
+def _check_training(n: int, n_runs: int, d: int, *, depth, width, lr, batch_size, epochs, full_batch,
+                    loss) -> int:
     """Check the training settings of a sweep before any data is drawn; return the step count."""
     _checks.positive_float("lr", lr)
     _checks.choice("loss", loss, LOSSES)
     spe = 1 if _checks.flag("full_batch", full_batch) else steps_per_epoch(n, batch_size)
     _checks.memory(20.0 * n_runs * n * d, f"a sweep of {n_runs} runs with {n} points each in d = {d}")
-    return _checks.positive_int("epochs", epochs) * spe
+    epochs = _checks.positive_int("epochs", epochs)
+    depth = _checks.positive_int("depth", depth)
+    width = d if width is None else _checks.positive_int("width", width)
+    n_params = (d + 1) * (2 * width if depth > 1 else d) + (depth - 2) * (width + 1) * width * (depth > 2)
+    bs = n if full_batch else min(batch_size, n)
+    _checks.work(6.0 * epochs * spe * bs * n_params * n_runs,
+                 f"epochs = {epochs} ({epochs * spe} steps of batch {bs}) for {n_runs} runs of {n_params} parameters")
+    return epochs * spe
 
 
 def run_sweep(
@@ -148,8 +156,8 @@ def run_sweep(
     n = _checks.positive_int("n_per_cluster", n_per_cluster) * (s + int(_checks.flag("origin_cluster", origin_cluster)))
     rotate, truncate = _checks.flag("rotate", rotate), _checks.flag("truncate", truncate)
     progress = _checks.flag("progress", progress)
-    n_steps = _check_training(n, len(configs) * len(seeds), d, lr=lr, batch_size=batch_size, epochs=epochs,
-                              full_batch=full_batch, loss=loss)
+    n_steps = _check_training(n, len(configs) * len(seeds), d, depth=depth, width=width, lr=lr,
+                              batch_size=batch_size, epochs=epochs, full_batch=full_batch, loss=loss)
     record_every = _checks.positive_int("record_every", record_every)
     models = [MLP(d, depth, width, activation=activation, bias=bias, seed=s) for _ in configs for s in seeds]
     datas = [make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate,
@@ -307,7 +315,8 @@ def permutation_pvalue(x: Sequence[float], y: Sequence[float], *, n_resamples: i
     float
         The p-value in ``(0, 1]``.
     """
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    x = _checks.array("x", x, min_size=0, finite=False)
+    y = _checks.array("y", y, min_size=0, finite=False)
     if x.ndim != 1 or y.ndim != 1 or x.size == 0 or y.size == 0:
         raise ValueError(f"x and y must be non-empty 1-D samples, got shapes {x.shape} and {y.shape}")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
@@ -336,7 +345,7 @@ MAX_PAIR_ROWS = 2**12
 
 
 def _check_test_index(test_index) -> np.ndarray:
-    V = _checks.array("test_index", test_index, ndim=2)
+    V = _checks.array("test_index", test_index, ndim=2, allow_bool=True)
     if not np.all((V == 0) | (V == 1)):
         raise ValueError("test_index must hold 0/1 vectors v in {0,1}^s (one per row)")
     if len(V) > MAX_PAIR_ROWS:
@@ -444,8 +453,8 @@ def truncation_twins(
     """
     configs, seeds, s = _check_configs_seeds(configs, seeds, d)
     n = _checks.positive_int("n_per_cluster", n_per_cluster) * (s + int(_checks.flag("origin_cluster", origin_cluster)))
-    _check_training(n, 2 * len(configs) * len(seeds), d, lr=lr, batch_size=128, epochs=40, full_batch=False,
-                    loss="mean")
+    _check_training(n, 2 * len(configs) * len(seeds), d, depth=depth, width=width, lr=lr, batch_size=128,
+                    epochs=40, full_batch=False, loss="mean")
     MLP(d, depth, width)  # check the model settings before drawing any data
     datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
     for c, cfg in enumerate(configs):

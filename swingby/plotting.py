@@ -55,7 +55,10 @@ def _style(color=None, title=None, cmap=None) -> None:
     if title is not None and not isinstance(title, str):
         raise ValueError(f"title must be a str or None, got {title!r}")
     if cmap is not None:
-        plt.get_cmap(cmap)  # a ValueError naming cmap and the allowed names
+        try:
+            plt.get_cmap(cmap)
+        except (ValueError, TypeError):
+            raise ValueError(f"cmap must be the name of a matplotlib colormap (e.g. 'viridis'), got {cmap!r}") from None
 
 
 def _symmetric_record(record):
@@ -113,9 +116,9 @@ def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=No
     _style(color=color)
     trajectory = _checks.array("trajectory", trajectory, ndim=2)
     i, j = _dims(dims, trajectory.shape[1])
+    n_markers = _checks.positive_int("n_markers", n_markers)
+    _checks.memory(16.0 * n_markers, f"n_markers = {n_markers}")
     if marker_steps is None:
-        n_markers = _checks.positive_int("n_markers", n_markers)
-        _checks.memory(16.0 * n_markers, f"n_markers = {n_markers}")
         marker_steps = np.linspace(0, len(trajectory) - 1, n_markers + 1).round().astype(int)
     marker_steps = _marker_steps(marker_steps, len(trajectory))
     line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=1.5)

@@ -158,7 +158,7 @@ def authors_a(mu, sigma, d: int) -> np.ndarray:
     s = mu.size
     if s > d:
         raise ValueError(f"s = len(mu) = {s} concepts need d >= s, got d = {d}")
-    sig = np.asarray(sigma, dtype=float)
+    sig = _checks.array("sigma", sigma, min_size=0, finite=False)
     if sig.ndim == 0:
         sig_d = np.full(d, float(_checks.nonneg_vector("sigma", [float(sig)])[0]))
     else:
@@ -358,6 +358,8 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
     x_hat = _vector("x_hat", x_hat, d)
     progress = _checks.flag("progress", progress)
     n_batch = U0.shape[0] if U0.ndim == 3 else 1
+    _checks.work(4.0 * steps * n_batch * d * d * max(d, U0.shape[-1]),
+                 f"steps = {steps} for {n_batch} trajectories with d = {d}")
     _checks.memory(8.0 * n_batch * (steps // every + 2) * d * (d + 3),
                    f"{steps // every + 2} records (steps = {steps}, record_every = {every}) of "
                    f"{n_batch} trajectories with d = {d}")
@@ -690,7 +692,7 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
     rel_tol = _checks.number("rel_tol", rel_tol, low=0)
     x_hat = np.zeros(d)
     x_hat[:s] = mu
-    U0 = initial_U(d, np.arange(_checks.positive_int("n_seeds", n_seeds)), d_prime=d_prime, init=init,
+    U0 = initial_U(d, range(_checks.positive_int("n_seeds", n_seeds)), d_prime=d_prime, init=init,
                    init_scale=init_scale)
     rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=record_every, iterate=iterate)
     diverged = ~np.isfinite(rec.test_loss).all(axis=1)
@@ -920,9 +922,12 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
         a = dynamics_a(mu, sigma, d, matrix=matrix)
         x_hat = np.zeros(d)
         x_hat[:s] = mu
-        base = initial_U(d, np.arange(n), init="gaussian", init_scale=1.0)
+        base = initial_U(d, range(n), init="gaussian", init_scale=1.0)
         U0 = np.concatenate([base * tau for tau in taus])
         rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
+        if not np.all(np.isfinite(rec.test_loss)):
+            raise ValueError(f"the dynamics overflowed at d = {d}: eta = {eta} is too large for the largest "
+                             f"a = {a.max():.3g} (mu, sigma) or tau = {max(taus)}; use a smaller eta")
         n_desc = count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(taus), n)
         percent[i] = np.mean(n_desc >= 2, axis=1) * 100
     return PhaseDiagram(percent, d_values, taus)

@@ -118,7 +118,8 @@ class _Schedule(NamedTuple):
 
 
 def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_every,
-              record_steps, bytes_per_record: float = 0.0) -> _Schedule:
+              record_steps, bytes_per_record: float = 0.0, params: int = 0) -> _Schedule:
+    """Checked settings; ``params`` (summed over runs) bounds the work of the run."""
     lr = _checks.positive_float("lr", lr)
     epochs = _checks.positive_int("epochs", epochs)
     _checks.choice("loss", loss, LOSSES)
@@ -126,6 +127,8 @@ def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_ev
     bs = n if _checks.flag("full_batch", full_batch) else _checks.positive_int("batch_size", batch_size)
     spe = steps_per_epoch(n, bs)
     n_steps = epochs * spe
+    _checks.work(6.0 * n_steps * min(bs, n) * params,
+                 f"epochs = {epochs} ({n_steps} steps of batch {min(bs, n)}) with {params} parameters")
     return _Schedule(lr, epochs, bs, spe, n_steps,
                      _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record))
 
@@ -210,7 +213,8 @@ def train(
     n = X.shape[0]
     sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
                       loss=loss, shuffle=shuffle, record_every=record_every,
-                      record_steps=record_steps, bytes_per_record=16.0 * data.test_points.numel())
+                      record_steps=record_steps, bytes_per_record=16.0 * data.test_points.numel(),
+                      params=sum(p.numel() for p in model.parameters()))
     _check_record_memory(sched, data, 1)
     record_train_loss = _checks.flag("record_train_loss", record_train_loss)
     progress, seed = _checks.flag("progress", progress), _checks.seed("seed", seed)
@@ -296,6 +300,8 @@ def _check_batched_models(models) -> tuple[list, dict]:
     """Check that ``models`` are MLPs of one architecture; return them and the spec."""
     from swingby.models import MLP
 
+    if isinstance(models, (str, bytes)) or not (isinstance(models, MLP) or hasattr(models, "__iter__")):
+        raise ValueError(f"models must be a non-empty sequence of swingby.models.MLP, got {models!r}")
     models = list(models) if not isinstance(models, MLP) else [models]
     if len(models) == 0:
         raise ValueError("models must be a non-empty sequence of swingby.models.MLP")
@@ -316,6 +322,8 @@ def _check_batched_models(models) -> tuple[list, dict]:
 
 def _check_batched_data(data, n_runs: int, d: int) -> list:
     """One :class:`SimData` per run (a single one is shared by all runs)."""
+    if not isinstance(data, SimData) and (isinstance(data, (str, bytes)) or not hasattr(data, "__iter__")):
+        raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {type(data).__name__}")
     datas = [data] * n_runs if isinstance(data, SimData) else list(data)
     if len(datas) != n_runs:
         raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {len(datas)}")
@@ -388,7 +396,8 @@ def train_batched(
     n = datas[0].X.shape[0]
     sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
                       loss=loss, shuffle=shuffle, record_every=record_every, record_steps=record_steps,
-                      bytes_per_record=16.0 * n_runs * datas[0].test_points.numel())
+                      bytes_per_record=16.0 * n_runs * datas[0].test_points.numel(),
+                      params=n_runs * sum(p.numel() for p in models[0].parameters()))
     _check_record_memory(sched, datas[0], n_runs)
     _checks.memory(12.0 * n_runs * n * spec["d"], f"{n_runs} runs of {n} points in d = {spec['d']}")
     record_train_loss = _checks.flag("record_train_loss", record_train_loss)

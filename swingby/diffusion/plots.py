@@ -46,7 +46,8 @@ def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str 
     images = _grid_images(images)
     _style(title=title)
     R, C, _, H, W = images.shape
-    if row_labels is not None and (isinstance(row_labels, str) or len(row_labels) != R):
+    if row_labels is not None and (isinstance(row_labels, str) or not hasattr(row_labels, "__len__")
+                                   or len(row_labels) != R):
         raise ValueError(f"row_labels must hold one label per row ({R}), got {row_labels!r}")
     mosaic = np.ones((R * (H + 1) - 1, C * (W + 1) - 1, 3))
     for r in range(R):
