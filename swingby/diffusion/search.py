@@ -28,11 +28,9 @@ CANDIDATES = (
     ("first cpu preset", "the book's first `cpu` preset", {}),
     ("authors' details", "+ every model detail of the authors' code", AUTHORS_DETAILS),
     ("4x steps", "first preset, 6400 steps", dict(steps=6400)),
-    ("authors' details, 4x steps", "authors' details, 6400 steps", {**AUTHORS_DETAILS, "steps": 6400}),
     ("centred discs", "first preset, discs always at the centre", dict(position=0.0)),
-    ("32 x 32", "first preset at 32 x 32 pixels, 3200 steps", dict(image_size=32, steps=3200)),
-    ("two blocks per level", "first preset, n_res 2, 6400 steps", dict(n_res=2, steps=6400)),
-    ("wider", "widths (32, 64, 128), 4000 steps", dict(widths=(32, 64, 128), steps=4000)),
+    ("centred, authors' details", "authors' details, discs at the centre", {**AUTHORS_DETAILS, "position": 0.0}),
+    ("authors' details, 4x steps", "authors' details, 6400 steps", {**AUTHORS_DETAILS, "steps": 6400}),
 )
 
 
