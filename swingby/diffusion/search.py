@@ -13,15 +13,17 @@ sweep results file under ``<results>/search/``; :func:`summarise` collects them 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from swingby.diffusion.presets import AUTHORS_DETAILS, Preset, get_preset
+from swingby.diffusion.presets import AUTHORS_DETAILS, Preset, validate_preset
 from swingby.diffusion.storage import atomic_save, load_results, results_dir
 
 #: the case every candidate is measured on
 DECISIVE = dict(separations=(0.689,), seeds=(0,), samples_per_class=64, n_checkpoints=6, workers=1)
-_OLD_CPU = dict(image_size=16, widths=(16, 32, 64), n_res=1, steps=1600, batch=48, lr=2e-3, ema=0.99,
-                sample_steps=25, classifier_steps=3000)
+#: the book's first ``cpu`` preset, every field that differs from :class:`Preset`'s defaults
+FIRST_CPU = dict(image_size=16, widths=(16, 32, 64), n_res=1, steps=1600, batch=48, lr=2e-3, ema=0.99,
+                 sample_steps=25, classifier_steps=3000, position=0.5)
 
 #: candidates in the order they were tried: (name, what changes, preset overrides)
 CANDIDATES = (
@@ -35,8 +37,11 @@ CANDIDATES = (
 
 
 def candidate_preset(overrides: dict) -> Preset:
-    """The ``cpu``-scale preset of a candidate, set to the decisive case."""
-    return get_preset("cpu", **{**_OLD_CPU, **DECISIVE, **overrides})
+    """The preset of a candidate: the first ``cpu`` preset with ``overrides``, set to the
+    decisive case (independent of the current ``cpu`` preset)."""
+    p = replace(Preset(name="cpu", image_size=16), **{**FIRST_CPU, **DECISIVE, **overrides})
+    validate_preset(p)
+    return p
 
 
 def search_dir() -> Path:
