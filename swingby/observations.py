@@ -152,8 +152,9 @@ def run_sweep(
     -------
     ``records[c][k]``, a :class:`~swingby.train.TrainRecord` per config and seed.
     """
-    configs, seeds, s = _check_configs_seeds(configs, seeds, d)
-    n = _checks.positive_int("n_per_cluster", n_per_cluster) * (s + int(_checks.flag("origin_cluster", origin_cluster)))
+    configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
+    n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))
+    n = _checks.positive_int("n_per_cluster", n_per_cluster) * n_clusters
     rotate, truncate = _checks.flag("rotate", rotate), _checks.flag("truncate", truncate)
     progress = _checks.flag("progress", progress)
     n_steps = _check_training(n, len(configs) * len(seeds), d, depth=depth, width=width, lr=lr,
@@ -451,8 +452,9 @@ def truncation_twins(
 
     Returns ``(full[c][k], truncated[c][k], n_redrawn[c, k])``.
     """
-    configs, seeds, s = _check_configs_seeds(configs, seeds, d)
-    n = _checks.positive_int("n_per_cluster", n_per_cluster) * (s + int(_checks.flag("origin_cluster", origin_cluster)))
+    configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
+    n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))
+    n = _checks.positive_int("n_per_cluster", n_per_cluster) * n_clusters
     _check_training(n, 2 * len(configs) * len(seeds), d, depth=depth, width=width, lr=lr, batch_size=128,
                     epochs=40, full_batch=False, loss="mean")
     MLP(d, depth, width)  # check the model settings before drawing any data
