@@ -3,7 +3,8 @@
 # package into it, then runs.
 #
 #   make book   execute every chapter and build the HTML book into _build/html
-#   make test   unit tests + every chapter through nbval + a strict book build
+#   make test   unit tests + every chapter through nbval + a strict book build, then
+#               the offline check of that build (no page loads anything from outside it)
 #
 # Use another interpreter with: make PYTHON=python3.11 test
 
@@ -26,8 +27,9 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --builder html
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --ignore=tests/test_offline_html.py
 	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going
+	SWINGBY_HTML=_build/html $(BIN)/python -m pytest tests/test_offline_html.py
 
 # After editing a chapter book/NAME.md, regenerate the paired notebooks.
 sync: $(STAMP)
