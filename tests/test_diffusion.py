@@ -173,6 +173,13 @@ def test_continuous_decoder_matches_its_closed_form():
     (lambda m: m.sample(torch.rand(4), 2, 8), "cond must be a non-empty batch"),
     (lambda m: m.sample(torch.rand(2, 4), 2, 10), "image_size"),
     (lambda m: m.net(torch.rand(2, 3, 8, 8), torch.zeros(2), torch.rand(2, 5)), "cond must be"),
+    (lambda m: m.sample(torch.rand(2, 4), 10 ** 6, 8), "n_steps"),
+    (lambda m: m.sample(torch.rand(2, 4), 2.0, 8), "n_steps"),
+    (lambda m: m.sample(torch.rand(10 ** 6, 4), 2, 16), "do not fit"),
+    (lambda m: make_dataset(CirclesConfig(image_size=8), 2.0), "n_per_class"),
+    (lambda m: make_dataset(CirclesConfig(image_size=64), 10 ** 8), "GB"),
+    (lambda m: sample_attributes(CirclesConfig(), "00", -1, np.random.default_rng(0)), "n must be"),
+    (lambda m: CirclesConfig(image_size=512), "image_size"),
 ])
 def test_model_rejects_bad_shapes(call, match):
     with pytest.raises(ValueError, match=match):
@@ -298,6 +305,7 @@ def test_sweep_round_trip(tmp_path):
     assert res["meta"]["config"] == p.to_dict() and res["done"].all() and res["meta"]["finished"]
     assert res["probs"].shape == (1, 1, 3, 4, p.samples_per_class, 2)
     assert res["cap_probs"].shape[3] == 8 and res["emb"].shape[:4] == (1, 1, 3, 4)
+    assert res["rep_probs"].shape[2] == S.N_REPEATS and np.isfinite(res["rep_probs"]).all()
     assert res["thumbs"].dtype == np.uint8 and res["meta"]["code_version"]["diffusion_sources_sha256"]
     runs = S.runs_from_results(res)
     S.save_results(tmp_path / "copy.npz", p, runs, {"finished": True})

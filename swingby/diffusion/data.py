@@ -66,9 +66,9 @@ class CirclesConfig:
 def validate(cfg: CirclesConfig) -> None:
     """Raise ``ValueError`` naming the bad field of ``cfg``."""
     if isinstance(cfg.image_size, bool) or not isinstance(cfg.image_size, (int, np.integer)) \
-            or cfg.image_size < 8 or cfg.image_size % 4:
+            or cfg.image_size < 8 or cfg.image_size % 4 or cfg.image_size > 256:
         raise ValueError(f"image_size must be an integer >= 8 divisible by 4 (the U-Net halves it "
-                         f"twice), got {cfg.image_size!r}")
+                         f"twice) and at most 256, got {cfg.image_size!r}")
     for name in ("dc", "ds"):
         v = getattr(cfg, name)
         if not np.isfinite(v) or v < 0 or v > 1:
@@ -130,6 +130,8 @@ def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Gener
     With ``test=True`` colour and radius are the class means and the background is
     ``bg_test`` (the paper's test prompt); the centre is still random.
     """
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 0 <= n <= 10 ** 8:
+        raise ValueError(f"n must be an integer in [0, 1e8], got {n!r}")
     blue, small = _check_class(cls)
     if test:
         colour = np.tile(colour_mean(cfg, blue), (n, 1))
@@ -185,8 +187,12 @@ def make_dataset(cfg: CirclesConfig, n_per_class: int = 2048, *, classes=TRAIN_C
     Returns a dict of tensors: ``images (N, 3, H, W)`` in [0, 1], ``cond (N, 4)``,
     ``labels (N, 2)`` (colour bit, size bit) and the raw ``attrs``.
     """
-    if isinstance(n_per_class, bool) or int(n_per_class) != n_per_class or n_per_class < 1:
+    if not isinstance(n_per_class, (int, np.integer)) or isinstance(n_per_class, bool) or n_per_class < 1:
         raise ValueError(f"n_per_class must be a positive integer, got {n_per_class!r}")
+    need = 8 * 3 * cfg.image_size ** 2 * int(n_per_class) * len(classes)  # float64 while rendering
+    if need > 8e9:
+        raise ValueError(f"n_per_class={n_per_class} at image_size={cfg.image_size} needs about "
+                         f"{need / 1e9:.0f} GB to render; use fewer images")
     rng = np.random.default_rng(seed)
     imgs, conds, labels, radii, colours = [], [], [], [], []
     for cls in classes:

@@ -112,19 +112,25 @@ def lock(results: Path):
 def records_to_state(records: dict) -> dict:
     """Run records with numpy arrays turned into tensors (for ``weights_only`` loading)."""
     evals = [{k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in e.items()} for e in records["evals"]]
-    return {"evals": evals, "loss": [list(map(float, r)) for r in records["loss"]],
-            "seconds": float(records["seconds"])}
+    out = {"evals": evals, "loss": [list(map(float, r)) for r in records["loss"]],
+           "seconds": float(records["seconds"])}
+    if "repeats" in records:
+        out["repeats"] = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in records["repeats"].items()}
+    return out
 
 
 def records_from_state(st: dict) -> dict:
     """Inverse of :func:`records_to_state`."""
     evals = [{k: v.numpy() for k, v in e.items()} for e in st["evals"]]
-    return {"evals": evals, "loss": [list(r) for r in st["loss"]], "seconds": float(st["seconds"])}
+    out = {"evals": evals, "loss": [list(r) for r in st["loss"]], "seconds": float(st["seconds"])}
+    if "repeats" in st:
+        out["repeats"] = {k: v.numpy() for k, v in st["repeats"].items()}
+    return out
 
 
 # ------------------------------------------------------------------ results file
 def _shapes(p, n_loss_fields: int, n_cap: int, emb_dim: int) -> dict:
-    from swingby.diffusion.sweep import checkpoint_steps
+    from swingby.diffusion.sweep import N_REPEATS, checkpoint_steps
 
     D, S = len(p.separations), len(p.seeds)
     K = len(checkpoint_steps(p.steps, p.n_checkpoints))
@@ -132,7 +138,7 @@ def _shapes(p, n_loss_fields: int, n_cap: int, emb_dim: int) -> dict:
     return {"probs": (D, S, K, 4, n, 2), "pixels": (D, S, K, 4, n, 4), "thumbs": (D, S, K, 4, p.n_thumbs, 3, H, H),
             "cap_probs": (D, S, K, n_cap, n, 2), "cap_pixels": (D, S, K, n_cap, n, 4),
             "emb": (D, S, K, 4, emb_dim), "wnorm": (D, S, K, 3), "done": (D, S, K), "loss": (D, S, L, n_loss_fields),
-            "run_seconds": (D, S)}
+            "run_seconds": (D, S), "rep_probs": (D, S, N_REPEATS, 4, n, 2), "rep_pixels": (D, S, N_REPEATS, 4, n, 4)}
 
 
 def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
@@ -150,7 +156,7 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
     emb_dim = first["emb"].shape[1] if first is not None else 0
     shapes = _shapes(p, len(LOSS_FIELDS), n_cap, emb_dim)
     arr = {k: (np.zeros(s, np.uint8) if k == "thumbs" else np.zeros(s, bool) if k == "done"
-               else np.full(s, np.nan, np.float32 if k in EVAL_ARRAYS else np.float64))
+               else np.full(s, np.nan, np.float32 if k in EVAL_ARRAYS or k.startswith("rep_") else np.float64))
            for k, s in shapes.items()}
     codes = {}
     for i, dc in enumerate(p.separations):
@@ -166,6 +172,8 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
             if m:
                 arr["loss"][i, j, :m] = np.asarray(r["loss"], float)[:m]
             arr["run_seconds"][i, j] = r["seconds"]
+            if "repeats" in r:
+                arr["rep_probs"][i, j], arr["rep_pixels"][i, j] = r["repeats"]["probs"], r["repeats"]["pixels"]
             codes[f"{dc}:{seed}"] = r.get("code")
     meta = {"config": p.to_dict(), "checkpoint_steps": checkpoint_steps(p.steps, p.n_checkpoints).tolist(),
             "classes": list(CLASSES), "loss_fields": list(LOSS_FIELDS), "run_code": codes, **meta_extra}
@@ -205,6 +213,8 @@ def _check_results(res: dict) -> None:
     p = get_preset(cfg.pop("name") if cfg["name"] in ("paper", "cpu", "tiny") else "tiny", **cfg)
     n_cap, emb_dim = res["cap_probs"].shape[3], res["emb"].shape[4]
     for k, s in _shapes(p, len(meta["loss_fields"]), n_cap, emb_dim).items():
+        if k.startswith("rep_") and k not in res:  # files made before the repeated final draws
+            continue
         if res[k].shape != s:
             raise ValueError(f"array {k!r} has shape {res[k].shape}, the config needs {s}")
     done = res["done"]
@@ -212,6 +222,8 @@ def _check_results(res: dict) -> None:
         raise ValueError("'done' marks a checkpoint whose predecessor is missing")
     if not np.isfinite(res["probs"][done]).all() or np.isfinite(res["probs"][~done]).any():
         raise ValueError("'done' does not match the stored probabilities")
+    if "rep_probs" in res and not np.isfinite(res["rep_probs"][done.all(axis=2)]).all():
+        raise ValueError("a finished run lacks its repeated final draws")
 
 
 def load_first_results(path: Path) -> dict:
@@ -246,4 +258,7 @@ def runs_from_results(res: dict) -> dict:
             runs[(float(dc), int(seed))] = {"evals": evals, "loss": res["loss"][i, j][ok].tolist(),
                                             "seconds": float(res["run_seconds"][i, j]),
                                             "code": codes.get(f"{dc}:{seed}")}
+            if "rep_probs" in res:
+                runs[(float(dc), int(seed))]["repeats"] = {"probs": res["rep_probs"][i, j],
+                                                          "pixels": res["rep_pixels"][i, j]}
     return runs

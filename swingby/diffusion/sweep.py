@@ -49,6 +49,9 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 DEFAULT_OUT = results_dir()
 #: colour separations the classifier is trained on (one classifier serves every sweep)
 CLASSIFIER_SEPARATIONS = tuple(np.round(np.linspace(0.1, 0.75, 14), 3).tolist())
+#: independent repeated draws of every class from the final model: the sampling noise of
+#: a model that no longer changes (the null of the speed checks)
+N_REPEATS = 4
 #: the sources whose code makes the numbers of a results file (plots and analysis excluded)
 RESULT_SOURCES = ("data.py", "unet.py", "vdm.py", "training.py", "sweep.py", "classifier.py",
                   "concept_space.py")
@@ -182,6 +185,26 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
     }
 
 
+def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int,
+                  device=torch.device("cpu")) -> dict:
+    """:data:`N_REPEATS` fresh draws of every class under its test prompt from one model.
+
+    Returns ``probs (R, 4, n, 2)`` and ``pixels (R, 4, n, 4)``: a point that moves
+    between these draws moves by sampling noise alone.
+    """
+    cfg = circles_config(p, dc)
+    n = p.samples_per_class
+    plain = np.stack([class_prompt(cfg, c) for c in CLASSES])
+    model.eval()
+    probs, pixels = [], []
+    for r in range(N_REPEATS):
+        g = torch.Generator(device=device).manual_seed(10_000 * seed + 9_000 + r)
+        imgs = _sample(model, p, plain, n, g, device)
+        probs.append(clf.probabilities(imgs).reshape(4, n, 2))
+        pixels.append(pixel_measure(imgs.numpy()).reshape(4, n, 4))
+    return {"probs": np.stack(probs).astype(np.float32), "pixels": np.stack(pixels).astype(np.float32)}
+
+
 # --------------------------------------------------------------------- one run
 def state_path(scratch: Path, dc: float, seed: int) -> Path:
     """The resumable state file of run ``(dc, seed)`` in ``scratch``."""
@@ -236,6 +259,11 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
         atomic_save(lambda f: torch.save(st, f), path)
         if progress_queue is not None:
             progress_queue.put(1)
+    if "repeats" not in run.records:
+        run.records["repeats"] = final_repeats(run.ema, clf, p, dc, seed, dev)
+        st = {**run.state(), "records": storage.records_to_state(run.records), "config": p.to_dict(),
+              "code": code, "dc": float(dc), "seed": int(seed)}
+        atomic_save(lambda f: torch.save(st, f), path)
     return {**run.records, "code": code}
 
 

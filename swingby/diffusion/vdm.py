@@ -183,13 +183,16 @@ class VDM(nn.Module):
         output is ``z_0``. Returns images ``(n, 3, H, W)``, float32, on ``cond``'s device,
         mapped back to [0, 1] (clipped there for measurement).
         """
-        if isinstance(n_steps, bool) or int(n_steps) != n_steps or n_steps < 1:
-            raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
+        if isinstance(n_steps, bool) or not isinstance(n_steps, int) or not 1 <= n_steps <= 100_000:
+            raise ValueError(f"n_steps must be an integer in [1, 100000], got {n_steps!r}")
         if isinstance(image_size, bool) or int(image_size) != image_size or image_size < 8 or image_size % 4:
             raise ValueError(f"image_size must be an integer >= 8 divisible by 4, got {image_size!r}")
         if not isinstance(cond, torch.Tensor) or cond.ndim != 2 or cond.shape[0] < 1:
             shape = tuple(cond.shape) if hasattr(cond, "shape") else type(cond).__name__
             raise ValueError(f"cond must be a non-empty batch of prompts (n, d), got {shape}")
+        if cond.shape[0] * int(image_size) ** 2 > 2 ** 26:
+            raise ValueError(f"{cond.shape[0]} prompts at image_size={image_size} do not fit one sampling "
+                             "batch; sample in smaller batches")
         clamp = self.details["sampler"] == "clamp_xhat"
         lo, hi = (-1.0, 1.0) if self.details["data_range"] == "pm1" else (0.0, 1.0)
         n, dev = cond.shape[0], cond.device
