@@ -7,12 +7,15 @@ a click is the reader's choice, not something the page loads.
 Which build is checked:
 
 - ``SWINGBY_HTML=DIR``: that directory, as it is. ``make test`` runs this file after its
-  strict build with ``SWINGBY_HTML=_build/html``.
+  strict build with ``SWINGBY_HTML=_build/html``, so the full book, every chapter
+  executed and every explorer's widget state in it, is checked there.
 - otherwise ``_build/html`` when every page there is newer than every source of the book
-  (chapters, configuration, vendored files, the package the chapters import);
-- otherwise the test builds the book into ``_build/html`` first, as ``make book`` does.
-  That executes every chapter and takes minutes; ``make test`` and ``make book`` leave a
-  fresh build behind, so a run right after either is quick.
+  (chapters, configuration, vendored files, the package the chapters import), as after
+  ``make book``;
+- otherwise a quick build (some seconds) of a copy of the book *without executing* the
+  chapters, in a temporary directory. Its pages hold no outputs, so the widget manager
+  is checked through the configuration instead (``nb_ipywidgets_js``: local files that
+  the build contains).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_HTML = ROOT / "_build" / "html"
@@ -82,17 +86,36 @@ def _jupyter_book() -> list[str]:
     return [found]
 
 
+def _config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
+
+
+def _quick_build(tmp: Path) -> Path:
+    """Build a copy of the book's sources without executing any chapter."""
+    for pattern in ["_config.yml", "_toc.yml", "references.bib", "book/*.md", "vendor/**/*"]:
+        for src in ROOT.glob(pattern):
+            if src.is_file():
+                (tmp / src.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, tmp / src.relative_to(ROOT))
+    config = _config()
+    config["execute"]["execute_notebooks"] = "off"
+    (tmp / "_config.yml").write_text(yaml.safe_dump(config))
+    run = subprocess.run(_jupyter_book() + ["build", str(tmp), "--all", "--builder", "html"],
+                         cwd=tmp, capture_output=True, text=True)
+    assert run.returncode == 0, f"the quick build failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    return tmp / "_build" / "html"
+
+
 @pytest.fixture(scope="module")
-def html_dir() -> Path:
+def html_dir(tmp_path_factory) -> Path:
     forced = os.environ.get("SWINGBY_HTML")
     if forced:
         html = Path(forced) if Path(forced).is_absolute() else ROOT / forced
         assert (html / "index.html").is_file(), f"SWINGBY_HTML={forced}: no built book there"
         return html
-    if not _fresh(DEFAULT_HTML):
-        subprocess.run(_jupyter_book() + ["build", str(ROOT), "--all", "--builder", "html"],
-                       cwd=ROOT, check=True)
-    return DEFAULT_HTML
+    if _fresh(DEFAULT_HTML):
+        return DEFAULT_HTML
+    return _quick_build(tmp_path_factory.mktemp("book"))
 
 
 class _Page(HTMLParser):
@@ -223,6 +246,16 @@ def test_math_and_widgets_are_served_by_the_book(html_dir, pages):
             assert any(WIDGET_MANAGER in v for v in scripts), (
                 f"{page.relative_to(html_dir)} holds widget state but loads no {WIDGET_MANAGER}"
             )
+
+
+def test_the_widget_manager_is_configured_local(html_dir):
+    """myst-nb adds the scripts of ``nb_ipywidgets_js`` to every page with widget state;
+    they must be files of the book (its default is require.js and a manager from CDNs)."""
+    scripts = _config()["sphinx"]["config"].get("nb_ipywidgets_js")
+    assert scripts, "_config.yml must set nb_ipywidgets_js (myst-nb's default loads from CDNs)"
+    for path, attrs in scripts.items():
+        assert not EXTERNAL.match(path) and not any(EXTERNAL.match(str(v)) for v in attrs.values()), path
+        assert (html_dir / "_static" / path).is_file(), f"_static/{path} is not in the built book"
 
 
 def test_the_check_catches_external_loads(tmp_path):
