@@ -288,13 +288,19 @@ def test_cpu_preset_is_big_enough():
     assert len(p.separations) >= 4 and len(p.seeds) >= 3
 
 
-def test_stored_cpu_results_match_current_preset():
+def test_stored_cpu_results_match_current_preset_and_code():
     path = S.results_path(S.DEFAULT_OUT, get_preset("cpu"))
     assert path.exists(), "no stored cpu sweep: run `python -m swingby.diffusion sweep --preset cpu`"
     res = S.load_results(path)
     assert res["meta"]["config"] == get_preset("cpu").to_dict(), (
         "the stored sweep was made with other settings than the current `cpu` preset: rerun it")
-    assert res["done"].all() and res["meta"]["finished"]
+    if res["meta"]["finished"]:
+        assert res["done"].all()
+    else:  # a partial sweep resumes only under the code that made it
+        assert res["meta"]["code_version"]["diffusion_sources_sha256"] == S.code_hash(), (
+            f"the stored cpu sweep is partial and was made by other code than {S.RESULT_SOURCES}: "
+            "resuming it would redo every run. Finish the sweep before changing those files.")
+        assert res["done"].all(axis=2).any(), "the partial sweep holds no finished run"
 
 
 def test_sweep_round_trip(tmp_path):
