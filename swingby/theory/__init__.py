@@ -1,0 +1,61 @@
+"""The theory of Sec. 4 and App. C-E: one-layer closed form, symmetric two-layer dynamics.
+
+* :func:`one_layer_output`: Theorem 4.1 (eq. 4.2), gradient flow of a one-layer
+  linear model on the loss (4.1) with ``A = diag(a)``, in closed form.
+* :func:`symmetric_step`, :func:`gsn_terms`, :func:`simulate_symmetric`: the discrete
+  dynamics (D.2) of the Jacobian ``W = U U^T`` of the symmetric two-layer model and its
+  entrywise split (4.3) into growth ``G``, suppression ``S`` and noise ``N``.
+* :func:`detect_stages`: growth / suppression stages and the descents and ascents of
+  the test loss of a simulated trajectory (Sec. 4.2.1-4.2.2, App. E.1).
+* :func:`check_assumptions`: which of Assumptions D.1-D.5 hold, and by how much.
+* :func:`u_step_to_w_eta`: the time-scale factor between gradient descent on ``U`` and
+  eq. (D.2).
+* :func:`one_layer_output_with_bias`: Theorem 4.1 for the authors' ``nn.Linear`` with a
+  bias (augmented input ``(x, 1)``).
+* :func:`initial_U`, :func:`descent_statistics`: many initialisations at once, for the
+  seed statistics of App. E (how often multiple descents and failures occur).
+* :func:`authors_a`, :func:`dynamics_a`: the diagonal ``a`` that the dynamics run with.
+  ``matrix="paper"`` is eq. (C.13) (the paper's (D.2)); ``matrix="authors"`` is what the
+  authors' theory scripts iterate (the figures of Sec. 4.2 and App. E): (D.2) with ``A``
+  replaced by ``A^2``, ``A = diag(x_hat^2 / s + sigma^2)``.
+
+Everything is in *concept coordinates* (``A`` diagonal); ``a`` is the vector of
+:func:`swingby.sim.second_moment`. Chapters: ``book/one_layer_theory.md``,
+``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``.
+
+The code lives in one module per subject; every name is imported from here
+(``from swingby.theory import ...``):
+
+* :mod:`swingby.theory.one_layer`: the one-layer closed form (Sec. 4.1, App. C.2).
+* :mod:`swingby.theory.symmetric`: the symmetric model and eq. (D.2), its simulation,
+  the matrix ``a`` and the initial ``U`` (Sec. 4.2, App. D).
+* :mod:`swingby.theory.stages`: stage detection, descents and their statistics over
+  seeds, escape times, the phase diagram (Sec. 4.2.1-4.2.2, App. E).
+* :mod:`swingby.theory.settings`: Assumptions D.1-D.5 and the settings of the paper's
+  theory figures (:data:`THEORY_SETTINGS`).
+* ``swingby.theory._args``: the argument checks the modules share.
+"""
+from __future__ import annotations
+
+from swingby.theory.one_layer import OneLayerOutput, one_layer_output, one_layer_output_with_bias
+from swingby.theory.settings import THEORY_SETTINGS, TheorySetting, check_assumptions
+from swingby.theory.stages import (
+    DescentStats, PhaseDiagram, Stages, count_descents, descent_statistics, detect_stages,
+    escape_time, growth_in_descents, loss_turning_points, phase_diagram, shrink_fraction,
+)
+from swingby.theory.symmetric import (
+    GSN, MATRICES, SymmetricRecord, authors_a, dynamics_a, gsn_terms, initial_U,
+    simulate_symmetric, symmetric_step, u_step_to_w_eta,
+)
+# private helpers that other modules of the package import from here (plotting: _single_record)
+from swingby.theory._args import _eta, _sequence, _square, _times, _vector, _vector_a  # noqa: F401
+from swingby.theory.stages import _finite_record  # noqa: F401
+from swingby.theory.symmetric import _single_record, _update  # noqa: F401
+
+__all__ = [
+    "DescentStats", "GSN", "MATRICES", "OneLayerOutput", "PhaseDiagram", "Stages", "SymmetricRecord",
+    "THEORY_SETTINGS", "TheorySetting", "authors_a", "check_assumptions", "count_descents",
+    "descent_statistics", "detect_stages", "dynamics_a", "escape_time", "growth_in_descents",
+    "gsn_terms", "initial_U", "loss_turning_points", "one_layer_output", "one_layer_output_with_bias",
+    "phase_diagram", "shrink_fraction", "simulate_symmetric", "symmetric_step", "u_step_to_w_eta",
+]
