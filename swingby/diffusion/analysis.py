@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.concept_space import TARGET_11, concept_mse, concept_speed, fit_exponential
+from swingby.diffusion.concept_space import concept_mse, concept_speed, fit_exponential
 
 CLASS_11 = 3  #: index of the held-out class in ``CLASSES``
 
