@@ -22,8 +22,9 @@ from swingby.diffusion.concept_space import RADIUS_SPLIT
 CLASS_11 = 3  #: index of the held-out class in the results arrays
 
 
-def _joint(probs: np.ndarray, pixels: np.ndarray, by: str) -> np.ndarray:
-    """Fraction of samples (axis -2) that are blue and small."""
+def joint_accuracy(probs: np.ndarray, pixels: np.ndarray, by: str) -> np.ndarray:
+    """Fraction of samples (axis -2 of ``probs (..., n, 2)`` / ``pixels (..., n, 4)``) that
+    are blue and small, by the classifier or by the pixel check (a disc must be there)."""
     if by == "classifier":
         return ((probs[..., 0] > 0.5) & (probs[..., 1] > 0.5)).mean(axis=-1)
     if by == "pixels":
@@ -40,12 +41,12 @@ def _masked(res: dict, a: np.ndarray) -> np.ndarray:
 
 def behaviour(res: dict, by: str = "classifier") -> np.ndarray:
     """Joint accuracy of class 11 under its plain prompt, ``(D, S, K)`` (NaN where not run)."""
-    return _masked(res, _joint(res["probs"][:, :, :, CLASS_11], res["pixels"][:, :, :, CLASS_11], by))
+    return _masked(res, joint_accuracy(res["probs"][:, :, :, CLASS_11], res["pixels"][:, :, :, CLASS_11], by))
 
 
 def prompt_accuracies(res: dict, by: str = "classifier") -> np.ndarray:
     """Joint accuracy of class 11 under each capability prompt, ``(D, S, K, P)``."""
-    acc = _joint(res["cap_probs"], res["cap_pixels"], by)
+    acc = joint_accuracy(res["cap_probs"], res["cap_pixels"], by)
     acc[~res["done"]] = np.nan
     return acc
 

@@ -16,6 +16,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+from swingby.diffusion.capability import joint_accuracy
 from swingby.diffusion.presets import AUTHORS_DETAILS, Preset, validate_preset
 from swingby.diffusion.storage import atomic_save, load_results, results_dir
 
@@ -53,10 +54,9 @@ def outcome(res: dict) -> dict:
     """Class-11 outcome of a one-run results file at its last checkpoint (and class 01's)."""
     pix, probs = res["pixels"][0, 0, -1].astype(float), res["probs"][0, 0, -1].astype(float)
     valid = pix[..., 0] > 0.5
-    blue_small = valid & (pix[..., 2] > 0) & (pix[..., 1] < 0.45)
-    return {"disc_11": float(valid[3].mean()), "blue_small_11": float(blue_small[3].mean()),
+    return {"disc_11": float(valid[3].mean()), "blue_small_11": float(joint_accuracy(probs[3], pix[3], "pixels")),
             "disc_01": float(valid[1].mean()),
-            "clf_blue_small_11": float(((probs[3] > 0.5).all(axis=1)).mean()),
+            "clf_blue_small_11": float(joint_accuracy(probs[3], pix[3], "classifier")),
             "minutes": float(res["run_seconds"][0, 0] / 60)}
 
 
