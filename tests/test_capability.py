@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from swingby.diffusion import capability as C
+from swingby.diffusion.nulls import pass_rate
 
 
 def _res(D=1, S=2, K=4, n=10, P=3, E=5):
@@ -72,3 +73,346 @@ def test_linear_fit_and_its_interval():
     assert null.slope_ci[0] < 0 < null.slope_ci[1]
     with pytest.raises(ValueError, match="three"):
         C.linear_fit([1, 2], [1, 2])
+
+
+# ------------------------------------------------------------------ a synthetic sweep
+STEPS = [0, 100, 200, 400, 700, 1000]
+LOSS_FIELDS = ["step", "loss", "diff", "prior", "recon", "gamma_min", "gamma_max",
+               "grad_colour", "grad_size", "grad_conv"]
+
+
+def _curve(t_half: float, n: int) -> np.ndarray:
+    """Per checkpoint, how many of ``n`` samples succeed: a step from 0 to n at ``t_half``."""
+    return np.array([0 if s < t_half else n for s in STEPS])
+
+
+def _sweep(D=2, S=3, n=16, P=8, cap_at=(150, 300), beh_at=(600, 2000)):
+    """A complete synthetic sweep: capability prompt 2 succeeds from ``cap_at[i]`` on;
+    class 11 under the plain prompt goes to the 01 corner, turns there at step 200 and
+    becomes blue between steps 400 and 700 (``beh_at`` 600) or never (2000); the
+    embeddings and norms change at step 200."""
+    K = len(STEPS)
+    r = _res(D=D, S=S, K=K, n=n, P=P, E=3)
+    r["probs"][:] = 0.0
+    r["probs"][:, :, :, 1, :, 1] = 1.0               # 01 small from the start
+    r["probs"][:, :, :, 2, :, 0] = 1.0               # 10 blue from the start
+    for i in range(D):
+        okc = _curve(cap_at[i], n)
+        for k in range(K):
+            r["cap_probs"][i, :, k, 2, :okc[k]] = [0.9, 0.9]
+    r["probs"][:, :, :, 3, :, 1] = 0.9  # class 11 is small all along; its blue follows a path to
+    paths = {600: [0.5, 0.3, 0.0, 0.2, 0.6, 1.0],   # the 01 corner at step 200 and on to blue
+             2000: [0.5, 0.3, 0.0, 0.1, 0.2, 0.3]}  # or stays near 01 (behaviour never crosses)
+    for i in range(D):
+        r["probs"][i, :, :, 3, :, 0] = np.array(paths[beh_at[i]])[None, :, None]
+    r["pixels"][..., 0] = 1.0
+    r["pixels"][..., 1] = 0.2
+    r["pixels"][..., 2] = np.where(r["probs"][..., 0] > 0.5, 0.3, -0.3)
+    r["cap_pixels"][..., 0] = 1.0
+    r["cap_pixels"][..., 1] = 0.2
+    r["cap_pixels"][..., 2] = np.where(r["cap_probs"][..., 0] > 0.5, 0.3, -0.3)
+    r["emb"][..., 0, :] = [0, 0, 0]
+    r["emb"][..., 1, :] = [1, 0, 0]
+    r["emb"][..., 2, :] = np.where(np.array(STEPS)[:, None] < 200, [1, 0.2, 0], [0, 1, 0])
+    r["emb"][..., 3, :] = [1, 1, 0]
+    r["thumbs"] = np.zeros((D, S, K, 4, 2, 3, 8, 8), np.uint8)
+    r["wnorm"] = np.broadcast_to(np.array([1.0, 1.0, 1.0])[None, None, None] *
+                                 (1 + (np.array(STEPS) >= 200))[None, None, :, None], (D, S, K, 3)).copy()
+    log_steps = np.arange(10, 1001, 10.0)
+    log = np.zeros((D, S, len(log_steps), len(LOSS_FIELDS)))
+    log[..., 0] = log_steps
+    log[..., 1] = 5 - 3 * (log_steps > 200)
+    log[..., 7:] = 1 + (log_steps > 200)[:, None]
+    r["loss"] = log
+    r["rep_probs"] = np.zeros((D, S, 4, 4, n, 2), np.float32)
+    r["rep_pixels"] = np.zeros((D, S, 4, 4, n, 4), np.float32)
+    r["meta"] = {"checkpoint_steps": STEPS, "loss_fields": LOSS_FIELDS,
+                 "config": {"separations": [0.2, 0.6][:D], "seeds": list(range(S)), "image_size": 16,
+                            "ds": 0.4, "position": 0.0, "samples_per_class": n}}
+    return r
+
+
+def test_crossing_times_and_lead_with_censoring():
+    r = _sweep()
+    t = C.crossing_times(r)
+    # interpolated between the checkpoints around the jump
+    assert np.allclose(t.capability[0], 150) and np.allclose(t.capability[1], 300)
+    assert np.allclose(t.behaviour[0], 550) and np.isinf(t.behaviour[1]).all()
+    lead = C.capability_lead(t, end=1000)
+    assert np.allclose(lead.steps[0], 400) and np.allclose(lead.steps[1], 700)  # censored at the end
+    assert not lead.censored[0].any() and lead.censored[1].all()
+    r["done"][0, 1] = False
+    lead = C.capability_lead(C.crossing_times(r), 1000)
+    assert np.isnan(lead.steps[0, 1]) and np.isfinite(lead.steps[0, 0])
+    with pytest.raises(ValueError, match="end"):
+        C.capability_lead(t, end=0)
+    with pytest.raises(ValueError, match="times"):
+        C.capability_lead((1, 2), end=10)
+    with pytest.raises(ValueError, match="meta"):
+        C.crossing_times({"done": r["done"]})
+
+
+def test_precedes_check_passes_on_a_lead_and_fails_on_its_null():
+    r = _sweep()
+    t = C.crossing_times(r)
+    assert C.precedes_check(C.capability_lead(t, 1000), min_lead=300)
+    assert not C.precedes_check(C.capability_lead(t, 1000), min_lead=800)
+    # null: prompts that add only sampling noise to a slowly rising plain prompt
+    steps = np.linspace(0, 2400, 16)
+    beh = np.clip(steps / 2400, 0, 1)[None, None].repeat(5, axis=1)  # (1, 5, 16)
+    t_beh = C.first_crossing(steps, beh)
+
+    def null(rng):
+        t_cap = C.first_crossing(steps, C.noise_capability(beh, 64, 8, rng))
+        return C.capability_lead(C.CrossingTimes(t_cap, t_beh), 2400)
+    assert pass_rate(lambda lead: C.precedes_check(lead, 300), null, n=100) <= 0.05
+    with pytest.raises(ValueError, match="min_lead"):
+        C.precedes_check(C.capability_lead(t, 1000), min_lead=-1)
+    with pytest.raises(ValueError, match="min_fraction"):
+        C.precedes_check(C.capability_lead(t, 1000), min_lead=1, min_fraction=0)
+    with pytest.raises(ValueError, match="no measured run"):
+        C.precedes_check(C.Lead(np.full((1, 2), np.nan), np.zeros((1, 2), bool)), 1)
+
+
+def test_noise_capability_is_a_max_over_binomial_redraws():
+    rng = np.random.default_rng(0)
+    beh = np.array([[[0.0, 0.3, 0.5, 1.0, np.nan]]])
+    cap = C.noise_capability(beh, 64, 8, rng)
+    assert np.all(cap[..., :4] >= beh[..., :4]) and np.isnan(cap[..., 4])
+    assert cap[..., 0] == 0 and cap[..., 3] == 1  # nothing to draw at 0 and 1
+    big = C.noise_capability(np.full((2000,), 0.5), 64, 8, rng)
+    assert 0.55 < big.mean() < 0.65  # the best of 9 draws sits about 1.5 std above 0.5
+    with pytest.raises(ValueError, match="behaviour_curves"):
+        C.noise_capability(np.array([1.5]), 64, 8, rng)
+    with pytest.raises(ValueError, match="n_samples"):
+        C.noise_capability(beh, 0, 8, rng)
+    with pytest.raises(ValueError, match="n_prompts"):
+        C.noise_capability(beh, 64, 1.5, rng)
+    with pytest.raises(ValueError, match="rng"):
+        C.noise_capability(beh, 64, 8, 0)
+
+
+def test_repeat_noise_ratio_is_one_for_binomial_repeats():
+    r = _sweep(D=2, S=3, n=64)
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0.2, 0.8, (2, 3, 1, 4, 1))
+    ok = rng.random((2, 3, 50, 4, 64)) < p  # 50 repeats for a precise ratio
+    r["rep_probs"] = np.repeat(np.where(ok, 0.9, 0.1)[..., None], 2, axis=-1).astype(np.float32)
+    r["rep_pixels"] = np.zeros(ok.shape + (4,), np.float32)
+    assert abs(C.repeat_noise_ratio(r) - 1) < 0.15
+    r["rep_probs"][:] = 0.9  # no spread at all: every accuracy is 1
+    with pytest.raises(ValueError, match="undefined"):
+        C.repeat_noise_ratio(r)
+    with pytest.raises(ValueError, match="res must"):
+        C.repeat_noise_ratio({"done": r["done"]})
+
+
+def test_seed_spread_and_its_swap_null():
+    steps = np.array([0.0, 1.0, 2.0])
+    cap = np.array([[[0, 1, 1], [0, 1, 1], [0, 1, 1]]], float)  # identical seeds
+    beh = np.array([[[0, 0, 1], [0, 1, 1], [0, 0, 0]]], float)  # seeds disagree
+    assert np.allclose(C.seed_std(cap), 0) and C.seed_std(beh)[0, 1] > 0.5
+    assert C.time_mean(np.array([0.0, 1.0, 1.0]), steps) == pytest.approx(0.75)
+    assert C.spread_ratio(cap, beh, steps) == 0 and C.robustness_check(cap, beh, steps)
+    # null: both curves come from the same seed-to-seed spread
+    rng = np.random.default_rng(0)
+    same = rng.random((4, 5, 3))
+    other = rng.random((4, 5, 3))
+    assert pass_rate(lambda cb: C.robustness_check(*cb, steps), lambda g: C.swap_curves(same, other, g),
+                     n=200) <= 0.05
+    one_seed = np.full((1, 1, 3), 0.5)
+    assert np.isnan(C.seed_std(one_seed)).all()
+    with pytest.raises(ValueError, match="curves"):
+        C.seed_std(np.zeros(3))
+    with pytest.raises(ValueError, match="y must"):
+        C.time_mean(np.zeros(4), steps)
+    with pytest.raises(ValueError, match="beh must vary"):
+        C.spread_ratio(cap, cap, steps)
+    with pytest.raises(ValueError, match="max_ratio"):
+        C.robustness_check(cap, beh, steps, max_ratio=2)
+    with pytest.raises(ValueError, match="same shape"):
+        C.swap_curves(cap, beh[:, :2], rng)
+
+
+def test_linear_check_and_permutation_null():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(100, 1000, (6, 5))
+    y = 2 * x + rng.normal(0, 30, x.shape)
+    fit = C.linear_fit(x, y)
+    assert C.linear_check(fit)
+    null = pass_rate(lambda f: C.linear_check(f),
+                     lambda g: C.linear_fit(x, C.permute_seeds(y, g, within=False)), n=200)
+    assert null <= 0.05
+    assert not C.linear_check(fit, min_n=100)
+    with pytest.raises(ValueError, match="fit"):
+        C.linear_check((1, 2))
+    with pytest.raises(ValueError, match="min_r2"):
+        C.linear_check(fit, min_r2=2)
+
+
+def test_permute_seeds_keeps_each_separation_and_missing_runs():
+    rng = np.random.default_rng(0)
+    t = np.array([[1.0, 2.0, np.inf, np.nan], [10.0, 20.0, 30.0, 40.0]])
+    p = C.permute_seeds(t, rng)
+    assert sorted(p[0, :2]) == [1, 2] and np.isinf(p[0, 2]) and np.isnan(p[0, 3])
+    assert sorted(p[1]) == [10, 20, 30, 40]
+    q = C.permute_seeds(t, rng, within=False)
+    assert sorted(q[np.isfinite(q)]) == [1, 2, 10, 20, 30, 40]
+    with pytest.raises(ValueError, match="t must"):
+        C.permute_seeds(np.array([-1.0, 2.0])[None], rng)
+    with pytest.raises(ValueError, match="within"):
+        C.permute_seeds(t, rng, within="yes")
+
+
+def test_concept_turn_finds_the_memorised_corner():
+    r = _sweep()
+    pts = C.class_points(r)
+    assert pts.shape == (2, 3, len(STEPS), 4, 2)
+    assert np.all(C.first_concept_index(pts) == 0)  # the trained classes are separated from step 0
+    turn = C.concept_turn(r)
+    assert (turn.corner == "01").all() and np.allclose(turn.turn, 200)
+    # distance to 01 is 0.6 at step 700 (past one half) and 0.2 at step 400: crossing in between
+    assert np.all((turn.departure[0] > 400) & (turn.departure[0] < 700))
+    assert np.isinf(turn.departure[1]).all()  # stays within 0.3 of the corner
+    r["done"][1, 2] = False
+    turn = C.concept_turn(r)
+    assert np.isnan(turn.turn[1, 2]) and turn.corner[1, 2] == ""
+    with pytest.raises(ValueError, match="points"):
+        C.first_concept_index(np.zeros((2, 3, 4, 3, 2)))
+    with pytest.raises(ValueError, match="level"):
+        C.first_concept_index(pts, level=0)
+
+
+def test_probe_transition_steps():
+    steps = np.array([0.0, 100, 200, 300])
+    assert C.transition_step(steps, np.array([1.0, 1.0, 3.0, 3.0])) == pytest.approx(150)
+    assert C.transition_step(steps, np.array([1.0, 0.0, 1.0, 1.0])) == pytest.approx(50)  # a dip counts
+    assert C.transition_step(steps, np.ones(4)) == 0
+    assert np.isnan(C.transition_step(steps, np.array([1.0, np.nan, 1, 1])))
+    assert C.peak_step(steps, np.array([0.0, 2.0, 1.0, 2.0])) == 100
+    with pytest.raises(ValueError, match="y must"):
+        C.transition_step(steps, np.ones(3))
+    with pytest.raises(ValueError, match="steps"):
+        C.peak_step(steps[::-1], np.ones(4))
+
+
+def test_loss_log_and_embedding_probes_on_the_sweep():
+    r = _sweep()
+    s, loss = C.loss_log(r, "loss")
+    assert s.shape == (100,) and loss.shape == (2, 3, 100)
+    assert np.allclose(C.transition_step(s, loss), 205)  # the loss halves its drop between 200 and 210
+    ed = C.embedding_disentanglement(r)
+    assert ed[..., 0].max() < 0.1 and np.allclose(ed[..., -1], 1)
+    with pytest.raises(ValueError, match="field"):
+        C.loss_log(r, "step")
+    with pytest.raises(ValueError, match="res must"):
+        C.loss_log({"done": r["done"]}, "loss")
+
+
+def test_probe_score_and_coincidence_check_with_their_null():
+    rng = np.random.default_rng(0)
+    t_cap = rng.uniform(200, 1000, (6, 5))
+    t_beh = t_cap + 500
+    times = C.CrossingTimes(t_cap, t_beh)
+    good = t_cap + rng.normal(0, 20, t_cap.shape)
+    s = C.probe_score("good", good, times, n_perm=200)
+    assert s.r_capability > 0.95 and s.p_value < 0.01 and s.median_gap < 30 and s.n == 30
+    flat = C.probe_score("flat", np.full_like(t_cap, 300.0), times, n_perm=50)
+    assert np.isnan(flat.r_capability) and np.isnan(flat.p_value)
+    tol = np.full_like(t_cap, 100.0)
+    assert C.coincidence_check(good, t_cap, tol)
+    assert pass_rate(lambda t: C.coincidence_check(t, t_cap, tol), lambda g: C.permute_seeds(good, g),
+                     n=200) <= 0.05
+    assert not C.coincidence_check(good + 400, t_cap, tol)  # correlated but too late
+    with pytest.raises(ValueError, match="t_probe"):
+        C.probe_score("x", good[:2], times)
+    with pytest.raises(ValueError, match="n_perm"):
+        C.probe_score("x", good, times, n_perm=0)
+    with pytest.raises(ValueError, match="three runs"):
+        C.coincidence_check(good[:1, :2], t_cap[:1, :2], 1.0)
+    with pytest.raises(ValueError, match="min_r"):
+        C.coincidence_check(good, t_cap, tol, min_r=3)
+
+
+def test_checkpoint_gap():
+    steps = np.array([0.0, 10, 40, 100])
+    assert C.checkpoint_gap(steps, np.array([5.0, 10.0, 70.0, 100.0])).tolist() == [10, 30, 60, 60]
+    assert np.isnan(C.checkpoint_gap(steps, np.array([np.inf]))).all()
+    with pytest.raises(ValueError, match="within the checkpoints"):
+        C.checkpoint_gap(steps, np.array([200.0]))
+
+
+def test_prompt_labels_name_every_prompt():
+    r = _sweep()
+    labels = C.prompt_labels(r, 0)
+    assert labels[0] == "plain" and labels[1] == "(0.0, 0.0, 1.0)" and labels[-1].startswith("3 dc:")
+    assert len(labels) == 1 + r["cap_probs"].shape[3]
+    with pytest.raises(ValueError, match="dc_index"):
+        C.prompt_labels(r, 5)
+
+
+def test_capability_functions_refuse_bad_results():
+    r = _sweep()
+    with pytest.raises(ValueError, match="res must"):
+        C.behaviour({"probs": r["probs"]})
+    with pytest.raises(ValueError, match="by must"):
+        C.capability(r, by="eyes")
+    bad = dict(r, done=r["done"].astype(int))
+    with pytest.raises(ValueError, match="done"):
+        C.behaviour(bad)
+    with pytest.raises(ValueError, match="res\\['emb'\\]"):
+        C.embedding_disentanglement(dict(r, emb=r["emb"][:1]))
+
+
+# ------------------------------------------------------------------ figures and explorer
+def test_figures_draw_on_the_synthetic_sweep():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.diffusion import capability_plots as P
+    from swingby.diffusion.capability_explorer import capability_explorer, draw_capability_view
+
+    r = _sweep()
+    fig, ax = plt.subplots()
+    P.plot_concept_memorization(r, ax)
+    fig, axes = plt.subplots(1, 2)
+    P.plot_capability_behaviour(r, axes)
+    P.plot_seed_std(r, axes)
+    P.plot_embedding_disentanglement(r, axes)
+    t = C.crossing_times(r)
+    P.plot_crossing_times(r, t, None, ax)
+    fig, axes = plt.subplots(1, 3)
+    P.plot_run_overview(r, 0, 1, axes)
+    ax3 = plt.figure().add_subplot(projection="3d")
+    P.plot_seeds_3d(r, 1, ax3)
+    fig, axes = plt.subplots(1, 2)
+    draw_capability_view(r, 1, 0, 3, 2, axes)
+    box = capability_explorer(r, prompt=3)
+    assert len(box.children) == 3
+    table = P.probe_table([C.probe_score("a", t.capability, C.CrossingTimes(t.capability, t.behaviour), n_perm=10)])
+    assert table.count("\n") == 2 and "| a |" in table
+    plt.close("all")
+    with pytest.raises(ValueError, match="one Axes per colour separation"):
+        P.plot_capability_behaviour(r, [ax])
+    with pytest.raises(ValueError, match="3-D"):
+        P.plot_seeds_3d(r, 0, ax)
+    with pytest.raises(ValueError, match="dc_index"):
+        P.plot_seeds_3d(r, 9, ax3)
+    with pytest.raises(ValueError, match="three Axes"):
+        P.plot_run_overview(r, 0, 0, [ax])
+    with pytest.raises(ValueError, match="times"):
+        P.plot_crossing_times(r, (1, 2), None, ax)
+    with pytest.raises(ValueError, match="scores"):
+        P.probe_table([])
+    with pytest.raises(ValueError, match="prompt"):
+        draw_capability_view(r, 0, 0, 0, 99, axes)
+    with pytest.raises(ValueError, match="checkpoint"):
+        capability_explorer(r, checkpoint=99)
+    with pytest.raises(ValueError, match="res must"):
+        capability_explorer({})
+    r["done"][0, 1] = False
+    fig, axes = plt.subplots(1, 3)
+    with pytest.raises(ValueError, match="not finished"):
+        P.plot_run_overview(r, 0, 1, axes)
+    plt.close("all")
