@@ -75,7 +75,6 @@ def _results(nan: bool = False) -> dict:
 RES, RES_NAN = _results(), _results(nan=True)
 RES_NO_PIX = {k: v for k, v in RES.items() if k != "pixels"}
 RES_BAD = dict(RES, probs=RES["probs"][:, :, :3])  # 3 checkpoints in probs, 5 in meta
-FITS = A.late_speed_fit(RES, start=0.0)
 
 good = dict(mu=[1.0, 2.0], sigma=0.3, d=4)
 one_layer = dict(W0=np.eye(2), a=[1.0, 1.0], z=[1.0, 1.0], t=1.0)
@@ -573,7 +572,6 @@ CASES = [
     case(A.trajectories, dict(res=RES_BAD), "res['probs']"),
     case(A.mean_trajectories, dict(res=None), "res must"),
     case(A.pixel_trajectories, dict(res=RES_NO_PIX), "pixels"),
-    case(A.pixel_mse, dict(res=RES_NO_PIX), "pixels"),
     case(A.valid_fraction, dict(res={}), "res must"),
     case(A.mse_curves, dict(res=RES_BAD), "res['probs']"),
     case(A.crossing_step, dict(steps=[0, 1], y=[0.0]), "y must"),
@@ -582,19 +580,9 @@ CASES = [
     case(A.concept_contrasts, dict(res=RES_NAN), "unfinished"),
     case(A.learning_order, dict(res=RES, level=2.0), "level"),
     case(A.learning_order, dict(res=RES, level="x"), "level"),
-    case(A.learning_order_per_seed, dict(res=RES, level=np.nan), "level"),
-    case(A.mse_rise, dict(mse=[1.0]), "mse"),
-    case(A.mse_rise, dict(mse=[np.nan, 1.0]), "mse"),
-    case(A.bend, dict(res=RES, level=-1.0), "level"),
-    case(A.bend, dict(res=RES_NAN), "unfinished"),
     case(A.speed, dict(res=RES, cls=4), "cls"),
     case(A.speed, dict(res=RES, cls=1.5), "cls"),
     case(A.speed_noise_floor, dict(res=RES, cls=-1), "cls"),
-    case(A.late_speed_fit, dict(res=RES, start=1.5), "start"),
-    case(A.late_speed_fit, dict(res=RES, start="late"), "start"),
-    case(A.late_speed_fit, dict(res=RES, cls=9), "cls"),
-    case(A.late_speed_fit, dict(res=RES, level=5.0), "level"),
-    case(A.per_seed_rises, dict(res=RES, level=2.0), "level"),
     case(A.joint_accuracy, dict(res=RES, cls=7), "cls"),
     # ------------------------------------------------------------------ diffusion: plots, explorer
     case(DP.plot_image_grid, dict(images=np.zeros((2, 3, 8, 8))), "images"),
@@ -608,9 +596,8 @@ CASES = [
     case(DP.plot_trajectories, dict(res=RES_NAN), "unfinished"),
     case(DP.plot_mse, dict(res=RES, ax="x"), "ax must"),
     case(DP.plot_mse, dict(res={}), "res must"),
-    case(DP.plot_speed, dict(res=RES, fits=[]), "fits"),
-    case(DP.plot_speed, dict(res=RES, fits=[dict(FITS[0], rate=np.nan), FITS[1]]), "fits[0]"),
-    case(DP.plot_speed, dict(res=RES, fits=FITS, ax="x"), "ax must"),
+    case(DP.plot_speed, dict(res=RES, checks=[]), "checks"),
+    case(DP.plot_speed, dict(res=RES, checks=[1, 2]), "checks[0]"),
     case(sweep_explorer, dict(res=RES, dc_index=5), "dc_index"),
     case(sweep_explorer, dict(res=RES, seed_index=-1), "seed_index"),
     case(sweep_explorer, dict(res=RES, checkpoint=99), "checkpoint"),
@@ -685,7 +672,6 @@ BORDERLINE = [
     (T.one_layer_output, dict(one_layer, t=0)),
     (CS.class_point, dict(probs=[[0.0, 1.0]])),
     (A.crossing_step, dict(steps=[0, 1], y=[1.0, 1.0])),
-    (A.late_speed_fit, dict(res=RES, start=0.0)),
     (W.symmetric_dynamics_explorer, dict(seed=500, steps=10)),
     (sweep_explorer, dict(res=RES, dc_index=1, seed_index=1, checkpoint=0)),
 ]

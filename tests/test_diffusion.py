@@ -347,10 +347,6 @@ def test_analysis_on_a_known_trajectory():
     order = A.learning_order(res)
     assert [o["first"] for o in order] == ["size", "colour"]
     assert np.isclose(order[0]["t_size"], 100 * 0.5 / 0.6)
-    b = A.bend(res)
-    assert b[0]["toward"] == "01" and b[0]["max_gap"] == 1.0
-    assert A.mse_rise(np.array([1.0, 0.5, 0.7, 0.2]))[0] == pytest.approx(0.2)
-    assert A.mse_rise(np.array([1.0, 0.5, 0.2]))[0] < 0
     assert A.crossing_step(np.array(steps), np.zeros(5)) == float("inf")
     assert np.allclose(A.speed_noise_floor(res), 0)  # identical samples: no sampling noise
 

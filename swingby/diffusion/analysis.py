@@ -1,12 +1,13 @@
-"""Reading a stored sweep (paper Fig. 6): concept-space trajectories, MSE, speed, and
-the three claim statistics of Sec. 5 (which concept is learned first, the transient
-bend with a non-monotone MSE, the late exponential slowing)."""
+"""Reading a stored sweep (paper Fig. 6): concept-space trajectories, MSE, speed, the
+sampling-noise floor of the speed, concept contrasts and learning times, and the
+pixel-check fractions. The claim checks built on them, with their nulls, are in
+:mod:`swingby.diffusion.claims`."""
 from __future__ import annotations
 
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.concept_space import concept_mse, concept_speed, fit_exponential
+from swingby.diffusion.concept_space import concept_mse, concept_speed
 
 CLASS_11 = 3  #: index of the held-out class in ``CLASSES``
 
@@ -69,11 +70,6 @@ def pixel_trajectories(res: dict) -> np.ndarray:
     return np.stack([blue, small], axis=-1).mean(axis=1)
 
 
-def pixel_mse(res: dict) -> np.ndarray:
-    """``(n_dc, n_ckpt)``: concept-space MSE of class 11 read by the pixel check."""
-    return concept_mse(pixel_trajectories(res)[:, :, CLASS_11])
-
-
 def valid_fraction(res: dict) -> np.ndarray:
     """``(n_dc, n_ckpt, 4)``: fraction of samples with a visible disc (pixel check)."""
     return (np.asarray(_check_res(res, "pixels")["pixels"])[..., 0] > 0.5).mean(axis=(1, 4))
@@ -134,74 +130,6 @@ def learning_order(res: dict, level: float = 0.5) -> list[dict]:
     return out
 
 
-def learning_order_per_seed(res: dict, level: float = 0.5) -> np.ndarray:
-    """``(n_dc, n_seed)`` array of "colour" / "size" / "tie": the order in each run."""
-    level = _level(level)
-    t = trajectories(res)
-    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
-    col = t[:, :, :, 2, 0] - t[:, :, :, 0, 0]
-    siz = t[:, :, :, 1, 1] - t[:, :, :, 0, 1]
-    out = np.empty(col.shape[:2], dtype=object)
-    for i in range(col.shape[0]):
-        for j in range(col.shape[1]):
-            tb, ts = crossing_step(steps, col[i, j], level), crossing_step(steps, siz[i, j], level)
-            out[i, j] = "colour" if tb < ts else "size" if ts < tb else "tie"
-    return out
-
-
-def mse_rise(mse: np.ndarray) -> tuple[float, int, int]:
-    """Largest rise of a curve after an earlier point: ``max_{j > k} mse[j] - mse[k]``.
-
-    Returns ``(rise, k, j)``; a monotonically decreasing curve has rise <= 0. ``mse``
-    is 1-D, finite, of length >= 2.
-    """
-    mse = _checks.array("mse", mse, ndim=1, min_size=2)
-    best = (-np.inf, 0, 0)
-    for k in range(len(mse) - 1):
-        j = k + 1 + int(np.argmax(mse[k + 1:]))
-        if mse[j] - mse[k] > best[0]:
-            best = (float(mse[j] - mse[k]), k, j)
-    return best
-
-
-def bend(res: dict, level: float = 0.5) -> list[dict]:
-    """Transient bend of class 11 per separation, after the first concept is learned
-    (the first checkpoint where a concept contrast reaches ``level``; before it the
-    images are still noise and the classifier's reading says nothing about concepts).
-
-    Reports the largest MSE rise after that checkpoint (seed-mean curve) with the
-    standard error of the same difference over seeds, and the training class that the
-    class-11 point comes closest to (largest ``|P(blue) - P(small)|``).
-    """
-    level = _level(level)
-    steps = np.asarray(_check_res(res)["meta"]["checkpoint_steps"])
-    traj = mean_trajectories(res)[:, :, CLASS_11]
-    con = concept_contrasts(res)
-    mse, per_seed = mse_curves(res)
-    out = []
-    for i, dc in enumerate(res["meta"]["config"]["separations"]):
-        learned = np.flatnonzero(con[i].max(axis=1) >= level)
-        k0 = int(learned[0]) if learned.size else len(steps) - 1
-        rise, k, j = mse_rise(mse[i, k0:]) if k0 < len(steps) - 1 else (-np.inf, 0, 0)
-        k, j = k + k0, j + k0
-        diff = per_seed[i, :, j] - per_seed[i, :, k]
-        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")
-        gap = traj[i, k0:, 0] - traj[i, k0:, 1]
-        m = int(np.argmax(np.abs(gap)))
-        # does the curve come back down after its peak (a *transient* bend)?
-        fall = float(mse[i, j] - mse[i, j:].min()) if np.isfinite(rise) else 0.0
-        fall_diff = per_seed[i, :, j] - per_seed[i, :, -1]
-        out.append({"dc": dc, "first_learned_step": int(steps[k0]), "rise": float(rise), "rise_se": se,
-                    "fall_after_peak": fall, "fall_to_end": float(mse[i, j] - mse[i, -1]),
-                    "fall_to_end_se": float(fall_diff.std(ddof=1) / np.sqrt(len(fall_diff)))
-                    if len(fall_diff) > 1 else float("nan"),
-                    "rise_from": int(steps[k]), "rise_to": int(steps[j]), "per_seed_rise": diff.tolist(),
-                    "max_gap": float(abs(gap[m])), "toward": "01" if gap[m] < 0 else "10",
-                    "gap_step": int(steps[k0 + m]), "gap_index": int(k0 + m),
-                    "point_at_gap": traj[i, k0 + m].tolist()})
-    return out
-
-
 def speed(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
     """``(midpoint steps, |dC/dt| (n_dc, n_ckpt - 1))`` of the seed-mean point (Fig. 6c)."""
     cls = _cls(cls)
@@ -227,56 +155,6 @@ def speed_noise_floor(res: dict, cls: int = CLASS_11) -> np.ndarray:
     p = np.moveaxis(p, 1, 2).reshape(p.shape[0], p.shape[2], -1, 2)  # (D, K, S*n, 2)
     se2 = p.var(axis=2, ddof=1) / p.shape[2]
     return np.sqrt((se2[:, 1:] + se2[:, :-1]).sum(-1)) / np.diff(steps)
-
-
-def late_speed_fit(res: dict, start: str | float = "first_learned", cls: int = CLASS_11,
-                   level: float = 0.5) -> list[dict]:
-    """Exponential fit ``|dC/dt| ~ A exp(rate * t)`` over the late phase, per separation.
-
-    ``start="first_learned"``: from the first checkpoint at which a concept contrast
-    reaches ``level`` (before it the samples are noise); a number: from that fraction
-    of the training steps (in [0, 1)). Also counts the late speeds above the
-    sampling-noise floor.
-    """
-    if not (isinstance(start, str) and start == "first_learned") \
-            and (_checks.as_real(start) is None or not 0 <= start < 1):
-        raise ValueError(f"start must be 'first_learned' or a fraction of the steps in [0, 1), got {start!r}")
-    level = _level(level)
-    mid, sp = speed(res, cls)
-    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
-    floor = speed_noise_floor(res, cls)
-    con = concept_contrasts(res)
-    out = []
-    for i, dc in enumerate(res["meta"]["config"]["separations"]):
-        if isinstance(start, str):
-            learned = np.flatnonzero(con[i].max(axis=1) >= level)
-            t0 = steps[learned[0]] if learned.size else steps[-2]
-        else:
-            t0 = float(start) * res["meta"]["config"]["steps"]
-        late = mid >= t0
-        rate, A, r2 = fit_exponential(mid[late], sp[i, late])
-        out.append({"dc": dc, "start": float(t0), "rate": rate, "A": A, "r2": r2,
-                    "n_points": int(late.sum()),
-                    "n_above_floor": int((sp[i, late] > floor[i, late]).sum()),
-                    "speed_first": float(sp[i, late][0]), "speed_last": float(sp[i, late][-1])})
-    return out
-
-
-def per_seed_rises(res: dict, level: float = 0.5) -> np.ndarray:
-    """``(n_dc, n_seed)``: the largest rise of each run's own class-11 MSE curve after
-    the run's first concept is learned (:func:`bend` for single seeds)."""
-    level = _level(level)
-    t = trajectories(res)
-    per_seed = concept_mse(t[:, :, :, CLASS_11])
-    col = t[:, :, :, 2, 0] - t[:, :, :, 0, 0]
-    siz = t[:, :, :, 1, 1] - t[:, :, :, 0, 1]
-    out = np.full(per_seed.shape[:2], np.nan)
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            learned = np.flatnonzero(np.maximum(col[i, j], siz[i, j]) >= level)
-            if learned.size and learned[0] < per_seed.shape[2] - 1:
-                out[i, j] = mse_rise(per_seed[i, j, learned[0]:])[0]
-    return out
 
 
 def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:

@@ -116,6 +116,15 @@ class DecayFits(NamedTuple):
     exponent: float
     r2_power: float
     better: str
+    log_a_exp: float = 0.0    #: intercept of the exponential: ``speed = exp(log_a_exp + rate t)``
+    log_a_power: float = 0.0  #: intercept of the power law: ``speed = exp(log_a_power) t ** exponent``
+
+    def predict(self, t: np.ndarray) -> np.ndarray:
+        """The better fit's speed at steps ``t > 0``."""
+        t = np.asarray(t, float)
+        if self.better == "exponential":
+            return np.exp(self.log_a_exp + self.rate * t)
+        return np.exp(self.log_a_power) * t ** self.exponent
 
 
 def compare_decay_fits(t: np.ndarray, speed: np.ndarray) -> DecayFits:
@@ -129,7 +138,8 @@ def compare_decay_fits(t: np.ndarray, speed: np.ndarray) -> DecayFits:
     def fit(x):
         slope, icpt = np.polyfit(x, lv, 1)
         res = lv - (slope * x + icpt)
-        return float(slope), float(1 - res.var() / lv.var()) if lv.var() > 0 else 1.0, float((res ** 2).sum())
-    rate, r2e, sse_e = fit(t)
-    expo, r2p, sse_p = fit(np.log(t))
-    return DecayFits(rate, r2e, expo, r2p, "exponential" if sse_e < sse_p else "power law")
+        r2 = float(1 - res.var() / lv.var()) if lv.var() > 0 else 1.0
+        return float(slope), r2, float((res ** 2).sum()), float(icpt)
+    rate, r2e, sse_e, ae = fit(t)
+    expo, r2p, sse_p, ap = fit(np.log(t))
+    return DecayFits(rate, r2e, expo, r2p, "exponential" if sse_e < sse_p else "power law", ae, ap)

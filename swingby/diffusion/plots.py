@@ -102,53 +102,55 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
 
 
 def plot_mse(res: dict, ax=None):
-    """Fig. 6(b): concept-space MSE of class 11 to (1, 1) over training steps."""
-    mse, per_seed = A.mse_curves(res)
+    """Fig. 6(b): concept-space MSE of class 11 to (1, 1) over training steps: the mean
+    of the seeds' own curves with a band of one standard error over seeds."""
+    _, per_seed = A.mse_curves(res)
     steps = np.asarray(res["meta"]["checkpoint_steps"])
     dcs = res["meta"]["config"]["separations"]
     cmap = plt.get_cmap("viridis")
     ax = _axes(plt.gca() if ax is None else ax)
+    mean = per_seed.mean(axis=1)
+    se = per_seed.std(axis=1, ddof=1) / np.sqrt(per_seed.shape[1]) if per_seed.shape[1] > 1 else 0 * mean
     for i, dc in enumerate(dcs):
         col = cmap(i / max(1, len(dcs) - 1))
-        ax.plot(steps, mse[i], "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
-        for s in range(per_seed.shape[1]):
-            ax.plot(steps, per_seed[i, s], color=col, lw=0.5, alpha=0.4)
+        ax.plot(steps, mean[i], "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
+        ax.fill_between(steps, mean[i] - se[i], mean[i] + se[i], color=col, alpha=0.2, lw=0)
     ax.set_xlabel("training step")
     ax.set_ylabel("concept-space MSE of class 11")
     ax.legend(fontsize=8)
     return ax
 
 
-def _check_fits(fits, n: int) -> None:
-    """One fit of :func:`swingby.diffusion.analysis.late_speed_fit` per separation."""
-    if not isinstance(fits, (list, tuple)) or len(fits) != n:
-        raise ValueError(f"fits must be a list of {n} fits (late_speed_fit(res)), got {fits!r}"[:200])
-    for k, f in enumerate(fits):
-        if not isinstance(f, dict) or not {"start", "A", "rate"} <= set(f):
-            raise ValueError(f"fits[{k}] must be a dict with keys 'start', 'A' and 'rate' (from late_speed_fit)")
-        for key in ("start", "A", "rate"):
-            _checks.number(f"fits[{k}][{key!r}]", f[key])
+def _check_slowing(checks, n: int) -> None:
+    """One :class:`swingby.diffusion.claims.SlowingCheck` per separation."""
+    if not isinstance(checks, (list, tuple)) or len(checks) != n:
+        raise ValueError(f"checks must be a list of {n} results of claims.slowing_checks(res), got {checks!r}"[:200])
+    for k, c in enumerate(checks):
+        if not all(hasattr(c, f) for f in ("start", "speeds", "fits")):
+            raise ValueError(f"checks[{k}] must be a SlowingCheck from claims.slowing_checks(res)")
 
 
-def plot_speed(res: dict, fits: list[dict], ax=None):
-    """Fig. 6(c): speed |dC/dt| of class 11 on a log scale, with the late-phase
-    exponential fits (dotted, from each fit's ``start``) and the sampling-noise floor
-    (thin dashed)."""
+def plot_speed(res: dict, checks: list, ax=None):
+    """Fig. 6(c): speed |dC/dt| of class 11 (seed mean) on a log scale, the sampling-noise
+    floor (thin dashed) and, over the late phase, the better of an exponential and a power
+    law (dotted) fitted to the speeds above the floor (``checks``: one
+    :class:`swingby.diffusion.claims.SlowingCheck` per separation)."""
     mid, sp = A.speed(res)
     floor = A.speed_noise_floor(res)
     dcs = res["meta"]["config"]["separations"]
-    _check_fits(fits, len(dcs))
+    _check_slowing(checks, len(dcs))
     cmap = plt.get_cmap("viridis")
     ax = _axes(plt.gca() if ax is None else ax)
-    for i, dc in enumerate(dcs):
+    for i, (dc, c) in enumerate(zip(dcs, checks)):
         col = cmap(i / max(1, len(dcs) - 1))
         ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
-        ax.semilogy(mid, floor[i], "--", color=col, lw=0.7, alpha=0.7,
+        ax.semilogy(mid, np.maximum(floor[i], 1e-7), "--", color=col, lw=0.7, alpha=0.7,
                     label="sampling-noise floor" if i == len(dcs) - 1 else None)
-        f = fits[i]
-        late = mid >= f["start"]
-        ax.semilogy(mid[late], f["A"] * np.exp(f["rate"] * mid[late]), ":", color=col, lw=2.5)
+        if c.fits is not None:
+            t = mid[c.start:]
+            ax.semilogy(t, c.fits.predict(t), ":", color=col, lw=2.5)
     ax.set_xlabel("training step")
     ax.set_ylabel("speed |dC/dt| per step")
+    ax.set_ylim(bottom=1e-7)
     ax.legend(fontsize=8)
     return ax

@@ -34,6 +34,7 @@ CANDIDATES = (
     ("centred discs", "first preset, discs always at the centre", dict(position=0.0)),
     ("centred, authors' details", "authors' details, discs at the centre", {**AUTHORS_DETAILS, "position": 0.0}),
     ("authors' details, 4x steps", "authors' details, 6400 steps", {**AUTHORS_DETAILS, "steps": 6400}),
+    ("centred discs, bf16", "centred discs, bfloat16 autocast", dict(position=0.0, bf16=True)),
 )
 
 

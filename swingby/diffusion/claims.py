@@ -1,0 +1,273 @@
+"""The claim checks of the diffusion chapter (paper Sec. 5, Fig. 6), each with its null.
+
+Every check here reads a complete sweep (:func:`swingby.diffusion.storage.load_results`)
+and returns a record that holds the check's verdict *and* the fraction of null data
+sets (data made without the effect) on which the same check passes. The chapter asserts
+the verdict and reports, and asserts at most 5 % for, the null's pass rate.
+
+* :func:`order_check` (Fig. 6a): in every seed, size is learned before colour at the
+  weakest colour signal and colour before size at the strongest. Null: the colour and
+  size learning times of each run are exchangeable (their labels swapped at random).
+* :func:`bend_checks` (Fig. 6b): the class-11 MSE rises above its seed error *and then*
+  falls. Null: monotone trajectories between each run's own start and end points, with
+  the runs' sampling noise (:func:`swingby.diffusion.nulls.monotone_trajectories`).
+* :func:`swing_checks` (Fig. 6a): the class-11 path swings toward the training class
+  that shares the first-learned concept (blue big when colour comes first, red small
+  when size does). Same null as the bend.
+* :func:`slowing_checks` (Fig. 6c): the late speed falls from well above the sampling
+  noise to the noise. Null: a model that stopped changing, its checkpoints resampled from
+  repeated draws of the final model. The late-phase shape (exponential or power law) is
+  fitted and reported, not assumed.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from swingby import _checks
+from swingby.diffusion import analysis as A
+from swingby.diffusion import nulls as N
+from swingby.diffusion.concept_space import concept_mse
+
+CLASS_11 = A.CLASS_11
+
+
+def _z(z) -> float:
+    return _checks.number("z", z, low=0)
+
+
+def _n(n) -> int:
+    return _checks.integer("n", n, low=10)
+
+
+def first_learned_index(res: dict, level: float = 0.5) -> np.ndarray:
+    """Per separation, the first checkpoint at which a concept contrast of the seed-mean
+    points (:func:`swingby.diffusion.analysis.concept_contrasts`) reaches ``level``;
+    the last checkpoint if none does. Before it the samples are still noise."""
+    con = A.concept_contrasts(res)
+    out = []
+    for c in con:
+        hit = np.flatnonzero(c.max(axis=1) >= level)
+        out.append(int(hit[0]) if hit.size else c.shape[0] - 1)
+    return np.array(out)
+
+
+# ----------------------------------------------------------------------------- order
+class OrderCheck(NamedTuple):
+    """Which concept each run learns first, and whether the order flips in every seed."""
+
+    per_seed: np.ndarray   #: (n_dc, n_seed) "colour" / "size" / "tie"
+    flips: np.ndarray      #: (n_seed,) size first at the weakest dc and colour first at the strongest
+    passed: bool           #: every seed flips
+    null_pass_rate: float  #: fraction of label-swapped data sets on which every seed flips
+
+
+def _learning_times(res: dict, level: float) -> np.ndarray:
+    """``(n_dc, n_seed, 2)`` steps at which each run's colour and size contrast reach ``level``."""
+    t = A.trajectories(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    col = t[:, :, :, 2, 0] - t[:, :, :, 0, 0]
+    siz = t[:, :, :, 1, 1] - t[:, :, :, 0, 1]
+    out = np.empty(col.shape[:2] + (2,))
+    for i in range(col.shape[0]):
+        for j in range(col.shape[1]):
+            out[i, j] = A.crossing_step(steps, col[i, j], level), A.crossing_step(steps, siz[i, j], level)
+    return out
+
+
+def _flips(times: np.ndarray) -> np.ndarray:
+    return (times[0, :, 1] < times[0, :, 0]) & (times[-1, :, 0] < times[-1, :, 1])
+
+
+def order_check(res: dict, level: float = 0.5, n: int = 2000, seed: int = 0) -> OrderCheck:
+    """The order flip of Fig. 6(a), per seed, with its label-swap null."""
+    level = _checks.number("level", level, low=0, high=1)
+    times = _learning_times(res, level)
+    per_seed = np.where(times[..., 0] < times[..., 1], "colour",
+                        np.where(times[..., 1] < times[..., 0], "size", "tie")).astype(object)
+    flips = _flips(times)
+    rng = np.random.default_rng(seed)
+    null = 0
+    for _ in range(_n(n)):
+        swap = rng.random(times.shape[:2]) < 0.5
+        null += bool(_flips(np.where(swap[..., None], times[..., ::-1], times)).all())
+    return OrderCheck(per_seed, flips, bool(flips.all()), null / n)
+
+
+# ----------------------------------------------------------------------------- bend
+class BendCheck(NamedTuple):
+    """Rise-then-fall of the class-11 MSE at one separation, after the first concept."""
+
+    dc: float
+    start: int             #: checkpoint index where the first concept is learned
+    result: N.BendResult   #: indices in ``result`` count from ``start``
+    null_pass_rate: float  #: monotone-trajectory null, the runs' own sampling noise
+    null_pass_rate_2x: float  #: the same null with twice that noise
+
+
+def sampling_se(res: dict, cls: int = CLASS_11) -> np.ndarray:
+    """``(n_dc, n_seed, n_ckpt, 2)``: standard error of each run's class point (the mean
+    of its samples' classifier outputs)."""
+    p = np.asarray(A._check_res(res)["probs"])[:, :, :, cls].astype(float)
+    return p.std(axis=3, ddof=1) / np.sqrt(p.shape[3])
+
+
+def _monotone_null(t: np.ndarray, se: np.ndarray, steps: np.ndarray, scale: float):
+    """A maker of null class-11 paths ``(S, K, 2)``: each seed monotone from its own
+    start to its own end, with noise ``scale * se``."""
+    def make(rng):
+        return np.concatenate([N.monotone_trajectories(t[s, 0], t[s, -1], steps, scale * se[s], 1, rng)
+                               for s in range(t.shape[0])])
+    return make
+
+
+def bend_checks(res: dict, z: float = 2.0, n: int = 400, seed: int = 0) -> list[BendCheck]:
+    """:func:`swingby.diffusion.nulls.bend_check` at every separation, from the first
+    learned concept on, with the null's pass rate at the runs' noise and at twice it."""
+    z = _z(z)
+    t = A.trajectories(res)[:, :, :, CLASS_11]
+    se = sampling_se(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    out = []
+    for i, k0 in enumerate(first_learned_index(res)):
+        k0 = int(min(k0, len(steps) - 3))
+        result = N.bend_check(concept_mse(t[i, :, k0:]), z)
+        rates = [N.pass_rate(lambda p: N.bend_check(concept_mse(p), z).passed,
+                             _monotone_null(t[i, :, k0:], se[i, :, k0:], steps[k0:], scale), _n(n), seed)
+                 for scale in (1.0, 2.0)]
+        out.append(BendCheck(float(res["meta"]["config"]["separations"][i]), k0, result, *rates))
+    return out
+
+
+# ----------------------------------------------------------------------------- swing
+class SwingResult(NamedTuple):
+    """How far the class-11 path swings toward one training class."""
+
+    passed: bool
+    swing: float     #: largest ``P(blue) - P(small)`` (toward 10) or ``P(small) - P(blue)`` (toward 01)
+    swing_se: float  #: standard error over seeds of the same quantity at that checkpoint
+    toward: str      #: "10" or "01": the training class that shares the first-learned concept
+    k: int           #: checkpoint of the largest swing (counted from the path's first point)
+
+
+def swing_check(paths: np.ndarray, toward: str, z: float = 2.0, min_swing: float = 0.5) -> SwingResult:
+    """Paths ``(S, K, 2)`` of several seeds. Toward 10 (blue big) the swing is
+    ``P(blue) - P(small)``, toward 01 (red small) ``P(small) - P(blue)``; the largest
+    swing of the seed-mean path must be at least ``min_swing`` (the point is nearer that
+    corner than to the target's diagonal by half the side of concept space) and exceed
+    ``z`` standard errors over seeds. A path straight from (P(blue), P(small)) near
+    (1/3, 0) to (1, 1) stays below 1/3."""
+    z, min_swing = _z(z), _checks.number("min_swing", min_swing, low=0)
+    if toward not in ("01", "10"):
+        raise ValueError(f"toward must be '01' or '10', got {toward!r}")
+    p = np.asarray(paths, float)
+    if p.ndim != 3 or p.shape[0] < 2 or p.shape[2] != 2 or not np.isfinite(p).all():
+        raise ValueError(f"paths must be finite, of shape (S >= 2, K, 2), got shape {p.shape}")
+    g = (p[..., 0] - p[..., 1]) * (1 if toward == "10" else -1)  # (S, K)
+    k = int(np.argmax(g.mean(axis=0)))
+    swing, se = float(g[:, k].mean()), float(g[:, k].std(ddof=1) / np.sqrt(g.shape[0]))
+    return SwingResult(bool(swing >= min_swing and swing > z * max(se, 1e-12)), swing, se, toward, k)
+
+
+class SwingCheck(NamedTuple):
+    dc: float
+    first: str              #: the concept learned first in most seeds ("colour" or "size")
+    result: SwingResult
+    null_pass_rate: float   #: monotone null at the runs' sampling noise
+    null_pass_rate_2x: float
+
+
+def swing_checks(res: dict, order: OrderCheck, z: float = 2.0, n: int = 400, seed: int = 0) -> list[SwingCheck]:
+    """:func:`swing_check` of the class-11 paths at every separation, toward the training
+    class that shares the concept learned first in most seeds, from the first checkpoint
+    after the untrained one (step 0's point depends on the initialisation only) to the
+    end; null: monotone paths between each run's own end points, with its sampling noise."""
+    t = A.trajectories(res)[:, :, 1:, CLASS_11]
+    se = sampling_se(res)[:, :, 1:]
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)[1:]
+    out = []
+    for i, dc in enumerate(res["meta"]["config"]["separations"]):
+        votes = list(order.per_seed[i])
+        first = "colour" if votes.count("colour") > votes.count("size") else "size"
+        toward = "10" if first == "colour" else "01"
+        rates = [N.pass_rate(lambda p: swing_check(p, toward, z).passed, _monotone_null(t[i], se[i], steps, scale),
+                             _n(n), seed) for scale in (1.0, 2.0)]
+        out.append(SwingCheck(float(dc), first, swing_check(t[i], toward, z), *rates))
+    return out
+
+
+# ----------------------------------------------------------------------------- slowing
+class SlowingCheck(NamedTuple):
+    """The late-phase speed of class 11 at one separation (Fig. 6c)."""
+
+    dc: float
+    start: int               #: first late interval (index into the speed curve)
+    speeds: np.ndarray       #: seed-mean speeds of the late intervals
+    floors: np.ndarray       #: their sampling-noise floors (:func:`analysis.speed_noise_floor`)
+    moving_early: bool       #: the first late speed exceeds ``factor`` times its floor
+    still_at_end: bool       #: the last speed is within ``factor`` times its floor
+    drop: float              #: first late speed / last late speed
+    passed: bool             #: moving early, still at the end, and a drop of at least ``min_drop``
+    fits: N.DecayFits | None  #: exponential and power law over the late speeds above their floor
+    null_pass_rate: float    #: resampled checkpoints of a model that stopped changing
+
+
+def _slowing_verdict(sp, floor, factor, min_drop):
+    moving = bool(sp[0] > factor * floor[0])
+    still = bool(sp[-1] <= factor * floor[-1])
+    drop = float(sp[0] / max(sp[-1], 1e-12))
+    return moving, still, drop, moving and still and drop >= min_drop
+
+
+def _stopped_model(res: dict, i: int, n_ckpt: int, rng: np.random.Generator) -> np.ndarray:
+    """Null class-11 samples ``(n_ckpt, S, n, 2)`` of a model that stopped changing: each
+    checkpoint takes, per seed, one of the repeated draws of the final model at random,
+    never the same draw at two consecutive checkpoints (two checkpoints are then two
+    independent draws of one unchanged model)."""
+    rep = np.asarray(res["rep_probs"])[i, :, :, CLASS_11].astype(float)  # (S, R, n, 2)
+    S, R = rep.shape[:2]
+    if R < 2:
+        raise ValueError("res['rep_probs'] must hold at least two repeated draws per run")
+    r = np.empty((n_ckpt, S), int)
+    r[0] = rng.integers(0, R, S)
+    for k in range(1, n_ckpt):
+        r[k] = (r[k - 1] + rng.integers(1, R, S)) % R
+    return rep[np.arange(S)[None, :], r]
+
+
+def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
+    """Seed-mean speed and its noise floor from ``samples (K, S, n, 2)``."""
+    pts = samples.mean(axis=(1, 2))
+    flat = samples.reshape(samples.shape[0], -1, 2)
+    se2 = flat.var(axis=1, ddof=1) / flat.shape[1]
+    gaps = np.diff(steps)
+    return (np.linalg.norm(np.diff(pts, axis=0), axis=1) / gaps,
+            np.sqrt((se2[1:] + se2[:-1]).sum(-1)) / gaps)
+
+
+def slowing_checks(res: dict, factor: float = 2.5, min_drop: float = 5.0, n: int = 400,
+                   seed: int = 0) -> list[SlowingCheck]:
+    """Fig. 6(c) per separation, over the late phase (from the first learned concept on)."""
+    factor = _checks.number("factor", factor, low=1)
+    min_drop = _checks.number("min_drop", min_drop, low=1)
+    if "rep_probs" not in res:
+        raise ValueError("res must hold rep_probs (repeated draws of the final model) for the null")
+    mid, sp = A.speed(res)
+    floor = A.speed_noise_floor(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, k0 in enumerate(first_learned_index(res)):
+        k0 = int(min(k0, len(mid) - 3))
+        late_steps = steps[k0:]
+        moving, still, drop, passed = _slowing_verdict(sp[i, k0:], floor[i, k0:], factor, min_drop)
+        null = 0
+        for _ in range(_n(n)):
+            nsp, nfl = _speed_and_floor(_stopped_model(res, i, len(late_steps), rng), late_steps)
+            null += _slowing_verdict(nsp, nfl, factor, min_drop)[3]
+        above = sp[i, k0:] > floor[i, k0:]
+        fits = N.compare_decay_fits(mid[k0:][above], sp[i, k0:][above]) if above.sum() >= 3 else None
+        out.append(SlowingCheck(float(res["meta"]["config"]["separations"][i]), k0, sp[i, k0:], floor[i, k0:],
+                                moving, still, drop, passed, fits, null / n))
+    return out
