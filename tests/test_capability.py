@@ -416,3 +416,19 @@ def test_figures_draw_on_the_synthetic_sweep():
     with pytest.raises(ValueError, match="not finished"):
         P.plot_run_overview(r, 0, 1, axes)
     plt.close("all")
+
+
+def test_rank_correlation_and_final_mse():
+    assert C.rank_correlation([1, 2, 3, np.inf], [10, 20, 30, 40]) == pytest.approx(1)
+    assert C.rank_correlation([1, 2, 3, np.nan], [3, 2, 1, 0]) == pytest.approx(-1)
+    assert C.rank_correlation([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486833)  # ties share ranks
+    rng = np.random.default_rng(0)
+    x = rng.random(30)
+    assert pass_rate(lambda y: C.rank_correlation(x, y) >= 0.5, lambda g: g.permutation(x), n=200) <= 0.05
+    with pytest.raises(ValueError, match="three"):
+        C.rank_correlation([1, 1, 1], [1, 2, 3])
+    with pytest.raises(ValueError, match="same size"):
+        C.rank_correlation([1, 2, 3], [1, 2])
+    r = _sweep()
+    m = C.final_mse(r)
+    assert np.allclose(m[0], (0 + 0.01) / 2) and np.allclose(m[1], (0.49 + 0.01) / 2)

@@ -267,7 +267,8 @@ def capability_lead(times: CrossingTimes, end: float) -> Lead:
     t_cap = _times("times.capability", times.capability)
     t_beh = _times("times.behaviour", times.behaviour, t_cap.shape)
     censored = np.isinf(t_beh) & np.isfinite(t_cap)
-    lead = np.where(censored, end, t_beh) - t_cap
+    with np.errstate(invalid="ignore"):  # inf - inf where neither crosses: set to NaN below
+        lead = np.where(censored, end, t_beh) - t_cap
     lead[~np.isfinite(t_cap) | np.isnan(t_beh)] = np.nan
     return Lead(lead, censored)
 
@@ -584,6 +585,48 @@ def concept_turn(res: dict) -> ConceptTurn:
         corner[i, j], turn[i, j] = c, steps[k + kt]
         depart[i, j] = first_crossing(steps[k + kt:], dist[c][kt:], 0.5) if kt < len(p) - 1 else np.inf
     return ConceptTurn(corner, turn, depart)
+
+
+def final_mse(res: dict) -> np.ndarray:
+    """Concept-space MSE of class 11 to its target (1, 1) at the last checkpoint, ``(D, S)``
+    (how well a run ends; seed 003, Fig. 1). NaN for unfinished runs.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict (needs ``probs``, ``done``).
+    """
+    p = class_points(res)[:, :, -1, CLASS_11]
+    return ((p - np.asarray(TARGET_11)) ** 2).mean(axis=-1)
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """Ranks from 1, ties sharing their average rank (``inf`` ranks last)."""
+    order = np.argsort(v, kind="stable")
+    r = np.empty(len(v))
+    r[order] = np.arange(1, len(v) + 1)
+    for u in np.unique(v):
+        tie = v == u
+        r[tie] = r[tie].mean()
+    return r
+
+
+def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman rank correlation over the pairs without NaN (``inf``, a time that never
+    came, ranks after every finite one).
+
+    Parameters
+    ----------
+    x, y : array
+        Same size; at least three pairs without NaN, neither all tied.
+    """
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    if ok.sum() < 3 or np.unique(x[ok]).size < 2 or np.unique(y[ok]).size < 2:
+        raise ValueError(f"need at least three (x, y) pairs without NaN, not all tied, got {ok.sum()}")
+    return float(np.corrcoef(_ranks(x[ok]), _ranks(y[ok]))[0, 1])
 
 
 # ----------------------------------------------------------------- embeddings
