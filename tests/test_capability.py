@@ -226,6 +226,8 @@ def test_seed_spread_and_its_swap_null():
         C.seed_std(np.zeros(3))
     with pytest.raises(ValueError, match="y must"):
         C.time_mean(np.zeros(4), steps)
+    with pytest.raises(ValueError, match="same shape"):
+        C.spread_ratio(cap, beh[:, :2], steps)
     with pytest.raises(ValueError, match="beh must vary"):
         C.spread_ratio(cap, cap, steps)
     with pytest.raises(ValueError, match="max_ratio"):

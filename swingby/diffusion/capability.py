@@ -407,6 +407,8 @@ def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
     steps : array (K,)
         Checkpoint steps.
     """
+    if np.shape(cap) != np.shape(beh):
+        raise ValueError(f"cap and beh must have the same shape, got {np.shape(cap)} and {np.shape(beh)}")
     c, b = time_mean(seed_std(cap), steps), time_mean(seed_std(beh), steps)
     ok = np.isfinite(c) & np.isfinite(b)
     if not ok.any() or b[ok].sum() <= 0:
