@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import time
 from dataclasses import replace
 
@@ -27,6 +28,21 @@ from swingby.diffusion.training import autocast, build_model
 CPU = torch.device("cpu")
 
 
+WARMUP = 2  #: untimed iterations first (allocations, oneDNN kernel selection)
+
+
+def _median_ms(step, iters: int) -> float:
+    """Median wall time of ``iters`` calls of ``step()`` after :data:`WARMUP` untimed ones, in ms."""
+    for _ in range(WARMUP):
+        step()
+    times = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return float(statistics.median(times)) * 1000
+
+
 def time_train(p, iters: int) -> float:
     """ms per training step (forward, backward, AdamW) of preset ``p``."""
     torch.manual_seed(0)
@@ -34,32 +50,29 @@ def time_train(p, iters: int) -> float:
     opt = torch.optim.AdamW(model.parameters(), lr=p.lr)
     x = torch.rand(p.batch, 3, p.image_size, p.image_size)
     c = torch.rand(p.batch, 4)
-    for i in range(iters + 1):
-        if i == 1:
-            t0 = time.perf_counter()
+
+    def step():
         with autocast(p, CPU):
             loss, _ = model.loss(x, c)
         opt.zero_grad()
         loss.backward()
         opt.step()
-    return (time.perf_counter() - t0) / iters * 1000
+    return _median_ms(step, iters)
 
 
 @torch.no_grad()
 def time_sample(p, n: int, iters: int) -> float:
-    """ms per generated image: ``iters`` network evaluations on ``n`` images, scaled to
-    a whole chain of ``p.sample_steps + 1`` evaluations."""
+    """ms per generated image: network evaluations on ``n`` images, scaled to a whole
+    chain of ``p.sample_steps + 1`` evaluations."""
     model = build_model(p).eval()
     z = torch.randn(n, 3, p.image_size, p.image_size)
     g = torch.full((n,), 2.0)
     c = torch.rand(n, 4)
-    for i in range(iters + 1):
-        if i == 1:
-            t0 = time.perf_counter()
+
+    def step():
         with autocast(p, CPU):
             model.net(z, g, c)
-    per_eval = (time.perf_counter() - t0) / iters
-    return per_eval * (p.sample_steps + 1) / n * 1000
+    return _median_ms(step, iters) * (p.sample_steps + 1) / n
 
 
 def bench_preset(name: str, iters: int) -> dict:
@@ -93,7 +106,7 @@ def main() -> None:
                "torch": torch.__version__, "load_average_at_start": os.getloadavg()[0], "presets": {}}
     for name in args.presets:
         print(f"{name} preset", flush=True)
-        iters = 2 if name == "paper" else (5 if args.quick else 15)
+        iters = 3 if name == "paper" else (5 if args.quick else 15)
         timings["presets"][name] = bench_preset(name, iters)
     timings["load_average_at_end"] = os.getloadavg()[0]
     if args.store:

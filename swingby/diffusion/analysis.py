@@ -142,19 +142,29 @@ def speed(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
 def speed_noise_floor(res: dict, cls: int = CLASS_11) -> np.ndarray:
     """``(n_dc, n_ckpt - 1)``: the speed that sampling noise alone would show.
 
-    A class point is a mean over ``n_seed * samples_per_class`` classifier outputs, so
-    it has a standard error ``se_k`` per coordinate at checkpoint ``k``; between two
-    checkpoints whose true points coincide, ``|dC|`` is still about
-    ``sqrt(sum(se_k^2 + se_{k+1}^2))``. Speeds near this floor are not measured.
+    A seed-mean class point is the mean over seeds of each seed's mean of
+    ``samples_per_class`` classifier outputs. At a checkpoint each seed's model is
+    fixed, so only the sampling within each seed is noise: the point's variance per
+    coordinate is ``se_k^2 = sum_s var_s / (n S^2)`` (the spread *between* seeds is a
+    difference between models, not noise). Between two checkpoints whose true points
+    coincide, ``|dC|`` is still about ``sqrt(sum(se_k^2 + se_{k+1}^2))``. Speeds near
+    this floor are not measured.
     """
     cls = _cls(cls)
     p = np.asarray(_check_res(res)["probs"])[:, :, :, cls].astype(float)  # (D, S, K, n, 2)
-    if p.shape[1] * p.shape[3] < 2:
+    if p.shape[3] < 2:
         raise _bad_res("the noise floor needs at least 2 samples per class and checkpoint")
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
-    p = np.moveaxis(p, 1, 2).reshape(p.shape[0], p.shape[2], -1, 2)  # (D, K, S*n, 2)
-    se2 = p.var(axis=2, ddof=1) / p.shape[2]
-    return np.sqrt((se2[:, 1:] + se2[:, :-1]).sum(-1)) / np.diff(steps)
+    return floor_from_samples(np.moveaxis(p, 1, 2), np.diff(steps))
+
+
+def floor_from_samples(samples: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Sampling-noise floor of the speed (see :func:`speed_noise_floor`) from samples
+    ``(..., K, S, n, 2)`` (checkpoints, seeds, samples per seed) and the ``K - 1`` step
+    gaps between the checkpoints; returns ``(..., K - 1)``."""
+    S, n = samples.shape[-3], samples.shape[-2]
+    se2 = samples.var(axis=-2, ddof=1).sum(axis=-2) / (n * S ** 2)  # (..., K, 2)
+    return np.sqrt((se2[..., 1:, :] + se2[..., :-1, :]).sum(-1)) / gaps
 
 
 def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:

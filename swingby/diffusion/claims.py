@@ -237,13 +237,11 @@ def _stopped_model(res: dict, i: int, n_ckpt: int, rng: np.random.Generator) -> 
 
 
 def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
-    """Seed-mean speed and its noise floor from ``samples (K, S, n, 2)``."""
+    """Seed-mean speed and its noise floor (:func:`analysis.floor_from_samples`) from
+    samples ``(K, S, n, 2)``."""
     pts = samples.mean(axis=(1, 2))
-    flat = samples.reshape(samples.shape[0], -1, 2)
-    se2 = flat.var(axis=1, ddof=1) / flat.shape[1]
     gaps = np.diff(steps)
-    return (np.linalg.norm(np.diff(pts, axis=0), axis=1) / gaps,
-            np.sqrt((se2[1:] + se2[:-1]).sum(-1)) / gaps)
+    return np.linalg.norm(np.diff(pts, axis=0), axis=1) / gaps, A.floor_from_samples(samples, gaps)
 
 
 def slowing_checks(res: dict, factor: float = 2.5, min_drop: float = 5.0, n: int = 400,

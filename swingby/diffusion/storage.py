@@ -226,24 +226,6 @@ def _check_results(res: dict) -> None:
         raise ValueError("a finished run lacks its repeated final draws")
 
 
-def load_first_results(path: Path) -> dict:
-    """Read the results file of the book's *first* ``cpu`` preset (an older layout: no
-    capability prompts, embeddings or norms; loss, loss parts and schedule ends in three
-    arrays). Kept so that the diffusion chapter can show that preset's sweep beside the
-    measured search until the new sweep is complete."""
-    path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            out = {k: z[k] for k in z.files}
-        out["meta"] = json.loads(str(out["meta"]))
-        if "cap_probs" in out or not out["done"].shape == out["probs"].shape[:3]:
-            raise ValueError("not a first-preset results file")
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
-        raise SweepFileError(f"results file {path} is not a readable first-preset sweep "
-                             f"({type(e).__name__}: {e}); restore it with git checkout -- {path}") from None
-    return out
-
-
 def runs_from_results(res: dict) -> dict:
     """Completed runs of a results file, as run records (for resuming)."""
     p = res["meta"]["config"]
