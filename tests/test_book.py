@@ -50,3 +50,16 @@ def test_ci_sets_quick_mode():
     """Sentinel: CI must run with SWINGBY_QUICK=1 (see .ci/run)."""
     if os.environ.get("CI"):
         assert os.environ.get("SWINGBY_QUICK") == "1", "CI is set but SWINGBY_QUICK is not 1"
+
+
+def test_chapter_setup_sets_the_style_and_threads():
+    import matplotlib.pyplot as plt
+    import torch
+
+    from swingby.chapter import setup
+    assert setup(grid=False) is (os.environ.get("SWINGBY_QUICK") == "1") and not plt.rcParams["axes.grid"]
+    assert setup() in (True, False) and plt.rcParams["axes.grid"] and torch.get_num_threads() == 1
+    with pytest.raises(ValueError, match="threads"):
+        setup(threads=0)
+    with pytest.raises(ValueError, match="grid"):
+        setup(grid="yes")
