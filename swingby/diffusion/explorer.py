@@ -30,7 +30,24 @@ def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) ->
 def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None):
     """Sliders for separation, seed and checkpoint; draws the samples (left) and the
     concept-space points of every class for that seed, with its path so far (right).
-    The static output at the default values is drawn at once."""
+
+    The default view is drawn at once as a plain figure (so the static book shows it),
+    then the controls; a change of a control redraws below them.
+
+    Parameters
+    ----------
+    res : dict
+        A sweep result of :func:`swingby.diffusion.storage.load_results`.
+    dc_index, seed_index : int
+        The colour separation and the seed to start at (indices into the sweep's lists).
+    checkpoint : int or None
+        The checkpoint to start at; ``None`` for the last.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        The controls and their output area.
+    """
     traj = A.trajectories(res)  # checks res
     cfg = res["meta"]["config"]
     steps = res["meta"]["checkpoint_steps"]
@@ -43,27 +60,31 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint
                              max=len(steps) - 1, description="checkpoint", continuous_update=False)
     out = widgets.Output()
 
+    def draw(i: int, j: int, k: int) -> None:
+        fig, (a0, a1) = plt.subplots(1, 2, figsize=(9, 4), gridspec_kw={"width_ratios": [1.1, 1]})
+        plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
+                        title=f"samples at step {steps[k]}")
+        for c, cls in enumerate(CLASSES):
+            a1.plot(traj[i, j, :k + 1, c, 0], traj[i, j, :k + 1, c, 1], "-", color=CLASS_COLOURS[cls],
+                    lw=1, alpha=0.6)
+            a1.plot(*traj[i, j, k, c], "o", color=CLASS_COLOURS[cls], label=CLASS_NAMES[cls])
+        _corners(a1)
+        a1.set_ylabel("P(small)")
+        a1.legend(fontsize=7, loc="center")
+        a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
+        plt.tight_layout()
+        plt.show()
+
     def redraw(*_):
-        i, j, k = dc_w.value, seed_w.value, ck_w.value
         with out:
             out.clear_output(wait=True)
-            fig, (a0, a1) = plt.subplots(1, 2, figsize=(9, 4), gridspec_kw={"width_ratios": [1.1, 1]})
-            plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
-                            title=f"samples at step {steps[k]}")
-            for c, cls in enumerate(CLASSES):
-                a1.plot(traj[i, j, :k + 1, c, 0], traj[i, j, :k + 1, c, 1], "-", color=CLASS_COLOURS[cls],
-                        lw=1, alpha=0.6)
-                a1.plot(*traj[i, j, k, c], "o", color=CLASS_COLOURS[cls], label=CLASS_NAMES[cls])
-            _corners(a1)
-            a1.set_ylabel("P(small)")
-            a1.legend(fontsize=7, loc="center")
-            a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
-            plt.tight_layout()
-            plt.show()
+            draw(dc_w.value, seed_w.value, ck_w.value)
 
     for w in (dc_w, seed_w, ck_w):
         w.observe(redraw, names="value")
+    # the default view as a plain image (visible in the static book, without a kernel),
+    # then the controls, whose output area fills when one of them changes
+    draw(dc_w.value, seed_w.value, ck_w.value)
     box = widgets.VBox([widgets.HBox([dc_w, seed_w, ck_w]), out])
-    redraw()
     display(box)
     return box
