@@ -1,0 +1,415 @@
+"""The claim checks of the chapter ``book/capability.md``, each with the null it is
+calibrated against (the chapter reports how often the check passes on the null):
+
+* **precedes** (:func:`precedes_check`): capability crosses 50 % well before behaviour.
+  Null: prompts that change nothing, i.e. capability as the best of repeated draws at
+  the plain prompt's accuracy (:func:`noise_capability`).
+* **seed-robust** (:func:`robustness_check`): the seed-to-seed spread of capability is
+  well below that of behaviour. Null: the two curves of each run swapped at random
+  (:func:`swap_curves`).
+* **linear relation** (:func:`linear_check`): behaviour time is a line in capability
+  time. Null: the behaviour times shuffled among the runs (:func:`permute_seeds`).
+* **coincide** (:func:`coincidence_check`): a probe's transition step tracks the
+  capability time run by run. Null: the probe's steps shuffled among the seeds of each
+  separation (:func:`permute_seeds`).
+
+The times and curves they test come from :mod:`swingby.diffusion.capability_measures`
+and :mod:`swingby.diffusion.capability_probes`.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from swingby import _checks
+from swingby.diffusion.capability_measures import (
+    CrossingTimes, _res, _times, joint_accuracy, seed_std, time_mean,
+)
+
+
+# ---------------------------------------------------------- capability first
+class Lead(NamedTuple):
+    """How long capability precedes behaviour in each run, ``(D, S)``.
+
+    ``steps`` is ``t_behaviour - t_capability``; where behaviour never crosses it is
+    counted at the end of training (``censored`` true), so the lead is a lower bound
+    there. NaN where a run is missing or capability never crosses either.
+    """
+
+    steps: np.ndarray
+    censored: np.ndarray
+
+
+def capability_lead(times: CrossingTimes, end: float) -> Lead:
+    """Lead of capability over behaviour (eq. ``eq-cap-lead``), censored at ``end``.
+
+    Parameters
+    ----------
+    times : CrossingTimes
+        From :func:`crossing_times`.
+    end : float
+        The last training step: a behaviour that never crosses is put there.
+    """
+    _checks.instance("times", times, CrossingTimes)
+    end = _checks.positive_float("end", end)
+    t_cap = _times("times.capability", times.capability)
+    t_beh = _times("times.behaviour", times.behaviour, t_cap.shape)
+    censored = np.isinf(t_beh) & np.isfinite(t_cap)
+    with np.errstate(invalid="ignore"):  # inf - inf where neither crosses: set to NaN below
+        lead = np.where(censored, end, t_beh) - t_cap
+    lead[~np.isfinite(t_cap) | np.isnan(t_beh)] = np.nan
+    return Lead(lead, censored)
+
+
+def precedes_check(lead: Lead, min_lead: float, min_fraction: float = 0.5) -> bool:
+    """Claim check: capability crosses at least ``min_lead`` steps before behaviour in at
+    least ``min_fraction`` of the runs (censored leads count with their lower bound).
+
+    Parameters
+    ----------
+    lead : Lead
+        From :func:`capability_lead`.
+    min_lead : float
+        Steps by which capability must come first.
+    min_fraction : float
+        Fraction of the measured runs in which it must.
+    """
+    _checks.instance("lead", lead, Lead)
+    min_lead = _checks.positive_float("min_lead", min_lead)
+    min_fraction = _checks.number("min_fraction", min_fraction, low=0, high=1, low_open=True)
+    x = np.asarray(lead.steps, float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        raise ValueError("lead holds no measured run (every entry is NaN)")
+    return bool(np.mean(x >= min_lead) >= min_fraction)
+
+
+def noise_capability(behaviour_curves: np.ndarray, n_samples: int, n_prompts: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Null capability: prompts that change nothing but the sampling noise.
+
+    Each of ``n_prompts`` extra prompts draws ``n_samples`` images that are blue-small
+    with the plain prompt's probability (a binomial draw); the null capability is the
+    best of them and the plain prompt, as in eq. ``eq-cap-def``.
+
+    Parameters
+    ----------
+    behaviour_curves : array (..., K)
+        Plain-prompt accuracies in [0, 1] (NaN: missing run, kept NaN).
+    n_samples : int
+        Samples per prompt (the sweep's ``samples_per_class``).
+    n_prompts : int
+        Number of capability prompts.
+    rng : numpy.random.Generator
+        Source of the binomial draws.
+    """
+    b = np.asarray(behaviour_curves, float)
+    if b.ndim < 1 or np.any((b < 0) | (b > 1)):
+        raise ValueError("behaviour_curves must hold accuracies in [0, 1] (NaN for missing runs)")
+    n_samples = _checks.positive_int("n_samples", n_samples)
+    n_prompts = _checks.positive_int("n_prompts", n_prompts)
+    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
+    p = np.nan_to_num(b)
+    draws = rng.binomial(n_samples, np.broadcast_to(p, (n_prompts,) + p.shape)) / n_samples
+    out = np.maximum(b, draws.max(axis=0))
+    out[np.isnan(b)] = np.nan
+    return out
+
+
+def repeat_noise_ratio(res: dict, by: str = "classifier") -> float:
+    """How the spread of repeated draws from one final model compares with binomial noise.
+
+    The sweep draws the final model's samples again (``rep_probs``/``rep_pixels``, four
+    repeats). For every run and class this pools the variance of the joint accuracy
+    over the repeats and divides it by the pooled binomial variance ``p (1 - p) / n``.
+    Near 1: the binomial null of :func:`noise_capability` has the right noise.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict (needs ``rep_probs``, ``rep_pixels``, ``done``).
+    by : {"classifier", "pixels"}
+        Which reading counts a sample as blue and small.
+    """
+    _res(res, "rep_probs", "rep_pixels")
+    acc = joint_accuracy(res["rep_probs"], res["rep_pixels"], by)  # (D, S, R, 4)
+    acc = acc[np.asarray(res["done"]).all(axis=2)]                   # (runs, R, 4)
+    if acc.shape[0] == 0 or acc.shape[1] < 2:
+        raise ValueError("res needs at least one finished run with two repeated draws")
+    n = np.shape(res["rep_probs"])[-2]
+    p = acc.mean(axis=1)
+    binom = (p * (1 - p) / n).sum()
+    if binom <= 0:
+        raise ValueError("every repeated accuracy is 0 or 1: the ratio is undefined")
+    return float(acc.var(axis=1, ddof=1).sum() / binom)
+
+
+# ----------------------------------------------------------- seed robustness
+def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
+    """Time-averaged seed spread of capability over that of behaviour (eq. ``eq-cap-spread``),
+    pooled over the separations.
+
+    Parameters
+    ----------
+    cap, beh : array (D, S, K)
+        Capability and behaviour curves.
+    steps : array (K,)
+        Checkpoint steps.
+    """
+    if np.shape(cap) != np.shape(beh):
+        raise ValueError(f"cap and beh must have the same shape, got {np.shape(cap)} and {np.shape(beh)}")
+    c, b = time_mean(seed_std(cap), steps), time_mean(seed_std(beh), steps)
+    ok = np.isfinite(c) & np.isfinite(b)
+    if not ok.any() or b[ok].sum() <= 0:
+        raise ValueError("beh must vary between seeds in at least one separation with two finished seeds")
+    return float(c[ok].sum() / b[ok].sum())
+
+
+def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ratio: float = 0.5) -> bool:
+    """Claim check: capability's seed spread is at most ``max_ratio`` times behaviour's
+    (:func:`spread_ratio`).
+
+    Parameters
+    ----------
+    cap, beh : array (D, S, K)
+        Capability and behaviour curves.
+    steps : array (K,)
+        Checkpoint steps.
+    max_ratio : float
+        The largest ratio that counts as "more robust".
+    """
+    max_ratio = _checks.number("max_ratio", max_ratio, low=0, high=1, low_open=True)
+    return spread_ratio(cap, beh, steps) <= max_ratio
+
+
+def swap_curves(cap: np.ndarray, beh: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Null for the robustness check: the capability and behaviour curves of each run
+    swapped with probability one half (the labels carry no information).
+
+    Parameters
+    ----------
+    cap, beh : array (D, S, K)
+        Capability and behaviour curves of the same shape.
+    rng : numpy.random.Generator
+        Source of the coin flips.
+    """
+    c = _checks.array("cap", cap, ndim=3, finite=False)
+    b = _checks.array("beh", beh, ndim=3, finite=False)
+    if c.shape != b.shape:
+        raise ValueError(f"cap and beh must have the same shape, got {c.shape} and {b.shape}")
+    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
+    flip = rng.random(c.shape[:2])[..., None] < 0.5
+    return np.where(flip, b, c), np.where(flip, c, b)
+
+
+# ----------------------------------------------------------- linear relation
+class LinearFit(NamedTuple):
+    """Least-squares line ``y = slope x + intercept`` with its R^2 and a 95 % bootstrap
+    confidence interval of the slope (pairs resampled with replacement)."""
+
+    slope: float
+    intercept: float
+    r2: float
+    slope_ci: tuple
+    n: int
+
+
+def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 0) -> LinearFit:
+    """Fit ``y`` against ``x`` over the finite pairs (seed 003, Fig. 3; eq. ``eq-cap-fit``).
+
+    Parameters
+    ----------
+    x, y : array
+        Same size; pairs with a NaN or ``inf`` are left out; at least three must remain,
+        with two distinct ``x``.
+    n_boot : int
+        Bootstrap resamples for the slope's interval.
+    seed : int
+        Seeds the bootstrap.
+    """
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    n_boot = _checks.positive_int("n_boot", n_boot)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if len(x) < 3 or np.ptp(x) == 0:
+        raise ValueError(f"need at least three finite (x, y) pairs with distinct x, got {len(x)}")
+    slope, intercept = np.polyfit(x, y, 1)
+    resid = y - (slope * x + intercept)
+    r2 = 1 - resid.var() / y.var() if y.var() > 0 else 1.0
+    rng = np.random.default_rng(_checks.seed("seed", seed))
+    i = rng.integers(0, len(x), (n_boot, len(x)))
+    xs, ys = x[i], y[i]
+    dx = xs - xs.mean(axis=1, keepdims=True)
+    sxx = (dx ** 2).sum(axis=1)
+    boots = ((dx * (ys - ys.mean(axis=1, keepdims=True))).sum(axis=1) / np.where(sxx > 0, sxx, 1))[sxx > 0]
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return LinearFit(float(slope), float(intercept), float(r2), (float(lo), float(hi)), int(len(x)))
+
+
+def linear_check(fit: LinearFit, min_r2: float = 0.5, min_n: int = 8) -> bool:
+    """Claim check of a linear relation: at least ``min_n`` runs, ``R^2 >= min_r2`` and a
+    positive slope whose 95 % interval excludes zero.
+
+    Parameters
+    ----------
+    fit : LinearFit
+        From :func:`linear_fit`.
+    min_r2 : float
+        Smallest share of variance the line must explain.
+    min_n : int
+        Fewest runs the fit must rest on.
+    """
+    _checks.instance("fit", fit, LinearFit)
+    min_r2 = _checks.number("min_r2", min_r2, low=0, high=1)
+    min_n = _checks.integer("min_n", min_n, low=3)
+    return bool(fit.n >= min_n and fit.r2 >= min_r2 and fit.slope_ci[0] > 0)
+
+
+def permute_seeds(t: np.ndarray, rng: np.random.Generator, *, within: bool = True) -> np.ndarray:
+    """Null pairing: the measured entries of ``t (D, S)`` shuffled among the seeds of each
+    separation (``within=True``) or among all runs; NaN and ``inf`` entries stay put.
+
+    Parameters
+    ----------
+    t : array (D, S)
+        Times per run.
+    rng : numpy.random.Generator
+        Source of the permutations.
+    within : bool
+        Shuffle within each separation (keeps what the separation explains) or across all.
+    """
+    arr = _times("t", t).copy()
+    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
+    within = _checks.flag("within", within)
+    rows = [np.s_[i] for i in range(arr.shape[0])] if within else [np.s_[:]]
+    for r in rows:
+        sub = arr[r]
+        ok = np.isfinite(sub)
+        sub[ok] = rng.permutation(sub[ok])
+        arr[r] = sub
+    return arr
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """Ranks from 1, ties sharing their average rank (``inf`` ranks last)."""
+    order = np.argsort(v, kind="stable")
+    r = np.empty(len(v))
+    r[order] = np.arange(1, len(v) + 1)
+    for u in np.unique(v):
+        tie = v == u
+        r[tie] = r[tie].mean()
+    return r
+
+
+def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman rank correlation over the pairs without NaN (``inf``, a time that never
+    came, ranks after every finite one).
+
+    Parameters
+    ----------
+    x, y : array
+        Same size; at least three pairs without NaN, neither all tied.
+    """
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    if ok.sum() < 3 or np.unique(x[ok]).size < 2 or np.unique(y[ok]).size < 2:
+        raise ValueError(f"need at least three (x, y) pairs without NaN, not all tied, got {ok.sum()}")
+    return float(np.corrcoef(_ranks(x[ok]), _ranks(y[ok]))[0, 1])
+
+
+# -------------------------------------------------------------- probe scores
+def _corr(x: np.ndarray, y: np.ndarray) -> float:
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+class ProbeScore(NamedTuple):
+    """How well a probe's transition step predicts capability time over the runs.
+
+    ``r_capability``: Pearson correlation with the capability time; ``p_value``: share
+    of within-separation shuffles (:func:`permute_seeds`) with a correlation at least as
+    large; ``median_gap``: median of ``|t_probe - t_capability|``; ``r_behaviour``: the
+    correlation with the behaviour time (runs where behaviour crosses); ``n``: runs used.
+    """
+
+    name: str
+    r_capability: float
+    p_value: float
+    median_gap: float
+    r_behaviour: float
+    n: int
+
+
+def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm: int = 2000,
+                seed: int = 0) -> ProbeScore:
+    """Score one probe against the capability time (the probe table of the chapter).
+
+    Parameters
+    ----------
+    name : str
+        The probe's name in the table.
+    t_probe : array (D, S)
+        The probe's transition step per run.
+    times : CrossingTimes
+        Capability and behaviour times per run.
+    n_perm : int
+        Within-separation shuffles for the p-value.
+    seed : int
+        Seeds the shuffles.
+    """
+    _checks.instance("times", times, CrossingTimes)
+    t_cap = _times("times.capability", times.capability)
+    t_beh = _times("times.behaviour", times.behaviour, t_cap.shape)
+    t = _times("t_probe", t_probe, t_cap.shape)
+    n_perm = _checks.positive_int("n_perm", n_perm)
+    rng = np.random.default_rng(_checks.seed("seed", seed))
+    ok = np.isfinite(t) & np.isfinite(t_cap)
+    r = _corr(t[ok], t_cap[ok])
+    if np.isfinite(r):
+        # shuffle the probe among seeds of a separation, only over the runs used
+        masked = np.where(ok, t, np.nan)
+        null = [_corr(permute_seeds(masked, rng)[ok], t_cap[ok]) for _ in range(n_perm)]
+        p = float((1 + np.sum(np.nan_to_num(null, nan=-np.inf) >= r - 1e-12)) / (1 + n_perm))
+    else:
+        p = float("nan")
+    okb = ok & np.isfinite(t_beh)
+    gap = float(np.median(np.abs(t[ok] - t_cap[ok]))) if ok.any() else float("nan")
+    return ProbeScore(str(name), r, p, gap, _corr(t[okb], t_beh[okb]), int(ok.sum()))
+
+
+def coincidence_check(t_probe: np.ndarray, t_cap: np.ndarray, tolerance: np.ndarray, *,
+                      min_r: float = 0.5, min_fraction: float = 0.5) -> bool:
+    """Claim check: a probe's transition coincides with the capability time.
+
+    Passes when, over the runs where both are measured, the correlation is at least
+    ``min_r`` and in at least ``min_fraction`` of the runs ``|t_probe - t_cap|`` is within
+    ``tolerance`` (per run, e.g. :func:`checkpoint_gap` at the capability time).
+
+    Parameters
+    ----------
+    t_probe, t_cap : array (D, S)
+        Probe and capability times per run.
+    tolerance : array (D, S) or float
+        Largest gap that counts as coinciding.
+    min_r : float
+        Smallest correlation over the runs.
+    min_fraction : float
+        Share of runs that must coincide.
+    """
+    t_cap = _times("t_cap", t_cap)
+    t = _times("t_probe", t_probe, t_cap.shape)
+    tol = np.broadcast_to(np.asarray(tolerance, float), t_cap.shape)
+    min_r = _checks.number("min_r", min_r, low=-1, high=1)
+    min_fraction = _checks.number("min_fraction", min_fraction, low=0, high=1, low_open=True)
+    ok = np.isfinite(t) & np.isfinite(t_cap) & np.isfinite(tol)
+    if ok.sum() < 3:
+        raise ValueError(f"need at least three runs where t_probe, t_cap and tolerance are finite, got {ok.sum()}")
+    r = _corr(t[ok], t_cap[ok])
+    close = np.abs(t[ok] - t_cap[ok]) <= tol[ok]
+    return bool(np.isfinite(r) and r >= min_r and close.mean() >= min_fraction)
