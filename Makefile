@@ -3,8 +3,9 @@
 # package into it, then runs.
 #
 #   make book   execute every chapter and build the HTML book into _build/html
-#   make test   unit tests + every chapter through nbval + a strict book build, then
-#               the offline check of that build (no page loads anything from outside it)
+#   make test   lint and unit tests, then a strict book build that executes every chapter
+#               once (a failing cell, such as a claim check, fails it), then the offline
+#               check of that build (no page loads anything from outside it)
 #
 # Use another interpreter with: make PYTHON=python3.11 test
 
@@ -27,7 +28,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --builder html
 
 test: $(STAMP)
-	$(BIN)/python -m pytest --ignore=tests/test_offline_html.py
+	$(BIN)/python -m pytest --ignore=tests/test_offline_html.py tests
 	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going
 	SWINGBY_HTML=_build/html $(BIN)/python -m pytest tests/test_offline_html.py
 

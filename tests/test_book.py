@@ -63,3 +63,14 @@ def test_chapter_setup_sets_the_style_and_threads():
         setup(threads=0)
     with pytest.raises(ValueError, match="grid"):
         setup(grid="yes")
+
+
+def test_the_build_fails_on_a_failing_cell():
+    """The chapters are tested by the strict build of `make test`: every cell is
+    executed, and an exception (a failed claim check) must stop the build."""
+    import yaml
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert cfg["execute"]["execute_notebooks"] == "force" and cfg["execute"]["allow_errors"] is False
+    assert cfg["sphinx"]["config"]["nb_execution_raise_on_error"] is True
+    make = (ROOT / "Makefile").read_text()
+    assert "jupyter-book build . --all --builder html -W" in make.split("\ntest:")[1].split("\n\n")[0]
