@@ -8,6 +8,7 @@ import numpy as np
 
 from swingby import _checks
 from swingby.diffusion.concept_space import concept_mse, concept_speed
+from swingby.diffusion.data import CLASSES
 
 CLASS_11 = 3  #: index of the held-out class in ``CLASSES``
 
@@ -88,7 +89,20 @@ def mse_curves(res: dict) -> tuple[np.ndarray, np.ndarray]:
 def crossing_step(steps: np.ndarray, y: np.ndarray, level: float = 0.5) -> float:
     """First step (linear interpolation) at which ``y`` reaches ``level``; ``inf`` if never.
 
-    ``steps`` is 1-D and strictly increasing, ``y`` finite of the same length.
+    Parameters
+    ----------
+    steps : array (K,)
+        Strictly increasing checkpoint steps.
+    y : array (K,)
+        Finite values at those steps.
+    level : float
+        The level to reach.
+
+    Returns
+    -------
+    float
+        The interpolated step, ``steps[0]`` if ``y[0]`` already reaches ``level``,
+        ``inf`` if ``y`` never does.
     """
     steps = _checks.array("steps", steps, ndim=1)
     y = _checks.array("y", y, shape=steps.shape)
@@ -117,7 +131,21 @@ def concept_contrasts(res: dict) -> np.ndarray:
 
 def learning_order(res: dict, level: float = 0.5) -> list[dict]:
     """Per colour separation: the step at which the colour and the size contrast
-    (:func:`concept_contrasts`) first reach ``level``, and which concept came first."""
+    (:func:`concept_contrasts`) first reach ``level``, and which concept came first.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.storage.load_results`).
+    level : float
+        The contrast, in [0, 1], that counts as learned.
+
+    Returns
+    -------
+    list of dict
+        One dict per separation with keys ``dc``, ``t_colour``, ``t_size`` (steps,
+        ``inf`` if never) and ``first`` (``"colour"``, ``"size"`` or ``"tie"``).
+    """
     level = _level(level)
     con = concept_contrasts(res)
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
@@ -161,7 +189,20 @@ def speed_noise_floor(res: dict, cls: int = CLASS_11) -> np.ndarray:
 def floor_from_samples(samples: np.ndarray, gaps: np.ndarray) -> np.ndarray:
     """Sampling-noise floor of the speed (see :func:`speed_noise_floor`) from samples
     ``(..., K, S, n, 2)`` (checkpoints, seeds, samples per seed) and the ``K - 1`` step
-    gaps between the checkpoints; returns ``(..., K - 1)``."""
+    gaps between the checkpoints; returns ``(..., K - 1)``.
+
+    Parameters
+    ----------
+    samples : array (..., K, S, n, 2)
+        Classifier outputs per checkpoint, seed and sample; ``n >= 2``.
+    gaps : array (K - 1,)
+        Steps between consecutive checkpoints.
+
+    Returns
+    -------
+    array (..., K - 1)
+        The speed that sampling noise alone would show between each pair of checkpoints.
+    """
     S, n = samples.shape[-3], samples.shape[-2]
     se2 = samples.var(axis=-2, ddof=1).sum(axis=-2) / (n * S ** 2)  # (..., K, 2)
     return np.sqrt((se2[..., 1:, :] + se2[..., :-1, :]).sum(-1)) / gaps
@@ -171,7 +212,6 @@ def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarr
     """Fraction of a class's samples that show *both* of its concepts, ``(n_dc, n_ckpt)``
     each: read by the classifier (both probabilities on the right side of 1/2) and by
     the pixel check (a visible disc of the right colour and size)."""
-    from swingby.diffusion.data import CLASSES
     cls = _cls(cls)
     want = np.array([int(CLASSES[cls][0]), int(CLASSES[cls][1])], bool)
     p = np.asarray(_check_res(res)["probs"])[:, :, :, cls].astype(float)

@@ -42,7 +42,20 @@ def _panel_axes(axes, n: int) -> np.ndarray:
 
 
 def dc_colour(i: int, n: int):
-    """Colour of the ``i``-th of ``n`` colour separations (viridis, weak to strong)."""
+    """Colour of the ``i``-th of ``n`` colour separations (viridis, weak to strong).
+
+    Parameters
+    ----------
+    i : int
+        Index of the separation, from the weakest.
+    n : int
+        Number of separations.
+
+    Returns
+    -------
+    tuple of float
+        An RGBA colour.
+    """
     return plt.get_cmap("viridis")(i / max(1, n - 1))
 
 

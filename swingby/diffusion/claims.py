@@ -44,7 +44,20 @@ def _n(n) -> int:
 def first_learned_index(res: dict, level: float = 0.5) -> np.ndarray:
     """Per separation, the first checkpoint at which a concept contrast of the seed-mean
     points (:func:`swingby.diffusion.analysis.concept_contrasts`) reaches ``level``;
-    the last checkpoint if none does. Before it the samples are still noise."""
+    the last checkpoint if none does. Before it the samples are still noise.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    level : float
+        The contrast that counts as learned.
+
+    Returns
+    -------
+    array (n_dc,) of int
+        A checkpoint index per separation.
+    """
     con = A.concept_contrasts(res)
     out = []
     for c in con:
@@ -81,7 +94,23 @@ def _flips(times: np.ndarray) -> np.ndarray:
 
 
 def order_check(res: dict, level: float = 0.5, n: int = 2000, seed: int = 0) -> OrderCheck:
-    """The order flip of Fig. 6(a), per seed, with its label-swap null."""
+    """The order flip of Fig. 6(a), per seed, with its label-swap null.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    level : float
+        The contrast, in [0, 1], that counts as learned.
+    n : int
+        Label-swapped null data sets (at least 10).
+    seed : int
+        Seeds the null's coin flips.
+
+    Returns
+    -------
+    OrderCheck
+    """
     level = _checks.number("level", level, low=0, high=1)
     times = _learning_times(res, level)
     per_seed = np.where(times[..., 0] < times[..., 1], "colour",
@@ -124,7 +153,24 @@ def _monotone_null(t: np.ndarray, se: np.ndarray, steps: np.ndarray, scale: floa
 
 def bend_checks(res: dict, z: float = 2.0, n: int = 400, seed: int = 0) -> list[BendCheck]:
     """:func:`swingby.diffusion.nulls.bend_check` at every separation, from the first
-    learned concept on, with the null's pass rate at the runs' noise and at twice it."""
+    learned concept on, with the null's pass rate at the runs' noise and at twice it.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    z : float
+        Standard errors by which the rise and the fall must exceed the noise.
+    n : int
+        Null data sets per separation and noise level (at least 10).
+    seed : int
+        Seeds the null.
+
+    Returns
+    -------
+    list of BendCheck
+        One per separation.
+    """
     z = _z(z)
     t = A.trajectories(res)[:, :, :, CLASS_11]
     se = sampling_se(res)
@@ -157,7 +203,23 @@ def swing_check(paths: np.ndarray, toward: str, z: float = 2.0, min_swing: float
     swing of the seed-mean path must be at least ``min_swing`` (the point is nearer that
     corner than to the target's diagonal by half the side of concept space) and exceed
     ``z`` standard errors over seeds. A path straight from (P(blue), P(small)) near
-    (1/3, 0) to (1, 1) stays below 1/3."""
+    (1/3, 0) to (1, 1) stays below 1/3.
+
+    Parameters
+    ----------
+    paths : array (S, K, 2)
+        Finite class-11 paths ``(P(blue), P(small))`` of ``S >= 2`` seeds.
+    toward : {"10", "01"}
+        The training class the swing goes toward.
+    z : float
+        Standard errors over seeds the swing must exceed.
+    min_swing : float
+        The smallest swing that counts.
+
+    Returns
+    -------
+    SwingResult
+    """
     z, min_swing = _z(z), _checks.number("min_swing", min_swing, low=0)
     if toward not in ("01", "10"):
         raise ValueError(f"toward must be '01' or '10', got {toward!r}")
@@ -182,7 +244,26 @@ def swing_checks(res: dict, order: OrderCheck, z: float = 2.0, n: int = 400, see
     """:func:`swing_check` of the class-11 paths at every separation, toward the training
     class that shares the concept learned first in most seeds, from the first checkpoint
     after the untrained one (step 0's point depends on the initialisation only) to the
-    end; null: monotone paths between each run's own end points, with its sampling noise."""
+    end; null: monotone paths between each run's own end points, with its sampling noise.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    order : OrderCheck
+        From :func:`order_check`: which concept each seed learns first.
+    z : float
+        Standard errors over seeds the swing must exceed.
+    n : int
+        Null data sets per separation and noise level (at least 10).
+    seed : int
+        Seeds the null.
+
+    Returns
+    -------
+    list of SwingCheck
+        One per separation.
+    """
     t = A.trajectories(res)[:, :, 1:, CLASS_11]
     se = sampling_se(res)[:, :, 1:]
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)[1:]
@@ -246,7 +327,26 @@ def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
 
 def slowing_checks(res: dict, factor: float = 2.5, min_drop: float = 5.0, n: int = 400,
                    seed: int = 0) -> list[SlowingCheck]:
-    """Fig. 6(c) per separation, over the late phase (from the first learned concept on)."""
+    """Fig. 6(c) per separation, over the late phase (from the first learned concept on).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep with ``rep_probs`` (repeated draws of the final model).
+    factor : float
+        A speed counts as moving above ``factor`` times its noise floor (at least 1).
+    min_drop : float
+        Smallest ratio of the first to the last late speed (at least 1).
+    n : int
+        Null data sets per separation (at least 10).
+    seed : int
+        Seeds the null.
+
+    Returns
+    -------
+    list of SlowingCheck
+        One per separation.
+    """
     factor = _checks.number("factor", factor, low=1)
     min_drop = _checks.number("min_drop", min_drop, low=1)
     if "rep_probs" not in res:

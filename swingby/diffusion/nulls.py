@@ -40,6 +40,17 @@ def bend_check(mse: np.ndarray, z: float = 2.0) -> BendResult:
     The seed-mean curve must rise from an earlier minimum by more than ``z`` seed
     errors (the standard error over seeds of the difference), and after that peak fall
     by more than ``z`` seed errors. Needs at least two seeds and three checkpoints.
+
+    Parameters
+    ----------
+    mse : array (S, K)
+        Finite per-seed MSE curves, ``S >= 2`` seeds and ``K >= 3`` checkpoints.
+    z : float
+        Seed errors by which the rise and the fall must each exceed zero.
+
+    Returns
+    -------
+    BendResult
     """
     m = np.asarray(mse, float)
     if m.ndim != 2 or m.shape[0] < 2 or m.shape[1] < 3 or not np.isfinite(m).all():
@@ -67,7 +78,26 @@ def monotone_trajectories(start: np.ndarray, end: np.ndarray, steps: np.ndarray,
     """Null trajectories ``(n_seeds, K, 2)`` that move monotonically from ``start`` to
     ``end`` (both ``(2,)``) along a logistic in ``sqrt(step)`` with a random onset and
     width per seed, plus Gaussian noise of standard deviation ``noise (K, 2)`` (the
-    runs' sampling noise at each checkpoint)."""
+    runs' sampling noise at each checkpoint).
+
+    Parameters
+    ----------
+    start, end : array (2,)
+        The concept-space points every trajectory starts and ends at.
+    steps : array (K,)
+        Checkpoint steps.
+    noise : array (K, 2)
+        Standard deviation of the Gaussian noise at each checkpoint and coordinate.
+    n_seeds : int
+        Trajectories to draw.
+    rng : numpy.random.Generator
+        Source of the onsets, widths and noise.
+
+    Returns
+    -------
+    array (n_seeds, K, 2)
+        Clipped to [0, 1].
+    """
     steps = np.sqrt(np.asarray(steps, float) / max(float(np.max(steps)), 1.0))
     noise = np.asarray(noise, float)
     if noise.shape != (len(steps), 2):
@@ -82,14 +112,46 @@ def monotone_trajectories(start: np.ndarray, end: np.ndarray, steps: np.ndarray,
 
 def pass_rate(check: Callable[[np.ndarray], bool], make_null: Callable[[np.random.Generator], np.ndarray],
               n: int = 400, seed: int = 0) -> float:
-    """Fraction of ``n`` null data sets (``make_null(rng)``) on which ``check`` passes."""
+    """Fraction of ``n`` null data sets (``make_null(rng)``) on which ``check`` passes.
+
+    Parameters
+    ----------
+    check : callable
+        ``check(data) -> bool``, the claim check.
+    make_null : callable
+        ``make_null(rng) -> data``, one null data set from a ``numpy.random.Generator``.
+    n : int
+        Null data sets.
+    seed : int
+        Seeds the generator.
+
+    Returns
+    -------
+    float
+        The fraction in [0, 1].
+    """
     rng = np.random.default_rng(seed)
     return float(np.mean([bool(check(make_null(rng))) for _ in range(n)]))
 
 
 def speed_above_noise(speeds: np.ndarray, noise_speeds: np.ndarray, q: float = 0.95) -> np.ndarray:
     """Which ``speeds`` exceed the ``q`` quantile of ``noise_speeds`` (the speeds that
-    sampling noise alone produces over the same step gaps)."""
+    sampling noise alone produces over the same step gaps).
+
+    Parameters
+    ----------
+    speeds : array
+        Measured speeds.
+    noise_speeds : array
+        At least two finite speeds of an unchanging model.
+    q : float
+        The quantile of ``noise_speeds`` a speed must exceed.
+
+    Returns
+    -------
+    array of bool
+        Same shape as ``speeds``.
+    """
     noise_speeds = np.asarray(noise_speeds, float)
     if noise_speeds.size < 2 or not np.isfinite(noise_speeds).all():
         raise ValueError("noise_speeds must hold at least two finite speeds")
@@ -98,7 +160,20 @@ def speed_above_noise(speeds: np.ndarray, noise_speeds: np.ndarray, q: float = 0
 
 def repeat_speeds(points: np.ndarray, gap: float) -> np.ndarray:
     """Speeds ``|C_r - C_r'| / gap`` between every pair of repeated draws ``points (R, 2)``
-    from one model: what a model that does not change shows over a step gap ``gap``."""
+    from one model: what a model that does not change shows over a step gap ``gap``.
+
+    Parameters
+    ----------
+    points : array (R, 2)
+        Concept-space points of ``R >= 2`` repeated draws.
+    gap : float
+        The step gap, > 0.
+
+    Returns
+    -------
+    array (R (R - 1) / 2,)
+        One speed per pair of draws.
+    """
     p = np.asarray(points, float)
     if p.ndim != 2 or p.shape[0] < 2 or p.shape[1] != 2 or not gap > 0:
         raise ValueError(f"points must be (repeats >= 2, 2) and gap > 0, got {p.shape} and {gap!r}")
@@ -128,7 +203,19 @@ class DecayFits(NamedTuple):
 
 
 def compare_decay_fits(t: np.ndarray, speed: np.ndarray) -> DecayFits:
-    """Fit an exponential and a power law to positive speeds at steps ``t > 0``."""
+    """Fit an exponential and a power law to positive speeds at steps ``t > 0``.
+
+    Parameters
+    ----------
+    t : array
+        Steps; only pairs with ``t > 0`` and a positive finite speed are used (at least three).
+    speed : array
+        Speeds at those steps.
+
+    Returns
+    -------
+    DecayFits
+    """
     t, v = np.asarray(t, float), np.asarray(speed, float)
     ok = (t > 0) & (v > 0) & np.isfinite(v)
     if ok.sum() < 3:

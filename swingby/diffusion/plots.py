@@ -42,7 +42,23 @@ def _axes_for(axes, n: int) -> np.ndarray:
 
 def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
     """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps): ``uint8``
-    or floats in [0, 1]; ``row_labels`` one per row."""
+    or floats in [0, 1]; ``row_labels`` one per row.
+
+    Parameters
+    ----------
+    images : array (rows, cols, 3, H, W)
+        ``uint8`` or floats in [0, 1].
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    row_labels : sequence of str, optional
+        One label per row.
+    title : str, optional
+        The panel's title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     images = _grid_images(images)
     _style(title=title)
     R, C, _, H, W = images.shape
@@ -78,7 +94,21 @@ def _corners(ax):
 
 def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
     """Fig. 6(a): class points in concept space over training, one panel per colour
-    separation; class 11 solid (with per-seed thin lines), training classes dashed."""
+    separation; class 11 solid (with per-seed thin lines), training classes dashed.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.storage.load_results`).
+    axes : array of matplotlib.axes.Axes, optional
+        One per colour separation (default: a new row of panels).
+    seed_lines : bool
+        Draw each seed's class-11 path as a thin line.
+
+    Returns
+    -------
+    array of matplotlib.axes.Axes
+    """
     traj, per_seed = A.mean_trajectories(res), A.trajectories(res)
     dcs = res["meta"]["config"]["separations"]
     seed_lines = _checks.flag("seed_lines", seed_lines)
@@ -103,7 +133,19 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
 
 def plot_mse(res: dict, ax=None):
     """Fig. 6(b): concept-space MSE of class 11 to (1, 1) over training steps: the mean
-    of the seeds' own curves with a band of one standard error over seeds."""
+    of the seeds' own curves with a band of one standard error over seeds.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     _, per_seed = A.mse_curves(res)
     steps = np.asarray(res["meta"]["checkpoint_steps"])
     dcs = res["meta"]["config"]["separations"]
@@ -134,7 +176,21 @@ def plot_speed(res: dict, checks: list, ax=None):
     """Fig. 6(c): speed |dC/dt| of class 11 (seed mean) on a log scale, the sampling-noise
     floor (thin dashed) and, over the late phase, the better of an exponential and a power
     law (dotted) fitted to the speeds above the floor (``checks``: one
-    :class:`swingby.diffusion.claims.SlowingCheck` per separation)."""
+    :class:`swingby.diffusion.claims.SlowingCheck` per separation).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    checks : list of SlowingCheck
+        From :func:`swingby.diffusion.claims.slowing_checks`, one per separation.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     mid, sp = A.speed(res)
     floor = A.speed_noise_floor(res)
     dcs = res["meta"]["config"]["separations"]

@@ -88,6 +88,17 @@ def get_preset(name: str, **overrides) -> Preset:
     """The preset called ``name`` (``paper``, ``cpu`` or ``tiny``), with optional overrides.
 
     Every field is validated (:func:`validate_preset`) before anything runs.
+
+    Parameters
+    ----------
+    name : {"paper", "cpu", "tiny"}
+        Which preset.
+    **overrides
+        Fields of :class:`Preset` to change (a list is stored as a tuple).
+
+    Returns
+    -------
+    Preset
     """
     if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")

@@ -62,7 +62,20 @@ def outcome(res: dict) -> dict:
 
 
 def run_candidate(name: str, *, progress: bool = True) -> dict:
-    """Train (or resume) one candidate and return its outcome."""
+    """Train (or resume) one candidate and return its outcome.
+
+    Parameters
+    ----------
+    name : str
+        A candidate's name in :data:`CANDIDATES`.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    dict
+        The candidate's :func:`outcome`.
+    """
     from swingby.diffusion.sweep import sweep
 
     over = {n: o for n, _, o in CANDIDATES}

@@ -51,7 +51,20 @@ def results_dir(*, for_writing: bool = False) -> Path:
 
 
 def check_writable(directory: Path, name: str) -> None:
-    """Create ``directory`` if needed and check a file can be written there, before any work."""
+    """Create ``directory`` if needed and check a file can be written there, before any work.
+
+    Parameters
+    ----------
+    directory : path-like
+        The directory to create and test.
+    name : str
+        The argument's name, for the error message.
+
+    Raises
+    ------
+    ValueError
+        If ``directory`` is a file or cannot be written to.
+    """
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise ValueError(f"{name} must be a directory, but {d} is a file")
@@ -65,7 +78,15 @@ def check_writable(directory: Path, name: str) -> None:
 
 
 def atomic_save(obj_writer, path: Path) -> None:
-    """Write via ``obj_writer(tmp_path)`` to a temporary file beside ``path``, then rename."""
+    """Write via ``obj_writer(tmp_path)`` to a temporary file beside ``path``, then rename.
+
+    Parameters
+    ----------
+    obj_writer : callable
+        ``obj_writer(tmp_path)`` writes the whole file to ``tmp_path``.
+    path : path-like
+        The file to replace; it never holds a partly written file.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
@@ -82,7 +103,27 @@ def atomic_save(obj_writer, path: Path) -> None:
 
 
 def load_torch(path: Path, *, what: str, remedy: str):
-    """``torch.load(path, weights_only=True)``; any failure is one :class:`SweepFileError`."""
+    """``torch.load(path, weights_only=True)``; any failure is one :class:`SweepFileError`.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to read.
+    what : str
+        What the file is (for the message), e.g. ``"run state"``.
+    remedy : str
+        What happens or what to do when it cannot be read.
+
+    Returns
+    -------
+    object
+        What ``torch.load`` returns.
+
+    Raises
+    ------
+    SweepFileError
+        If the file cannot be read.
+    """
     try:
         return torch.load(path, weights_only=True, map_location="cpu")
     except Exception as e:  # noqa: BLE001 - truncated, bit-flipped, foreign or unsafe pickles
@@ -147,6 +188,17 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
     ``runs`` maps ``(dc, seed)`` to a run's records; missing checkpoints are NaN and
     ``done[i, j, k]`` says which exist. ``loss[i, j, r]`` holds the loss records
     (fields ``meta["loss_fields"]``).
+
+    Parameters
+    ----------
+    path : path-like
+        The ``.npz`` file to write.
+    p : Preset
+        The sweep's preset (sets the array shapes).
+    runs : dict
+        ``(dc, seed) -> records`` of :func:`swingby.diffusion.sweep.run_one`.
+    meta_extra : dict
+        Entries added to ``meta`` (code version, classifier report, wall time, ...).
     """
     from swingby.diffusion.sweep import checkpoint_steps
     from swingby.diffusion.training import LOSS_FIELDS
