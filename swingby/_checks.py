@@ -48,28 +48,80 @@ def _interval(low, high, low_open: bool = False, high_open: bool = False) -> str
 
 
 def integer(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
-    """Return ``value`` as an ``int`` if it is an integer in ``[low, high]``, else raise."""
+    """Return ``value`` as an ``int`` if it is an integer in ``[low, high]``, else raise.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+    low, high : int, optional
+        Inclusive bounds.
+
+    Returns
+    -------
+    int
+    """
     if not is_integer(value) or (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be an integer{_interval(low, high)}, got {value!r}")
     return int(value)
 
 
 def positive_int(name: str, value) -> int:
-    """Return ``value`` as an ``int`` if it is a positive integer (below 2**63), else raise."""
+    """Return ``value`` as an ``int`` if it is a positive integer (below 2**63), else raise.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+
+    Returns
+    -------
+    int
+    """
     if not is_integer(value) or not 0 < value < INT_LIMIT:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
 def seed(name: str, value) -> int:
-    """Return ``value`` as an ``int`` if it is a seed: an integer in ``[0, 2**32)``."""
+    """Return ``value`` as an ``int`` if it is a seed: an integer in ``[0, 2**32)``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+
+    Returns
+    -------
+    int
+    """
     if not is_integer(value) or not 0 <= value < SEED_LIMIT:
         raise ValueError(f"{name} must be an integer in [0, 2**32), got {value!r}")
     return int(value)
 
 
 def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
-    """Return a non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats)."""
+    """Return a non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : sequence of int or array of int
+        The seeds.
+    distinct : bool
+        Refuse a seed that appears twice.
+
+    Returns
+    -------
+    list of int
+    """
     if is_integer(value) or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
@@ -104,6 +156,21 @@ def number(name: str, value, *, low: float | None = None, high: float | None = N
     """Return ``value`` as a ``float`` if it is a finite real in the given range, else raise.
 
     ``low_open`` / ``high_open`` exclude the end points.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+    low, high : float, optional
+        Bounds of the allowed range.
+    low_open, high_open : bool
+        Exclude ``low`` / ``high`` themselves.
+
+    Returns
+    -------
+    float
     """
     v = as_real(value)
     ok = v is not None and bool(np.isfinite(v))
@@ -116,7 +183,19 @@ def number(name: str, value, *, low: float | None = None, high: float | None = N
 
 
 def positive_float(name: str, value) -> float:
-    """Return ``value`` as a ``float`` if it is finite and > 0, else raise."""
+    """Return ``value`` as a ``float`` if it is finite and > 0, else raise.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+
+    Returns
+    -------
+    float
+    """
     v = as_real(value)
     if v is None or not np.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a positive number (finite and > 0), got {value!r}")
@@ -124,21 +203,64 @@ def positive_float(name: str, value) -> float:
 
 
 def flag(name: str, value) -> bool:
-    """Return ``value`` as a ``bool`` if it is ``True`` or ``False`` (NumPy's too), else raise."""
+    """Return ``value`` as a ``bool`` if it is ``True`` or ``False`` (NumPy's too), else raise.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+
+    Returns
+    -------
+    bool
+    """
     if not _is_bool(value):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def choice(name: str, value, allowed: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``allowed``, else raise."""
+    """Return ``value`` if it is one of ``allowed``, else raise.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+    allowed : sequence of str
+        The allowed values.
+
+    Returns
+    -------
+    str
+    """
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
     return value
 
 
 def instance(name: str, value, cls, what: str | None = None):
-    """Return ``value`` if it is an instance of ``cls``, else raise."""
+    """Return ``value`` if it is an instance of ``cls``, else raise.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+    cls : type or tuple of type
+        The allowed class(es).
+    what : str, optional
+        How the message names the class (default: its ``__name__``).
+
+    Returns
+    -------
+    object
+        ``value`` itself.
+    """
     if not isinstance(value, cls):
         what = what or getattr(cls, "__name__", str(cls))
         raise ValueError(f"{name} must be a {what}, got {type(value).__name__}")
@@ -160,6 +282,30 @@ def array(name: str, value, *, ndim=None, shape=None, min_size: int = 1, finite:
     any length; ``min_size`` the fewest entries; ``finite`` forbids NaN and inf;
     ``nonneg`` forbids negative entries; booleans are refused unless ``allow_bool``.
     Torch tensors are read as arrays.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : array_like or torch.Tensor
+        The value to check.
+    ndim : int or tuple of int, optional
+        Allowed numbers of dimensions.
+    shape : tuple, optional
+        Required shape, ``None`` for an axis of any length.
+    min_size : int
+        Fewest entries.
+    finite : bool
+        Refuse NaN and inf.
+    nonneg : bool
+        Refuse negative entries.
+    allow_bool : bool
+        Accept a boolean array.
+
+    Returns
+    -------
+    numpy.ndarray
+        Of dtype ``float``.
     """
     if hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
@@ -192,6 +338,20 @@ def nonneg_vector(name: str, value, length: int | None = None) -> np.ndarray:
     """Return a 1-D float array of non-negative finite entries.
 
     A scalar is broadcast to ``length`` when ``length`` is given.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : float or array_like
+        The vector, or one number.
+    length : int, optional
+        Required length; a single number is broadcast to it.
+
+    Returns
+    -------
+    numpy.ndarray
+        1-D, of dtype ``float``.
     """
     arr = array(name, value, min_size=0, finite=False)
     if arr.ndim == 0 and length is not None:
@@ -209,14 +369,36 @@ def nonneg_vector(name: str, value, length: int | None = None) -> np.ndarray:
 
 
 def index(name: str, value, size: int) -> int:
-    """Return ``value`` as an ``int`` if it is an index in ``[0, size)``, else raise."""
+    """Return ``value`` as an ``int`` if it is an index in ``[0, size)``, else raise.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+    size : int
+        Length of the sequence it indexes.
+
+    Returns
+    -------
+    int
+    """
     return integer(name, value, low=0, high=size - 1)
 
 
 # ------------------------------------------------------------------ resources
 def memory(n_bytes: float, what: str) -> None:
     """Raise if a call needs more than :data:`MAX_BYTES`; ``what`` names the arguments
-    that set the size (e.g. ``"n_per_cluster = 10**9 with d = 64"``)."""
+    that set the size (e.g. ``"n_per_cluster = 10**9 with d = 64"``).
+
+    Parameters
+    ----------
+    n_bytes : float
+        Memory the call would need.
+    what : str
+        The arguments that set the size, for the message.
+    """
     if not n_bytes <= MAX_BYTES:
         raise ValueError(
             f"{what} needs about {n_bytes / 2**30:.3g} GiB of memory, more than the "
@@ -227,7 +409,15 @@ def memory(n_bytes: float, what: str) -> None:
 
 def work(flops: float, what: str) -> None:
     """Raise if a call needs more than :data:`MAX_FLOPS` floating-point operations (it would
-    run for days); ``what`` names the arguments that set the amount."""
+    run for days); ``what`` names the arguments that set the amount.
+
+    Parameters
+    ----------
+    flops : float
+        Floating-point operations the call would need.
+    what : str
+        The arguments that set the amount, for the message.
+    """
     if not flops <= MAX_FLOPS:
         raise ValueError(
             f"{what} needs about {flops:.3g} floating-point operations, more than a 2-core machine "
