@@ -1,0 +1,33 @@
+"""A chapter runs from an installed, non-editable copy of the package, as in Colab or
+on a fresh machine: `pip install` of the repository, the stored results found through
+SWINGBY_RESULTS, the notebook executed outside the checkout."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = "capability.ipynb"  # reads the stored diffusion sweep, and takes seconds
+
+
+def test_a_chapter_runs_from_an_installed_copy(tmp_path, monkeypatch):
+    src, site, run = tmp_path / "src", tmp_path / "site", tmp_path / "run"
+    shutil.copytree(ROOT / "swingby", src / "swingby", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--disable-pip-version-check", "--target", str(site), str(src)], check=True)
+    assert (site / "swingby" / "__init__.py").exists() and not (site / "swingby" / "results").exists()
+    run.mkdir()
+    nb = nbformat.read(ROOT / "book" / CHAPTER, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(
+        f"import swingby\nassert swingby.__file__.startswith({str(site)!r}), swingby.__file__"))
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setenv("SWINGBY_RESULTS", str(ROOT / "results" / "diffusion"))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(run)}}).execute()
+    assert os.listdir(run) == [] or all(not p.endswith(".npz") for p in os.listdir(run))
