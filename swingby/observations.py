@@ -22,7 +22,7 @@ convention); the figure settings below hold the authors' numbers converted by
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -225,11 +225,30 @@ def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
     return times
 
 
-def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> tuple[np.ndarray, np.ndarray]:
+class Displacements(NamedTuple):
+    """What :func:`displacement_per_interval` returns (unpacks as ``mids, dist``)."""
+
+    mid_epochs: np.ndarray  #: ``(n_intervals,)`` epoch at the middle of each interval
+    distances: np.ndarray  #: ``(n_intervals,)`` distance moved in each interval
+
+
+def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> Displacements:
     """Distance the output at ``x_hat`` moves in each of ``n_intervals`` equal
     training-time intervals (the spacing of the paper's arrows, Sec. 3.2).
 
-    Returns ``(mid_epochs, distances)``. Needs the interval ends among the recorded steps.
+    Used in ``book/observations.md`` (eq. obs-displacement).
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run recorded near the interval ends (:func:`record_grid` does this).
+    n_intervals : int
+        Number of equal training-time intervals, ``> 0``.
+
+    Returns
+    -------
+    Displacements
+        ``(mid_epochs, distances)``, one entry per interval.
     """
     rec = _record("rec", rec)
     n_intervals = _checks.positive_int("n_intervals", n_intervals)
@@ -241,7 +260,7 @@ def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> tuple[
     traj = rec.trajectory[idx]
     dist = np.linalg.norm(np.diff(traj, axis=0), axis=1)
     mids = 0.5 * (rec.epochs[idx][1:] + rec.epochs[idx][:-1])
-    return mids, dist
+    return Displacements(mids, dist)
 
 
 def marker_indices(rec: TrainRecord, n_markers: int = 10) -> np.ndarray:
@@ -280,17 +299,215 @@ def record_rise(rec: TrainRecord) -> float:
     return loss_rise(rec.test_loss, 0.5 * _x_hat_norm(rec) ** 2)
 
 
-def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> dict:
+def _record_list(name: str, records) -> list[TrainRecord]:
+    """A non-empty sequence of finite :class:`TrainRecord` s, as a list, else raise."""
+    if isinstance(records, (TrainRecord, str, bytes)) or not hasattr(records, "__iter__"):
+        raise ValueError(f"{name} must be a non-empty sequence of TrainRecord, got {type(records).__name__}")
+    records = [_record(f"{name}[{k}]", r) for k, r in enumerate(records)]
+    if not records:
+        raise ValueError(f"{name} must be a non-empty sequence of TrainRecord, got an empty one")
+    return records
+
+
+class SeedStatistics(NamedTuple):
+    """What :func:`seed_statistics` returns: the rises of a set of runs, one per seed."""
+
+    n: int  #: number of runs
+    rises: np.ndarray  #: ``(n,)`` :func:`record_rise` of every run
+    fraction: float  #: share of the runs whose rise is above the threshold (non-monotone)
+    mean_rise: float  #: mean of ``rises``
+    max_rise: float  #: largest of ``rises``
+
+
+def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> SeedStatistics:
     """Fraction of runs whose test loss is non-monotone (:func:`record_rise` above
-    ``threshold``), and the mean and largest rise, over ``records`` (one per seed)."""
-    if isinstance(records, TrainRecord) or not hasattr(records, "__iter__"):
-        raise ValueError(f"records must be a non-empty sequence of TrainRecord, got {type(records).__name__}")
+    ``threshold``), and the mean and largest rise, over ``records`` (one per seed).
+
+    Used in ``book/observations.md`` (Sec. 3.3, Figs. 13, 14).
+
+    Parameters
+    ----------
+    records : sequence of TrainRecord
+        Finite runs, one per seed, non-empty.
+    threshold : float
+        The rise ``tau >= 0`` above which a run counts as non-monotone.
+
+    Returns
+    -------
+    SeedStatistics
+        ``n``, ``rises``, ``fraction``, ``mean_rise`` and ``max_rise``.
+    """
+    records = _record_list("records", records)
     threshold = _checks.number("threshold", threshold, low=0)
-    rises = np.array([record_rise(_record(f"records[{k}]", r)) for k, r in enumerate(records)])
-    if rises.size == 0:
-        raise ValueError("records must be a non-empty sequence of TrainRecord, got an empty one")
-    return dict(n=len(rises), rises=rises, fraction=float((rises > threshold).mean()),
-                mean_rise=float(rises.mean()), max_rise=float(rises.max()))
+    rises = np.array([record_rise(r) for r in records])
+    return SeedStatistics(n=len(rises), rises=rises, fraction=float((rises > threshold).mean()),
+                          mean_rise=float(rises.mean()), max_rise=float(rises.max()))
+
+
+def _statistics_by_d(stats, low_d, high_d) -> tuple[list[int], int]:
+    """Check a ``{d: SeedStatistics}`` mapping and the dimensions ``low_d``, ``high_d`` read from it."""
+    if not isinstance(stats, Mapping) or not all(isinstance(v, SeedStatistics) for v in stats.values()):
+        raise ValueError("stats must be a dict {d: SeedStatistics} (from seed_statistics), "
+                         f"got {_checks.short_repr(stats)}")
+    if isinstance(low_d, (str, bytes)) or not hasattr(low_d, "__iter__") or not list(low_d):
+        raise ValueError(f"low_d must be a non-empty sequence of dimensions, got {low_d!r}")
+    low_d = list(low_d)
+    missing = [d for d in low_d + [high_d] if d not in stats]
+    if missing:
+        raise ValueError(f"stats has no entry for d = {missing} (low_d = {low_d}, high_d = {high_d!r}); "
+                         f"it holds d = {sorted(stats)}")
+    return low_d, high_d
+
+
+def low_vs_high_pvalue(stats: Mapping[int, SeedStatistics], threshold: float, *,
+                       low_d: Sequence[int] = (2, 3, 8), high_d: int = 64) -> float:
+    """Permutation p-value (:func:`permutation_pvalue`) that runs are non-monotone more
+    often at the low dimensions ``low_d`` (pooled) than at ``high_d``.
+
+    Used in ``book/observations.md`` (claim of Sec. 3.3), on the four-layer runs and on
+    their one-layer null.
+
+    Parameters
+    ----------
+    stats : dict of int to SeedStatistics
+        :func:`seed_statistics` per dimension ``d``.
+    threshold : float
+        The rise ``tau >= 0`` above which a run counts as non-monotone.
+    low_d : sequence of int
+        The low dimensions, pooled.
+    high_d : int
+        The high dimension.
+
+    Returns
+    -------
+    float
+        The one-sided p-value in ``(0, 1]``.
+    """
+    low_d, high_d = _statistics_by_d(stats, low_d, high_d)
+    threshold = _checks.number("threshold", threshold, low=0)
+    flags = [(stats[d].rises > threshold).astype(float) for d in low_d]
+    return permutation_pvalue(np.concatenate(flags), (stats[high_d].rises > threshold).astype(float))
+
+
+def swingby_check(stats: Mapping[int, SeedStatistics], rise_low: float, rise_high: float, pvalue: float, *,
+                  threshold: float, low_d: Sequence[int] = (2, 3, 8), high_d: int = 64,
+                  min_fraction: float = 0.1, alpha: float = 0.05) -> bool:
+    """The claim check of Sec. 3.3 (transient memorization is strongest at low ``d``), as a
+    function of the statistics, so that the same check runs on the one-layer null.
+
+    It holds when the shown low-dimensional run rises above ``threshold`` while its
+    high-dimensional twin stays below ``threshold / 4``, at least ``min_fraction`` of the
+    runs are non-monotone at every ``d`` in ``low_d`` and none at ``high_d``, and the
+    p-value of :func:`low_vs_high_pvalue` is below ``alpha``. Used in
+    ``book/observations.md``.
+
+    Parameters
+    ----------
+    stats : dict of int to SeedStatistics
+        :func:`seed_statistics` per dimension ``d``.
+    rise_low, rise_high : float
+        :func:`record_rise` of the shown run at low ``d`` and of its twin at ``high_d``.
+    pvalue : float
+        From :func:`low_vs_high_pvalue`, in ``[0, 1]``.
+    threshold : float
+        The rise ``tau >= 0`` above which a run counts as non-monotone.
+    low_d : sequence of int
+        The low dimensions.
+    high_d : int
+        The high dimension.
+    min_fraction : float
+        Least share of non-monotone runs at each low ``d``, in ``[0, 1]``.
+    alpha : float
+        Significance level, in ``(0, 1]``.
+
+    Returns
+    -------
+    bool
+        Whether the claim holds for these statistics.
+    """
+    low_d, high_d = _statistics_by_d(stats, low_d, high_d)
+    rise_low = _checks.number("rise_low", rise_low, low=0)
+    rise_high = _checks.number("rise_high", rise_high, low=0)
+    pvalue = _checks.number("pvalue", pvalue, low=0, high=1)
+    threshold = _checks.number("threshold", threshold, low=0)
+    min_fraction = _checks.number("min_fraction", min_fraction, low=0, high=1)
+    alpha = _checks.number("alpha", alpha, low=0, high=1, low_open=True)
+    return bool(rise_low > threshold and rise_high < threshold / 4
+                and min(stats[d].fraction for d in low_d) >= min_fraction
+                and stats[high_d].fraction == 0.0 and pvalue < alpha)
+
+
+#: Rules :func:`order_agreement` can test: ``"a"`` (the concept with the larger ``a_p`` is
+#: learned first, Sec. 4.1) and ``"mu"`` (the larger ``mu_p``: the null that ignores diversity).
+ORDER_RULES = ("a", "mu")
+
+
+class OrderAgreement(NamedTuple):
+    """What :func:`order_agreement` returns."""
+
+    clear: int  #: runs whose ``a_p`` differ clearly (largest above ``margin`` times smallest)
+    agree: int  #: of those, the runs where the rule's concept is learned first
+
+
+def order_agreement(records: Sequence[TrainRecord], rule: str = "a", *, margin: float = 1.2) -> OrderAgreement:
+    """How often a rule predicts which concept is learned first (Sec. 3.1).
+
+    Among the runs whose ``a_p`` (:func:`a_diagonal`) differ clearly, count those where
+    the concept the rule picks has the smallest :func:`learning_times`. Used in
+    ``book/observations.md`` (Figs. 2a, 2b, 11, 12).
+
+    Parameters
+    ----------
+    records : sequence of TrainRecord
+        Finite runs from :func:`run_sweep`, non-empty.
+    rule : {"a", "mu"}
+        ``"a"``: the larger ``a_p`` is learned first; ``"mu"``: the larger ``mu_p`` (the
+        null that ignores diversity).
+    margin : float
+        A run is clear when ``max(a) > margin * min(a)``; ``>= 1``.
+
+    Returns
+    -------
+    OrderAgreement
+        ``(clear, agree)``: the clear runs and how many of them the rule gets right.
+    """
+    records = _record_list("records", records)
+    rule = _checks.choice("rule", rule, ORDER_RULES)
+    margin = _checks.number("margin", margin, low=1)
+    clear = agree = 0
+    for rec in records:
+        a, t = a_diagonal(rec), learning_times(rec)
+        if max(a) > margin * min(a):
+            clear += 1
+            predicted = int(np.argmax(a)) if rule == "a" else int(np.argmax(rec.config["mu"]))
+            agree += int(predicted == np.argmin(t))
+    return OrderAgreement(clear, agree)
+
+
+def slowdown(rec: TrainRecord, n_intervals: int = 20) -> float:
+    """Terminal slowing down (Sec. 3.2): mean distance moved per interval over the last
+    quarter of the ``n_intervals`` intervals, divided by the largest distance
+    (:func:`displacement_per_interval`). A path walked at constant speed gives 1.
+
+    Used in ``book/observations.md``.
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run whose output moves.
+    n_intervals : int
+        Number of equal training-time intervals, ``> 0``.
+
+    Returns
+    -------
+    float
+        The ratio, in ``[0, 1]``.
+    """
+    n_intervals = _checks.positive_int("n_intervals", n_intervals)
+    _, dist = displacement_per_interval(rec, n_intervals)
+    if dist.max() == 0:
+        raise ValueError("rec has an output at x_hat that never moves: its slowing down is undefined")
+    return float(dist[-n_intervals // 4:].mean() / dist.max())
 
 
 def permutation_pvalue(x: Sequence[float], y: Sequence[float], *, n_resamples: int = 10_000,
@@ -332,12 +549,48 @@ def permutation_pvalue(x: Sequence[float], y: Sequence[float], *, n_resamples: i
     return float((1 + np.sum(diffs >= observed - 1e-12)) / (n_resamples + 1))
 
 
-def end_gap(rec: TrainRecord) -> float:
-    """Distance of the final output at ``x_hat`` from ``x_hat``, relative to ``||x_hat||``
-    (0: the run generalised out of distribution). Used in ``book/observations.md`` and
-    ``book/ood_checks.md``."""
+#: Where :func:`relative_distance` measures: ``"end"`` (the last record) or ``"max"``
+#: (the largest distance over the records).
+DISTANCE_AT = ("end", "max")
+
+
+def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *, at: str = "end") -> float:
+    """Distance of the output trajectory at ``x_hat`` from a reference, relative to
+    ``||x_hat||``.
+
+    The reference is ``x_hat`` itself (0: the run generalised out of distribution;
+    ``book/observations.md``), or the trajectory of another run recorded at the same
+    steps (the ``delta`` of eq. ood-delta, ``book/ood_checks.md``).
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run.
+    reference : TrainRecord or None
+        ``None`` for ``x_hat``, or a finite run recorded at the same steps as ``rec``.
+    at : {"end", "max"}
+        ``"end"``: the distance at the last record; ``"max"``: the largest over the records.
+
+    Returns
+    -------
+    float
+        The distance divided by ``||x_hat||`` (``x_hat`` of ``rec``).
+    """
     rec = _record("rec", rec)
-    return float(np.linalg.norm(rec.trajectory[-1] - rec.test_points[-1]) / _x_hat_norm(rec))
+    at = _checks.choice("at", at, DISTANCE_AT)
+    if reference is None:
+        target = rec.test_points[-1]
+    else:
+        reference = _record("reference", reference)
+        if reference.trajectory.shape != rec.trajectory.shape or not np.array_equal(reference.steps, rec.steps):
+            raise ValueError("reference must be recorded at the same steps as rec (same trajectory shape "
+                             f"{rec.trajectory.shape}), got shape {reference.trajectory.shape}")
+        target = reference.trajectory
+    if at == "end":
+        gap = np.linalg.norm(rec.trajectory[-1] - (target if reference is None else target[-1]))
+    else:
+        gap = np.linalg.norm(rec.trajectory - target, axis=1).max()
+    return float(gap / _x_hat_norm(rec))
 
 
 #: Most rows :func:`comparable_pairs` accepts: ``2**12`` (``s = 12`` concepts), because it
@@ -389,6 +642,30 @@ def order_property(rec: TrainRecord, *, skip_initial: bool = True,
     return ok.mean(axis=1)
 
 
+def hypercube_learning_times(rec: TrainRecord, level: float = 0.1) -> np.ndarray:
+    """Learning time ``T(v)`` of every test point of eq. (B.1): the first recorded epoch
+    at which its loss is at most ``level`` (``inf`` if never). Eq. (B.2) read as learning
+    times is ``u <= v  =>  T(u) <= T(v)``; used in ``book/topological_order.md``.
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run.
+    level : float
+        Loss at which a test point counts as learned, ``> 0`` (the chapter: 0.1, a tenth
+        of Fig. 7's colour scale).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(2**s,)`` epochs, in the order of ``rec.test_index``.
+    """
+    rec = _record("rec", rec)
+    level = _checks.positive_float("level", level)
+    below = rec.test_point_losses() <= level
+    return np.where(below.any(axis=0), rec.epochs[np.argmax(below, axis=0)], np.inf)
+
+
 #: Fig. 2(c) / Fig. 3 settings per dimension ``d`` (4 linear layers). ``d = 64`` and
 #: ``d = 2`` are the authors' (hidden 64, lr 0.1; hidden 4, lr 0.01); ``d = 3, 8``
 #: are the book's interpolation (hidden ``max(4, d)``, lr 0.01).
@@ -430,6 +707,14 @@ def _rotated(data, rotation):
                          test_points=data.test_points @ rotation.T)
 
 
+class TruncationTwins(NamedTuple):
+    """What :func:`truncation_twins` returns (unpacks as ``full, truncated, n_redrawn``)."""
+
+    full: list  #: ``full[c][k]``, the TrainRecord on the full training set
+    truncated: list  #: ``truncated[c][k]``, its twin on the truncated training set
+    n_redrawn: np.ndarray  #: ``(configs, seeds)`` number of training points the truncation redrew
+
+
 def truncation_twins(
     configs: Sequence[dict],
     *,
@@ -440,7 +725,7 @@ def truncation_twins(
     lr: float = 0.1,
     n_per_cluster: int = 5000,
     origin_cluster: bool = True,
-) -> tuple[list[list[TrainRecord]], list[list[TrainRecord]], np.ndarray]:
+) -> TruncationTwins:
     """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on
     the truncated training set, with the same rotation, initial weights and shuffling,
     so that the two runs differ only in the redrawn points (within ``min(mu)/2`` of
@@ -477,4 +762,4 @@ def truncation_twins(
                              record_steps=record_grid(n_steps), **kw)
         k = len(seeds)
         out.append([recs[i * k:(i + 1) * k] for i in range(len(configs))])
-    return out[0], out[1], n_redrawn
+    return TruncationTwins(out[0], out[1], n_redrawn)

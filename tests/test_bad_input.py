@@ -57,6 +57,9 @@ AX = plt.figure().add_subplot()
 CFG = CirclesConfig(image_size=8)
 CLF = C.ConceptClassifier(2)
 RNG = np.random.default_rng(0)
+STATS = O.seed_statistics([REC], 0.05)
+SWING_KW = dict(stats={2: STATS, 64: STATS}, rise_low=0.1, rise_high=0.0, pvalue=0.01, threshold=0.05,
+                low_d=(2,))
 
 
 def _results(nan: bool = False) -> dict:
@@ -276,7 +279,28 @@ CASES = [
     case(O.permutation_pvalue, dict(x=[1.0], y=[1.0], n_resamples=0), "n_resamples"),
     case(O.permutation_pvalue, dict(x=[1.0], y=[1.0], seed=None), "seed"),
     case(O.permutation_pvalue, dict(x=[1.0], y=[1.0], n_resamples=10**10), "n_resamples = 10000000000"),
-    case(O.end_gap, dict(rec=DIVERGED), "diverged"),
+    case(O.relative_distance, dict(rec=DIVERGED), "diverged"),
+    case(O.relative_distance, dict(rec=REC, reference=DIVERGED), "reference"),
+    case(O.relative_distance, dict(rec=REC, reference="x"), "reference must"),
+    case(O.relative_distance, dict(rec=REC, at="min"), "at must"),
+    case(O.slowdown, dict(rec=REC, n_intervals=0), "n_intervals"),
+    case(O.slowdown, dict(rec=DIVERGED), "diverged"),
+    case(O.order_agreement, dict(records=REC), "records"),
+    case(O.order_agreement, dict(records=[REC], rule="x"), "rule"),
+    case(O.order_agreement, dict(records=[REC], margin=float("nan")), "margin"),
+    case(O.order_agreement, dict(records=[DIVERGED]), "records[0]"),
+    case(O.low_vs_high_pvalue, dict(stats={}, threshold=0.1), "stats has no entry"),
+    case(O.low_vs_high_pvalue, dict(stats=[1], threshold=0.1), "stats must"),
+    case(O.low_vs_high_pvalue, dict(stats={2: STATS, 64: STATS}, threshold=0.1, low_d=()), "low_d"),
+    case(O.low_vs_high_pvalue, dict(stats={2: STATS, 64: STATS}, threshold=-1.0, low_d=(2,)), "threshold"),
+    case(O.swingby_check, dict(SWING_KW, rise_low=np.nan), "rise_low"),
+    case(O.swingby_check, dict(SWING_KW, rise_high="x"), "rise_high"),
+    case(O.swingby_check, dict(SWING_KW, pvalue=-0.1), "pvalue"),
+    case(O.swingby_check, dict(SWING_KW, alpha=0.0), "alpha"),
+    case(O.swingby_check, dict(SWING_KW, min_fraction=2.0), "min_fraction"),
+    case(O.swingby_check, dict(SWING_KW, high_d=65), "stats has no entry"),
+    case(O.hypercube_learning_times, dict(rec=REC, level=0.0), "level"),
+    case(O.hypercube_learning_times, dict(rec=DIVERGED), "diverged"),
     case(O.comparable_pairs, dict(test_index=IDX13), "4096 rows"),
     case(O.comparable_pairs, dict(test_index=[[0, 2]]), "test_index"),
     case(O.comparable_pairs, dict(test_index=[0, 1]), "test_index"),

@@ -3,9 +3,11 @@ import numpy as np
 import pytest
 
 from swingby.observations import (
-    EQUAL_MU, FIG2A, FIG2B, FIG2B_SIGMA1_AUTHORS, SIGMA_05, a_diagonal, authors_sigma_label, fig2c_runs,
-    comparable_pairs, displacement_per_interval, learning_times, loss_rise, marker_indices,
-    order_property, record_grid, record_rise, run_sweep, seed_statistics, truncation_twins,
+    EQUAL_MU, FIG2A, FIG2B, FIG2B_SIGMA1_AUTHORS, SIGMA_05, Displacements, OrderAgreement, SeedStatistics,
+    TruncationTwins, a_diagonal, authors_sigma_label, comparable_pairs, displacement_per_interval, fig2c_runs,
+    hypercube_learning_times, learning_times, loss_rise, low_vs_high_pvalue, marker_indices, order_agreement,
+    order_property, record_grid, record_rise, relative_distance, run_sweep, seed_statistics, slowdown,
+    swingby_check, truncation_twins,
 )
 from swingby.train import TrainRecord
 
@@ -40,7 +42,7 @@ def test_learning_times_order_and_rise():
     assert times[1] < times[0] and times[1] == pytest.approx(0.2) and times[0] == pytest.approx(0.6)
     assert record_rise(rec) == 0.0
     st = seed_statistics([rec, rec], threshold=0.01)
-    assert st["fraction"] == 0.0 and st["n"] == 2
+    assert isinstance(st, SeedStatistics) and st.fraction == 0.0 and st.n == 2
     with pytest.raises(ValueError, match="frac must lie"):
         learning_times(rec, frac=0)
 
@@ -49,7 +51,8 @@ def test_displacement_and_markers():
     steps = np.arange(0, 101)
     traj = np.stack([1 - np.exp(-steps / 10), np.zeros_like(steps, dtype=float)], axis=1)
     rec = _record(traj, steps=steps)
-    mids, dist = displacement_per_interval(rec, 10)
+    mids, dist = out = displacement_per_interval(rec, 10)
+    assert isinstance(out, Displacements) and out.distances is dist and out.mid_epochs is mids
     assert len(dist) == 10 and np.all(np.diff(dist) < 0)
     np.testing.assert_allclose(dist[0], 1 - np.exp(-1), rtol=1e-9)
     np.testing.assert_array_equal(marker_indices(rec, 4), [0, 25, 50, 75, 100])
@@ -82,8 +85,9 @@ def test_run_sweep_and_truncation_twins_small():
     assert recs[1][0].config["mu"] == (2.0, 1.0) and recs[0][1].config["seed"] == 1
     with pytest.raises(ValueError, match="keys 'mu' and 'sigma'"):
         run_sweep([dict(mu=(1.0, 2.0))], d=4)
-    full, cut, n = truncation_twins([dict(mu=(1.0, 2.0), sigma=(1.0, 0.05))], seeds=[0], d=4,
-                                    n_per_cluster=200)
+    twins = truncation_twins([dict(mu=(1.0, 2.0), sigma=(1.0, 0.05))], seeds=[0], d=4, n_per_cluster=200)
+    full, cut, n = twins
+    assert isinstance(twins, TruncationTwins) and twins.n_redrawn is n and twins.full is full
     assert n[0, 0] > 0
     np.testing.assert_allclose(full[0][0].test_points, cut[0][0].test_points, atol=1e-6)
 
@@ -120,3 +124,100 @@ def test_fig2a_one_layer_reaches_the_authors_end_point():
     recs = run_sweep([FIG2A[0]], depth=1, seeds=range(4))[0]
     end = np.mean([r.trajectory[-1, :2] for r in recs], axis=0)
     assert np.abs(end - [0.93, 1.97]).max() < 0.05, end
+
+
+# ---------------------------------------------------------------- metrics moved out of the chapters
+def _linear_path(end, n=101, mu=(1.0, 2.0)):
+    """Output moving on a straight line from 0 to ``end`` in ``n`` records, exponentially slowing."""
+    steps = np.arange(n)
+    frac = 1 - np.exp(-steps / 10)
+    return _record(frac[:, None] * np.asarray(end, dtype=float), mu=mu, steps=steps)
+
+
+def test_relative_distance_to_x_hat_and_between_runs():
+    rec = _record([[0.0, 0.0], [1.0, 1.0]], mu=(1.0, 2.0))
+    # end point (1, 1), x_hat = (1, 2): gap 1 / sqrt(5)
+    assert relative_distance(rec) == pytest.approx(1 / np.sqrt(5))
+    assert relative_distance(rec, at="max") == pytest.approx(1.0)  # at the start: ||x_hat|| / ||x_hat||
+    other = _record([[0.0, 0.0], [1.0, 2.0]], mu=(1.0, 2.0))
+    assert relative_distance(other) == 0.0 and relative_distance(rec, rec, at="max") == 0.0
+    assert relative_distance(rec, other) == pytest.approx(1 / np.sqrt(5))
+    assert relative_distance(rec, other, at="max") == pytest.approx(1 / np.sqrt(5))
+    with pytest.raises(ValueError, match="reference must be recorded at the same steps"):
+        relative_distance(rec, _record([[0.0, 0.0], [1.0, 1.0], [1.0, 2.0]]))
+    with pytest.raises(ValueError, match="at must be one of"):
+        relative_distance(rec, at="start")
+
+
+def test_slowdown():
+    rec = _linear_path((1.0, 2.0))
+    ratio = slowdown(rec, 10)
+    # interval j moves (1 - e^-1) e^-j; "the last quarter" of 10 intervals rounds up to the last 3
+    want = np.mean([np.exp(-7), np.exp(-8), np.exp(-9)])
+    assert ratio == pytest.approx(want, rel=1e-9)
+    steady = _record(np.linspace(0, 1, 101)[:, None] * np.array([1.0, 2.0]), steps=np.arange(101))
+    assert slowdown(steady, 10) == pytest.approx(1.0)  # constant speed: the null gives 1
+    with pytest.raises(ValueError, match="never moves"):
+        slowdown(_record(np.zeros((101, 2)), steps=np.arange(101)), 10)
+
+
+def _sweep_record(first, mu, sigma):
+    """A record whose concept ``first`` reaches half-way first, with ``mu`` and ``sigma`` in its config."""
+    t = np.linspace(0, 1, 11)
+    fast, slow = np.clip(t / 0.4, 0, 1), np.clip(t / 1.2, 0, 1)
+    cols = [fast, slow] if first == 0 else [slow, fast]
+    rec = _record(np.stack(cols, axis=1) * np.asarray(mu), mu=mu)
+    rec.config.update(mu=mu, sigma=sigma, origin_cluster=True)
+    return rec
+
+
+def test_order_agreement_rules():
+    # a = sigma^2 + mu^2 / 3: the first has a_1 > a_2 through sigma alone (mu_1 < mu_2)
+    recs = [_sweep_record(0, (1.0, 2.0), (2.0, 0.2)), _sweep_record(1, (1.0, 2.0), (0.2, 0.2)),
+            _sweep_record(0, (2.0, 2.0), (0.2, 0.2))]  # equal a: not clear
+    out = order_agreement(recs)
+    assert isinstance(out, OrderAgreement) and out == (2, 2)
+    assert order_agreement(recs, rule="mu") == (2, 1)  # the null misses the diversity-driven run
+    assert order_agreement(recs, margin=100.0) == (0, 0)
+    with pytest.raises(ValueError, match="rule must be one of"):
+        order_agreement(recs, rule="sigma")
+    with pytest.raises(ValueError, match="margin"):
+        order_agreement(recs, margin=0.5)
+    with pytest.raises(ValueError, match="records"):
+        order_agreement([])
+
+
+def _stats(rises, threshold=0.05):
+    rises = np.asarray(rises, dtype=float)
+    return SeedStatistics(len(rises), rises, float((rises > threshold).mean()), float(rises.mean()),
+                          float(rises.max()))
+
+
+def test_low_vs_high_pvalue_and_swingby_check():
+    low = _stats([0.1] * 5 + [0.0] * 15)
+    stats = {2: low, 3: low, 8: low, 64: _stats([0.0] * 20)}
+    p = low_vs_high_pvalue(stats, 0.05)
+    assert 0 < p < 0.05
+    assert swingby_check(stats, 0.2, 0.001, p, threshold=0.05)
+    assert not swingby_check(stats, 0.2, 0.02, p, threshold=0.05)  # the d = 64 twin rises too much
+    assert not swingby_check(stats, 0.2, 0.001, 0.5, threshold=0.05)  # not significant
+    flat = {d: _stats([0.0] * 20) for d in (2, 3, 8, 64)}  # the null: never non-monotone
+    assert low_vs_high_pvalue(flat, 0.05) == 1.0
+    assert not swingby_check(flat, 0.0, 0.0, 1.0, threshold=0.05)
+    with pytest.raises(ValueError, match="stats has no entry for d"):
+        low_vs_high_pvalue({2: low}, 0.05)
+    with pytest.raises(ValueError, match="stats must be a dict"):
+        swingby_check({2: {"fraction": 0.1}}, 0.2, 0.0, 0.01, threshold=0.05)
+    with pytest.raises(ValueError, match="pvalue"):
+        swingby_check(stats, 0.2, 0.0, 2.0, threshold=0.05)
+
+
+def test_hypercube_learning_times():
+    rec = _record([[0.0, 0.0], [0.5, 1.0], [1.0, 2.0]], mu=(1.0, 2.0))
+    # losses at x_hat = (1, 2): 2.5, 0.625, 0; other test points are exact from the start
+    np.testing.assert_allclose(hypercube_learning_times(rec, level=0.1), [0.0, 0.0, 0.0, 0.2])
+    np.testing.assert_allclose(hypercube_learning_times(rec, level=1.0), [0.0, 0.0, 0.0, 0.1])
+    never = _record([[0.0, 0.0], [0.0, 0.0]])
+    assert hypercube_learning_times(never)[-1] == np.inf
+    with pytest.raises(ValueError, match="level"):
+        hypercube_learning_times(rec, level=0)
