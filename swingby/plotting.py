@@ -82,7 +82,7 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
     Xc = data.to_concept(data.X).numpy()
     pts = data.to_concept(data.test_points).numpy()
     k = min(3, data.d)
-    pad = lambda a: np.pad(a[:, :k], ((0, 0), (0, 3 - k)))  # noqa: E731
+    pad = lambda pts: np.pad(pts[:, :k], ((0, 0), (0, 3 - k)))  # noqa: E731
     labels = data.labels.numpy()
     for c in np.unique(labels):
         idx = np.flatnonzero(labels == c)
@@ -91,10 +91,10 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
         ax.scatter(*pad(Xc[idx]).T, s=3, alpha=0.35, label=name)
     P = pad(pts)
     idx = data.test_index.numpy()
-    for a in range(len(P)):  # hypercube edges between test points
-        for b in range(a + 1, len(P)):
-            if np.abs(idx[a] - idx[b]).sum() == 1:
-                ax.plot(*np.stack([P[a], P[b]]).T, color="grey", lw=0.8, alpha=0.6)
+    for i in range(len(P)):  # hypercube edges between test points
+        for j in range(i + 1, len(P)):
+            if np.abs(idx[i] - idx[j]).sum() == 1:
+                ax.plot(*np.stack([P[i], P[j]]).T, color="grey", lw=0.8, alpha=0.6)
     ax.scatter(*P[:-1].T, color="k", s=18, label="test points (B.1)")
     ax.scatter(*P[-1], color="red", s=80, marker="*", label=r"OOD test point $\hat{x}$")
     ax.set_xlabel("concept 1")
@@ -346,10 +346,10 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
                          f"{MAX_HYPERCUBE_NODES} nodes (s <= 8) are allowed")
     losses = _checks.array("losses", losses, shape=(len(V),))
     vmax = _checks.positive_float("vmax", vmax)
-    for a in range(len(V)):
-        for b in range(a + 1, len(V)):
-            if np.abs(V[a] - V[b]).sum() == 1:
-                ax.plot(*pos[[a, b]].T, color="grey", lw=0.6, zorder=1)
+    for i in range(len(V)):
+        for j in range(i + 1, len(V)):
+            if np.abs(V[i] - V[j]).sum() == 1:
+                ax.plot(*pos[[i, j]].T, color="grey", lw=0.6, zorder=1)
     sc = ax.scatter(*pos.T, c=np.minimum(losses, vmax), cmap=cmap, vmin=0, vmax=vmax, s=330,
                     edgecolors="k", zorder=2)
     for k, v in enumerate(V):

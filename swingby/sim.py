@@ -152,12 +152,31 @@ def random_rotation(d: int, generator: torch.Generator) -> torch.Tensor:
     return u.to(torch.float32)
 
 
-def test_points(mu: Sequence[float], d: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The test points of eq. (B.1) in concept coordinates.
+class TestPoints(NamedTuple):
+    """What :func:`test_points` returns (unpacks as ``points, index``)."""
 
-    Returns ``(points, index)``: ``points[k] = sum_p v_p mu_p e_p`` for the k-th
-    ``v`` of ``{0,1}^s`` in lexicographic order (so ``points[0]`` is the origin and
-    ``points[-1]`` is ``x_hat``), and ``index[k] = v``.
+    __test__ = False  # not a pytest test class
+
+    points: torch.Tensor  #: ``(2**s, d)``: ``points[k] = sum_p v_p mu_p e_p`` for the k-th ``v``
+    index: torch.Tensor  #: ``(2**s, s)``: the ``v in {0,1}^s`` of each point, lexicographic order
+
+
+def test_points(mu: Sequence[float], d: int) -> TestPoints:
+    """The test points of eq. (B.1) in concept coordinates (``book/sim_task.md``).
+
+    Parameters
+    ----------
+    mu : array_like(float, ndim=1)
+        Distances of the ``s`` cluster centres from the origin, each ``>= 0``.
+    d : int
+        Input dimension, ``>= s``.
+
+    Returns
+    -------
+    TestPoints
+        ``(points, index)``: ``points[k] = sum_p v_p mu_p e_p`` for the k-th ``v`` of
+        ``{0,1}^s`` in lexicographic order (so ``points[0]`` is the origin and
+        ``points[-1]`` is ``x_hat``), and ``index[k] = v``.
     """
     mu, _, d = _check_mu_sigma_d(mu, 0.0, d)
     s = len(mu)
@@ -166,7 +185,7 @@ def test_points(mu: Sequence[float], d: int) -> tuple[torch.Tensor, torch.Tensor
     index = (bits & 1).to(torch.float32)
     points = torch.zeros(2**s, d)
     points[:, :s] = index * torch.as_tensor(mu, dtype=torch.float32)
-    return points, index
+    return TestPoints(points, index)
 
 
 def _sample_clusters(mu, sigma, d, n, n_clusters, generator):
