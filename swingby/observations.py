@@ -59,7 +59,23 @@ def authors_sigma_label(sigma) -> str:
 def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarray:
     """Record steps for both kinds of plot: every ``every`` steps (equal-time markers,
     displacement per interval) joined with about ``n_log`` log-spaced steps (log-time
-    test-loss curves)."""
+    test-loss curves). Used by :func:`run_sweep` and the explorers.
+
+    Parameters
+    ----------
+    n_steps : int
+        Number of training steps, ``> 0``.
+    every : int
+        Spacing of the linear grid, ``> 0``.
+    n_log : int
+        About how many log-spaced steps to add, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted distinct integer steps from 0 to ``n_steps``, including the ends of 40
+        equal intervals.
+    """
     n_steps = _checks.positive_int("n_steps", n_steps)
     every = _checks.positive_int("every", every)
     _checks.memory(32.0 * (n_steps // every + _checks.positive_int("n_log", n_log)),
@@ -211,7 +227,21 @@ def progress_along_concepts(rec: TrainRecord) -> np.ndarray:
 def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
     """Epoch at which the output at ``x_hat`` first covers ``frac`` of the way to
     ``mu_p e_p`` along each concept ``p`` (``inf`` if never): the generalisation
-    order of Sec. 3.1 is the order of these times."""
+    order of Sec. 3.1 is the order of these times (eq. obs-learning-time,
+    ``book/observations.md``).
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run whose output does not start at ``mu_p`` along any concept.
+    frac : float
+        Share of the way, in ``(0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(s,)`` epochs, one per concept.
+    """
     value = _checks.as_real(frac)
     if value is None or not 0 < value <= 1:
         raise ValueError(f"frac must lie in (0, 1], got {frac!r}")
@@ -264,7 +294,21 @@ def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> Displa
 
 
 def marker_indices(rec: TrainRecord, n_markers: int = 10) -> np.ndarray:
-    """Indices of the records at ``n_markers`` equal training-time intervals."""
+    """Indices of the records at the ends of ``n_markers`` equal training-time intervals
+    (the arrows of Fig. 2; ``book/observations.md``).
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A run.
+    n_markers : int
+        Number of intervals, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_markers + 1,)`` record indices, nearest to the interval ends.
+    """
     rec = _record("rec", rec, finite=False)
     n_markers = _checks.positive_int("n_markers", n_markers)
     _checks.memory(16.0 * (n_markers + 1) * len(rec.steps), f"n_markers = {n_markers} with {len(rec.steps)} records")
@@ -274,12 +318,24 @@ def marker_indices(rec: TrainRecord, n_markers: int = 10) -> np.ndarray:
 
 def loss_rise(test_loss: np.ndarray, scale: float | None = None) -> float:
     """Size of the largest rise of a loss curve above its running minimum:
-    ``max_t [L(t) - min_{t' <= t} L(t')] / scale``.
+    ``max_t [L(t) - min_{t' <= t} L(t')] / scale`` (eq. obs-rise).
 
-    ``scale`` defaults to ``L(0)``; the chapters use ``0.5 * ||x_hat||^2``, the loss
-    of the zero output, which does not depend on a lucky initialisation. 0 for a
-    monotone non-increasing curve. A curve is called *non-monotone* when this
-    exceeds a threshold chosen above the SGD noise (see ``book/observations.md``).
+    The chapters use ``scale = 0.5 * ||x_hat||^2`` (:func:`record_rise`), the loss of the
+    zero output, which does not depend on a lucky initialisation. 0 for a monotone
+    non-increasing curve. A curve is called *non-monotone* when this exceeds a threshold
+    chosen above the SGD noise (see ``book/observations.md``).
+
+    Parameters
+    ----------
+    test_loss : array_like(float, ndim=1)
+        The loss curve, finite, at least 2 values.
+    scale : float or None
+        The unit of the rise, ``> 0``; ``None`` for ``test_loss[0]``.
+
+    Returns
+    -------
+    float
+        The rise, ``>= 0``.
     """
     L = _checks.array("test_loss", test_loss, min_size=0, finite=False)
     if L.ndim != 1 or L.size < 2:
@@ -623,10 +679,22 @@ def comparable_pairs(test_index: np.ndarray) -> list[tuple[int, int]]:
 def order_property(rec: TrainRecord, *, skip_initial: bool = True,
                    exclude_origin: bool = False) -> np.ndarray:
     """Per recorded time, the fraction of comparable pairs ``u <= v`` that satisfy
-    the order property of eq. (B.2): ``loss(x^(u)) <= loss(x^(v))``.
+    the order property of eq. (B.2): ``loss(x^(u)) <= loss(x^(v))``. Used in
+    ``book/topological_order.md``.
 
-    ``skip_initial`` drops step 0 (the untrained model, which eq. B.2 is not about);
-    ``exclude_origin`` drops the pairs with ``u = 0`` (the origin).
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run.
+    skip_initial : bool
+        Drop step 0 (the untrained model, which eq. B.2 is not about).
+    exclude_origin : bool
+        Drop the pairs with ``u = 0`` (the origin).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(R,)`` fractions in ``[0, 1]``, one per kept record.
     """
     rec = _record("rec", rec)
     L = rec.test_point_losses()
@@ -679,10 +747,33 @@ def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
                sigma=(SIGMA_05, SIGMA_05), origin_cluster: bool = True, bias: bool = True,
                progress: bool = False) -> list[TrainRecord]:
     """Runs of Fig. 2(c) / Fig. 3 (and the seed statistics of Sec. 3.3) at dimension
-    ``d`` with the settings :data:`FIG2C_SETTINGS`, one per seed; ``depth = 1`` gives
-    the one-layer control at the same ``d`` and learning rate. ``sigma`` defaults to the
-    authors' 0.05 (standard deviation 0.224), ``origin_cluster`` and ``bias`` to their
-    code; the other arguments are those of :func:`run_sweep`."""
+    ``d`` with the settings :data:`FIG2C_SETTINGS`, one per seed. Used in
+    ``book/observations.md`` and ``book/ood_checks.md``.
+
+    Parameters
+    ----------
+    d : int
+        One of the keys of :data:`FIG2C_SETTINGS` (2, 3, 8 or 64).
+    seeds : sequence of int
+        Distinct seeds, one run each.
+    depth : int
+        Number of layers; 1 gives the one-layer control at the same ``d`` and ``lr``.
+    mu : sequence of float
+        Cluster distances (default: the authors' ``(2, 4)``).
+    sigma : sequence of float
+        Standard deviations (default: the authors' 0.05 as the standard deviation 0.224).
+    origin_cluster : bool
+        Add the cluster at the origin (the authors' code: yes).
+    bias : bool
+        Linear layers with bias (the authors' code: yes).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    list of TrainRecord
+        One per seed, as :func:`run_sweep` makes them.
+    """
     if not _checks.is_integer(d) or d not in FIG2C_SETTINGS:
         raise ValueError(f"d must be one of {sorted(FIG2C_SETTINGS)}, got {d!r}")
     st = FIG2C_SETTINGS[d]
@@ -729,13 +820,25 @@ def truncation_twins(
     """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on
     the truncated training set, with the same rotation, initial weights and shuffling,
     so that the two runs differ only in the redrawn points (within ``min(mu)/2`` of
-    ``x_hat``).
+    ``x_hat``). Used in ``book/ood_checks.md``.
 
     ``make_sim(..., truncate=True)`` draws the redrawn points from the same generator
     before the rotation, which would change the rotation; here both sets are sampled
     un-rotated and turned by the rotation of the full set.
 
-    Returns ``(full[c][k], truncated[c][k], n_redrawn[c, k])``.
+    Parameters
+    ----------
+    configs : sequence of dict
+        Dicts with keys ``mu`` and ``sigma``, as for :func:`run_sweep`.
+    seeds : sequence of int
+        Distinct seeds, one pair of runs per config and seed.
+    d, depth, width, lr, n_per_cluster, origin_cluster
+        As in :func:`run_sweep` (SGD, batch 128, 40 epochs).
+
+    Returns
+    -------
+    TruncationTwins
+        ``(full[c][k], truncated[c][k], n_redrawn[c, k])``.
     """
     configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
     n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))

@@ -1,5 +1,10 @@
-"""Figures shared by the chapters: the SIM data in 3-D (Fig. 1c) and output
-trajectories in the concept plane (Fig. 2)."""
+"""Figures shared by the chapters: the SIM data in 3-D (Fig. 1c), output trajectories
+in the concept plane (Figs. 2, 5, 11-16), test losses (Figs. 3, 14), the Jacobian
+entries of the theory chapters (Figs. 4, 5, 8-10) and the hypercube of Fig. 7.
+
+Every function draws on a matplotlib ``Axes`` it is given (or makes one) and refuses a
+bad argument with a ``ValueError`` before drawing anything.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -72,6 +77,23 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
 
     Plots the first three concept coordinates of ``data`` (rotated back), the
     box spanned by the cluster centres, every eq. (B.1) test point and ``x_hat``.
+    Used in ``book/sim_task.md`` and by :func:`swingby.widgets.sim_data_explorer`.
+
+    Parameters
+    ----------
+    data : SimData
+        From :func:`swingby.sim.make_sim`.
+    ax : matplotlib 3-D Axes or None
+        Where to draw (``projection="3d"``); ``None`` makes a new figure.
+    max_points : int
+        Most points drawn per cluster, ``> 0`` (a random subset).
+    seed : int
+        Seed of the subset.
+
+    Returns
+    -------
+    matplotlib 3-D Axes
+        The axes drawn on.
     """
     _checks.instance("data", data, SimData, "swingby.sim.SimData (from make_sim)")
     max_points = _checks.positive_int("max_points", max_points)
@@ -109,8 +131,27 @@ def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=No
     """Draw an output trajectory in the concept plane with markers at equal
     training-time intervals (the paper's arrows).
 
-    ``trajectory`` is ``(R, d)`` recorded at evenly spaced steps (or give
-    ``marker_steps``, indices of the rows to mark).
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    trajectory : array_like(float, ndim=2)
+        ``(R, d)`` outputs, recorded at evenly spaced steps unless ``marker_steps`` is given.
+    n_markers : int
+        Number of equal intervals marked when ``marker_steps`` is None, ``> 0``.
+    label : str or None
+        Legend label.
+    color : matplotlib colour or None
+        Line colour (``None``: the next of the cycle).
+    dims : pair of int
+        The two concept axes drawn, distinct and in ``[0, d)``.
+    marker_steps : array_like(int) or None
+        Indices of the rows to mark.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D
+        The trajectory's line.
     """
     _axes(ax)
     _style(color=color)
@@ -135,7 +176,17 @@ def _marker_steps(marker_steps, n_rows: int) -> np.ndarray:
 
 
 def mark_concept_plane(ax, mu, *, dims=(0, 1)):
-    """Mark training-cluster centres (circles) and ``x_hat`` (star) in the concept plane."""
+    """Mark training-cluster centres (circles) and ``x_hat`` (star) in the concept plane.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    mu : array_like(float, ndim=1)
+        Cluster distances ``mu_p``.
+    dims : pair of int
+        The two concept axes drawn, distinct and in ``[0, len(mu))``.
+    """
     _axes(ax)
     mu = _checks.array("mu", mu, ndim=1)
     i, j = _dims(dims, mu.size)
@@ -151,8 +202,25 @@ def mark_concept_plane(ax, mu, *, dims=(0, 1)):
 # ---------------------------------------------------------------------------------
 def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     """Fig. 4: major (first ``s`` diagonal), minor (off-diagonal in the first ``s`` rows
-    or columns) and irrelevant entries of the ``d x d`` Jacobian. With ``group = p``
-    the minor entries of group ``p`` (row / column ``p``, 0-based) are outlined."""
+    or columns) and irrelevant entries of the ``d x d`` Jacobian
+    (``book/two_layer_theory.md``).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, in ``[1, MAX_ENTRY_GRID]``.
+    s : int
+        Number of concepts, in ``[1, d]``.
+    ax : matplotlib Axes or None
+        Where to draw; ``None`` makes a new figure.
+    group : int or None
+        Outline the minor entries of group ``p`` (row and column ``p``, 0-based, ``< s``).
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch, Rectangle
 
@@ -189,7 +257,19 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
 
 def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
     """Shade the ascents of the test loss found by :func:`swingby.theory.detect_stages`
-    and mark the growth times of the major entries with dotted lines."""
+    and mark the growth times of the major entries with dotted lines (Figs. 5, 8-10).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw (time on the x axis).
+    stages : swingby.theory.Stages
+        From :func:`swingby.theory.detect_stages`.
+    color : matplotlib colour
+        Colour of the shading.
+    alpha : float
+        Opacity of the shading, in ``[0, 1]``.
+    """
     from swingby.theory import Stages
 
     _axes(ax)
@@ -207,7 +287,31 @@ def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
 def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False, max_minor: int = 6,
                           loss_scale: float = 1.0):
     """Figs. 5 (left), 8-10: test loss (thick black) and major (solid) / minor (dashed)
-    entries of ``W(t)`` from a :class:`swingby.theory.SymmetricRecord`."""
+    entries of ``W(t)`` from a :class:`swingby.theory.SymmetricRecord`
+    (``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    record : swingby.theory.SymmetricRecord
+        One simulated run (not a batch).
+    s : int
+        Number of concepts, in ``[1, d]``: the major entries drawn.
+    stages : swingby.theory.Stages or None
+        Shade its loss ascents (:func:`shade_loss_segments`).
+    logx : bool
+        Log time axis.
+    max_minor : int
+        Most minor entries drawn, ``>= 0``.
+    loss_scale : float
+        Factor on the test loss, ``> 0`` (to share the axis with the entries).
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
     _axes(ax)
     record = _symmetric_record(record)
     t = record.time
@@ -238,8 +342,27 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
 
 
 def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False):
-    """Fig. 5 (right) / 18: the output ``W(t) x_hat`` in the concept plane; with
-    ``centres`` also the outputs at the training-cluster centres ``mu_p e_p``."""
+    """Fig. 5 (right) / 18: the output ``W(t) x_hat`` in the concept plane
+    (``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    record : swingby.theory.SymmetricRecord
+        One simulated run (not a batch).
+    mu : array_like(float, ndim=1)
+        Cluster distances, at most ``d`` of them.
+    dims : pair of int
+        The two concept axes drawn.
+    centres : bool
+        Also draw the outputs at the training-cluster centres ``mu_p e_p``.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
     _axes(ax)
     record = _symmetric_record(record)
     mu = _checks.array("mu", mu, ndim=1)
@@ -266,10 +389,31 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
 
 def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: str | None = None,
                             legend: bool = True):
-    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs (one
-    :class:`~swingby.train.TrainRecord` each) in the plane of concepts 1 and 2,
-    with arrow markers at ``n_markers`` equal training-time intervals and the
-    training-cluster centres (circles) and ``x_hat`` (star) of every run."""
+    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs in the plane
+    of concepts 1 and 2, with arrow markers at ``n_markers`` equal training-time
+    intervals and the training-cluster centres (circles) and ``x_hat`` (star) of every
+    run. Used in ``book/observations.md`` and ``book/ood_checks.md``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    records : sequence of TrainRecord
+        Finite runs, non-empty.
+    labels : sequence of str
+        One legend label per record.
+    n_markers : int
+        Number of equal training-time intervals marked, ``> 0``.
+    title : str or None
+        Panel title.
+    legend : bool
+        Draw the legend.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
     from swingby.observations import marker_indices
 
     _axes(ax)
@@ -293,7 +437,26 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
 
 
 def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | None = None):
-    """Fig. 3 / Fig. 14 style panel: OOD test loss over training (epochs, log time)."""
+    """Fig. 3 / Fig. 14 style panel: OOD test loss over training (``book/observations.md``).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    records : sequence of TrainRecord
+        Finite runs, non-empty.
+    labels : sequence of str
+        One legend label per record.
+    logx : bool
+        Log time axis (epoch 0 is left out).
+    title : str or None
+        Panel title.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
     _axes(ax)
     _style(title=title)
     records, labels = _records_labels(records, labels)
@@ -315,7 +478,18 @@ def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | Non
 def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
     """2-D positions of the nodes ``v in {0,1}^s`` of the hypercube graph of Fig. 7:
     ``x`` = number of ones (the rank in the componentwise order), ``y`` spreads
-    the nodes of one rank."""
+    the nodes of one rank.
+
+    Parameters
+    ----------
+    test_index : array_like, shape (2**s, s)
+        The 0/1 vectors ``v``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(2**s, 2)`` positions.
+    """
     from swingby.observations import _check_test_index
 
     V = _check_test_index(test_index).astype(int)
@@ -335,8 +509,30 @@ MAX_HYPERCUBE_NODES = 2**8
 def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: float = 1.0,
                    title: str | None = None, cmap: str = "viridis"):
     """Fig. 7 panel: the test points of eq. (B.1) as a hypercube graph (edges join
-    indices at Hamming distance 1), coloured by their loss, truncated at ``vmax``.
-    At most :data:`MAX_HYPERCUBE_NODES` nodes (``s <= 8``)."""
+    indices at Hamming distance 1), coloured by their loss, truncated at ``vmax``
+    (``book/topological_order.md``).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    test_index : array_like, shape (2**s, s)
+        The ``v in {0,1}^s`` of each test point; at most :data:`MAX_HYPERCUBE_NODES`
+        rows (``s <= 8``).
+    losses : array_like(float, ndim=1)
+        One loss per test point, finite.
+    vmax : float
+        Top of the colour scale, ``> 0``.
+    title : str or None
+        Panel title.
+    cmap : str
+        Name of a matplotlib colormap.
+
+    Returns
+    -------
+    matplotlib.collections.PathCollection
+        The nodes (for a colour bar).
+    """
     _axes(ax)
     _style(title=title, cmap=cmap)
     pos = hypercube_layout(test_index)

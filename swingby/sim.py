@@ -143,8 +143,20 @@ MAX_ROTATION_D = 4096
 
 def random_rotation(d: int, generator: torch.Generator) -> torch.Tensor:
     """A random ``d x d`` orthogonal matrix: the left singular vectors of a standard
-    normal matrix (the authors' construction, App. F.1). ``d <= MAX_ROTATION_D``: the SVD
-    takes ``O(d^3)`` time."""
+    normal matrix (the authors' construction, App. F.1; ``book/sim_task.md``).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, in ``[1, MAX_ROTATION_D]`` (the SVD takes ``O(d^3)`` time).
+    generator : torch.Generator
+        Source of the random matrix.
+
+    Returns
+    -------
+    torch.Tensor
+        ``(d, d)`` orthogonal ``float32`` matrix.
+    """
     d = _checks.integer("d", d, low=1, high=MAX_ROTATION_D)
     _checks.instance("generator", generator, torch.Generator)
     g = torch.randn(d, d, generator=generator, dtype=torch.float64)
@@ -292,8 +304,21 @@ def empirical_second_moment(X: torch.Tensor) -> torch.Tensor:
 
 
 def linear_model_loss(W: torch.Tensor, X: torch.Tensor) -> float:
-    """Training loss (2.1) of the linear model ``f(x) = W x`` on data ``X`` ``(N, d)``,
-    ``W`` ``(d, d)``: ``(1 / 2N) sum_k ||W x_k - x_k||^2``."""
+    """Training loss (2.1) of the linear model ``f(x) = W x``:
+    ``(1 / 2N) sum_k ||W x_k - x_k||^2`` (the left side of eq. 4.1, ``book/sim_task.md``).
+
+    Parameters
+    ----------
+    W : torch.Tensor or array_like
+        ``(d, d)`` weight matrix, finite.
+    X : torch.Tensor or array_like
+        ``(N, d)`` training inputs, finite.
+
+    Returns
+    -------
+    float
+        The loss, computed in ``float64``.
+    """
     X = _matrix("X", X, (None, None))
     d = X.shape[1]
     W = _matrix("W", W, (d, d))
@@ -315,10 +340,20 @@ def _psd(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def frobenius_loss(W: torch.Tensor, A: torch.Tensor) -> float:
-    """Right-hand side of eq. (4.1): ``0.5 * ||(W - I) A^{1/2}||_F^2``.
+    """Right-hand side of eq. (4.1): ``0.5 * ||(W - I) A^{1/2}||_F^2`` (``book/sim_task.md``).
 
-    ``A^{1/2}`` is the symmetric square root of the second-moment matrix ``A`` ``(d, d)``,
-    which must be symmetric and positive semi-definite; ``W`` is ``(d, d)``.
+    Parameters
+    ----------
+    W : torch.Tensor or array_like
+        ``(d, d)`` weight matrix, finite.
+    A : torch.Tensor or array_like
+        ``(d, d)`` second-moment matrix, symmetric and positive semi-definite;
+        ``A^{1/2}`` is its symmetric square root.
+
+    Returns
+    -------
+    float
+        The loss, computed in ``float64``.
     """
     A = _matrix("A", A, (None, None))
     if A.shape[0] != A.shape[1]:
