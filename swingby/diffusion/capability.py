@@ -12,23 +12,37 @@ The code lives in one module per subject; the chapter imports every name from he
 (``from swingby.diffusion import capability as C``):
 
 * :mod:`swingby.diffusion.capability_measures`: behaviour, capability, their 50 %
-  crossing times and their seed-to-seed spread.
+  crossing times, their seed-to-seed spread, and the sampling noise of repeated draws.
 * :mod:`swingby.diffusion.capability_probes`: the concept-space turn of class 11, the
   embedding geometry, the training log and the transition step of any probe.
-* :mod:`swingby.diffusion.capability_claims`: the claim checks (capability precedes
-  behaviour, is more robust over seeds, predicts it linearly, coincides with a probe),
-  each with the null it is calibrated against, and the fits and scores they rest on.
+* :mod:`swingby.diffusion.capability_claims`: the claim checks, each with the null it
+  is calibrated against, and the fits and scores they rest on.
+
+The claim checks of the chapter (it reports how often each passes on its null):
+
+* **precedes** (:func:`precedes_check`): capability crosses 50 % well before behaviour.
+  Null: prompts that change nothing, i.e. capability as the best of repeated draws at
+  the plain prompt's accuracy (:func:`noise_capability`).
+* **seed-robust** (:func:`robustness_check`): the seed-to-seed spread of capability is
+  well below that of behaviour. Null: the two curves of each run swapped at random
+  (:func:`swap_curves`).
+* **linear relation** (:func:`linear_check`): behaviour time is a line in capability
+  time. Null: the behaviour times shuffled among the runs (:func:`permute_seeds`).
+* **coincide** (:func:`coincidence_check`): a probe's transition step tracks the
+  capability time run by run. Null: the probe's steps shuffled among the seeds of each
+  separation (:func:`permute_seeds`).
 """
 from __future__ import annotations
 
 from swingby.diffusion.capability_claims import (
     Lead, LinearFit, ProbeScore, capability_lead, coincidence_check, linear_check, linear_fit,
     noise_capability, permute_seeds, precedes_check, probe_score, rank_correlation,
-    repeat_noise_ratio, robustness_check, spread_ratio, swap_curves,
+    robustness_check, swap_curves,
 )
 from swingby.diffusion.capability_measures import (
     CLASS_11, CORNERS, TARGET_11, CrossingTimes, behaviour, capability, crossing_times,
-    first_crossing, joint_accuracy, prompt_accuracies, prompt_labels, seed_std, time_mean,
+    first_crossing, joint_accuracy, prompt_accuracies, prompt_labels, repeat_noise_ratio, seed_std,
+    spread_ratio, time_mean,
 )
 from swingby.diffusion.capability_probes import (
     ConceptTurn, checkpoint_gap, class_points, concept_turn, embedding_disentanglement,
@@ -36,12 +50,16 @@ from swingby.diffusion.capability_probes import (
 )
 
 __all__ = [
-    "CLASS_11", "CORNERS", "ConceptTurn", "CrossingTimes", "Lead", "LinearFit", "ProbeScore",
-    "TARGET_11", "behaviour", "capability", "capability_lead", "checkpoint_gap", "class_points",
-    "coincidence_check", "concept_turn", "crossing_times", "embedding_disentanglement",
-    "embedding_parallelogram", "final_mse", "first_concept_index", "first_crossing",
-    "joint_accuracy", "linear_check", "linear_fit", "loss_log", "noise_capability", "peak_step",
-    "permute_seeds", "precedes_check", "probe_score", "prompt_accuracies", "prompt_labels",
-    "rank_correlation", "repeat_noise_ratio", "robustness_check", "seed_std", "spread_ratio",
-    "swap_curves", "time_mean", "transition_step",
+    # capability_measures
+    "CLASS_11", "CORNERS", "TARGET_11", "joint_accuracy", "behaviour", "prompt_accuracies",
+    "capability", "prompt_labels", "first_crossing", "CrossingTimes", "crossing_times",
+    "repeat_noise_ratio", "seed_std", "time_mean", "spread_ratio",
+    # capability_probes
+    "class_points", "first_concept_index", "ConceptTurn", "concept_turn", "final_mse",
+    "embedding_disentanglement", "embedding_parallelogram", "loss_log", "transition_step",
+    "peak_step", "checkpoint_gap",
+    # capability_claims
+    "Lead", "capability_lead", "precedes_check", "noise_capability", "robustness_check",
+    "swap_curves", "LinearFit", "linear_fit", "linear_check",
+    "permute_seeds", "rank_correlation", "ProbeScore", "probe_score", "coincidence_check",
 ]

@@ -1,20 +1,21 @@
 """The claim checks of the chapter ``book/capability.md``, each with the null it is
-calibrated against (the chapter reports how often the check passes on the null):
+calibrated against (the chapter reports how often the check passes on the null), and
+the fits, correlations and probe scores they rest on:
 
-* **precedes** (:func:`precedes_check`): capability crosses 50 % well before behaviour.
-  Null: prompts that change nothing, i.e. capability as the best of repeated draws at
-  the plain prompt's accuracy (:func:`noise_capability`).
-* **seed-robust** (:func:`robustness_check`): the seed-to-seed spread of capability is
-  well below that of behaviour. Null: the two curves of each run swapped at random
-  (:func:`swap_curves`).
-* **linear relation** (:func:`linear_check`): behaviour time is a line in capability
-  time. Null: the behaviour times shuffled among the runs (:func:`permute_seeds`).
-* **coincide** (:func:`coincidence_check`): a probe's transition step tracks the
-  capability time run by run. Null: the probe's steps shuffled among the seeds of each
-  separation (:func:`permute_seeds`).
+* **precedes** (``precedes_check``): capability crosses 50 % well before behaviour.
+  Null: prompts that change nothing (``noise_capability``; its binomial noise is checked
+  against repeated draws by ``repeat_noise_ratio``).
+* **seed-robust** (``robustness_check``): the seed-to-seed spread of capability is well
+  below that of behaviour (``spread_ratio``). Null: the two curves of each run swapped
+  at random (``swap_curves``).
+* **linear relation** (``linear_check``): behaviour time is a line in capability time.
+  Null: the behaviour times shuffled among the runs (``permute_seeds``).
+* **coincide** (``coincidence_check``): a probe's transition step tracks the capability
+  time run by run. Null: the probe's steps shuffled among the seeds of each separation.
 
 The times and curves they test come from :mod:`swingby.diffusion.capability_measures`
-and :mod:`swingby.diffusion.capability_probes`.
+and :mod:`swingby.diffusion.capability_probes`; the chapter imports every name through
+:mod:`swingby.diffusion.capability`.
 """
 from __future__ import annotations
 
@@ -23,9 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.capability_measures import (
-    CrossingTimes, _res, _times, joint_accuracy, seed_std, time_mean,
-)
+from swingby.diffusion.capability_measures import CrossingTimes, _times, spread_ratio
 
 
 # ---------------------------------------------------------- capability first
@@ -50,6 +49,10 @@ def capability_lead(times: CrossingTimes, end: float) -> Lead:
         From :func:`crossing_times`.
     end : float
         The last training step: a behaviour that never crosses is put there.
+
+    Returns
+    -------
+    Lead
     """
     _checks.instance("times", times, CrossingTimes)
     end = _checks.positive_float("end", end)
@@ -74,6 +77,10 @@ def precedes_check(lead: Lead, min_lead: float, min_fraction: float = 0.5) -> bo
         Steps by which capability must come first.
     min_fraction : float
         Fraction of the measured runs in which it must.
+
+    Returns
+    -------
+    bool
     """
     _checks.instance("lead", lead, Lead)
     min_lead = _checks.positive_float("min_lead", min_lead)
@@ -103,6 +110,11 @@ def noise_capability(behaviour_curves: np.ndarray, n_samples: int, n_prompts: in
         Number of capability prompts.
     rng : numpy.random.Generator
         Source of the binomial draws.
+
+    Returns
+    -------
+    array (..., K)
+        The null capability curves, NaN where ``behaviour_curves`` is.
     """
     b = np.asarray(behaviour_curves, float)
     if b.ndim < 1 or np.any((b < 0) | (b > 1)):
@@ -117,55 +129,7 @@ def noise_capability(behaviour_curves: np.ndarray, n_samples: int, n_prompts: in
     return out
 
 
-def repeat_noise_ratio(res: dict, by: str = "classifier") -> float:
-    """How the spread of repeated draws from one final model compares with binomial noise.
-
-    The sweep draws the final model's samples again (``rep_probs``/``rep_pixels``, four
-    repeats). For every run and class this pools the variance of the joint accuracy
-    over the repeats and divides it by the pooled binomial variance ``p (1 - p) / n``.
-    Near 1: the binomial null of :func:`noise_capability` has the right noise.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``rep_probs``, ``rep_pixels``, ``done``).
-    by : {"classifier", "pixels"}
-        Which reading counts a sample as blue and small.
-    """
-    _res(res, "rep_probs", "rep_pixels")
-    acc = joint_accuracy(res["rep_probs"], res["rep_pixels"], by)  # (D, S, R, 4)
-    acc = acc[np.asarray(res["done"]).all(axis=2)]                   # (runs, R, 4)
-    if acc.shape[0] == 0 or acc.shape[1] < 2:
-        raise ValueError("res needs at least one finished run with two repeated draws")
-    n = np.shape(res["rep_probs"])[-2]
-    p = acc.mean(axis=1)
-    binom = (p * (1 - p) / n).sum()
-    if binom <= 0:
-        raise ValueError("every repeated accuracy is 0 or 1: the ratio is undefined")
-    return float(acc.var(axis=1, ddof=1).sum() / binom)
-
-
 # ----------------------------------------------------------- seed robustness
-def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
-    """Time-averaged seed spread of capability over that of behaviour (eq. ``eq-cap-spread``),
-    pooled over the separations.
-
-    Parameters
-    ----------
-    cap, beh : array (D, S, K)
-        Capability and behaviour curves.
-    steps : array (K,)
-        Checkpoint steps.
-    """
-    if np.shape(cap) != np.shape(beh):
-        raise ValueError(f"cap and beh must have the same shape, got {np.shape(cap)} and {np.shape(beh)}")
-    c, b = time_mean(seed_std(cap), steps), time_mean(seed_std(beh), steps)
-    ok = np.isfinite(c) & np.isfinite(b)
-    if not ok.any() or b[ok].sum() <= 0:
-        raise ValueError("beh must vary between seeds in at least one separation with two finished seeds")
-    return float(c[ok].sum() / b[ok].sum())
-
-
 def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ratio: float = 0.5) -> bool:
     """Claim check: capability's seed spread is at most ``max_ratio`` times behaviour's
     (:func:`spread_ratio`).
@@ -178,6 +142,10 @@ def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ra
         Checkpoint steps.
     max_ratio : float
         The largest ratio that counts as "more robust".
+
+    Returns
+    -------
+    bool
     """
     max_ratio = _checks.number("max_ratio", max_ratio, low=0, high=1, low_open=True)
     return spread_ratio(cap, beh, steps) <= max_ratio
@@ -193,6 +161,11 @@ def swap_curves(cap: np.ndarray, beh: np.ndarray, rng: np.random.Generator) -> t
         Capability and behaviour curves of the same shape.
     rng : numpy.random.Generator
         Source of the coin flips.
+
+    Returns
+    -------
+    cap, beh : array (D, S, K)
+        The curves after the swaps.
     """
     c = _checks.array("cap", cap, ndim=3, finite=False)
     b = _checks.array("beh", beh, ndim=3, finite=False)
@@ -227,6 +200,10 @@ def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 
         Bootstrap resamples for the slope's interval.
     seed : int
         Seeds the bootstrap.
+
+    Returns
+    -------
+    LinearFit
     """
     x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
     if x.shape != y.shape:
@@ -261,6 +238,10 @@ def linear_check(fit: LinearFit, min_r2: float = 0.5, min_n: int = 8) -> bool:
         Smallest share of variance the line must explain.
     min_n : int
         Fewest runs the fit must rest on.
+
+    Returns
+    -------
+    bool
     """
     _checks.instance("fit", fit, LinearFit)
     min_r2 = _checks.number("min_r2", min_r2, low=0, high=1)
@@ -280,6 +261,11 @@ def permute_seeds(t: np.ndarray, rng: np.random.Generator, *, within: bool = Tru
         Source of the permutations.
     within : bool
         Shuffle within each separation (keeps what the separation explains) or across all.
+
+    Returns
+    -------
+    array (D, S)
+        A shuffled copy.
     """
     arr = _times("t", t).copy()
     _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
@@ -312,6 +298,10 @@ def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
     ----------
     x, y : array
         Same size; at least three pairs without NaN, neither all tied.
+
+    Returns
+    -------
+    float
     """
     x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
     if x.shape != y.shape:
@@ -362,6 +352,10 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
         Within-separation shuffles for the p-value.
     seed : int
         Seeds the shuffles.
+
+    Returns
+    -------
+    ProbeScore
     """
     _checks.instance("times", times, CrossingTimes)
     t_cap = _times("times.capability", times.capability)
@@ -401,6 +395,10 @@ def coincidence_check(t_probe: np.ndarray, t_cap: np.ndarray, tolerance: np.ndar
         Smallest correlation over the runs.
     min_fraction : float
         Share of runs that must coincide.
+
+    Returns
+    -------
+    bool
     """
     t_cap = _times("t_cap", t_cap)
     t = _times("t_probe", t_probe, t_cap.shape)

@@ -6,7 +6,8 @@ hidden-capabilities study, Park et al. 2024; used by the chapter ``book/capabili
 *Capability* is the best joint accuracy over prompts that ask for blue-small harder
 (:func:`swingby.diffusion.data.capability_prompts`): a model has the capability when
 *some* prompt elicits the composition. Both are measured by the classifier and by the
-pixel check.
+pixel check. Here too: the steps at which they cross 50 %, their seed-to-seed spread,
+and how the sampling noise of repeated draws compares with binomial noise.
 
 Every function takes a results dict of :func:`swingby.diffusion.storage.load_results`
 (or arrays cut from it) and returns arrays indexed ``(separation, seed, checkpoint)``
@@ -173,6 +174,10 @@ def prompt_labels(res: dict, dc_index: int) -> list[str]:
         A results dict (needs ``meta.config``).
     dc_index : int
         Which separation.
+
+    Returns
+    -------
+    list of str
     """
     try:
         cfg = res["meta"]["config"]
@@ -184,6 +189,40 @@ def prompt_labels(res: dict, dc_index: int) -> list[str]:
                                                        ds=cfg["ds"], position=cfg["position"]))
     return ["plain"] + [f"{lab}: ({p[0]:.2f}, {p[1]:.2f}, {p[2]:.2f})" if "dc" in lab else lab
                         for lab, p in zip(labels, prompts)]
+
+
+
+def repeat_noise_ratio(res: dict, by: str = "classifier") -> float:
+    """How the spread of repeated draws from one final model compares with binomial noise.
+
+    The sweep draws the final model's samples again (``rep_probs``/``rep_pixels``, four
+    repeats). For every run and class this pools the variance of the joint accuracy
+    over the repeats and divides it by the pooled binomial variance ``p (1 - p) / n``.
+    Near 1: the binomial null of :func:`noise_capability` has the right noise.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict (needs ``rep_probs``, ``rep_pixels``, ``done``).
+    by : {"classifier", "pixels"}
+        Which reading counts a sample as blue and small.
+
+    Returns
+    -------
+    float
+        Pooled variance over the repeats / pooled binomial variance.
+    """
+    _res(res, "rep_probs", "rep_pixels")
+    acc = joint_accuracy(res["rep_probs"], res["rep_pixels"], by)  # (D, S, R, 4)
+    acc = acc[np.asarray(res["done"]).all(axis=2)]                   # (runs, R, 4)
+    if acc.shape[0] == 0 or acc.shape[1] < 2:
+        raise ValueError("res needs at least one finished run with two repeated draws")
+    n = np.shape(res["rep_probs"])[-2]
+    p = acc.mean(axis=1)
+    binom = (p * (1 - p) / n).sum()
+    if binom <= 0:
+        raise ValueError("every repeated accuracy is 0 or 1: the ratio is undefined")
+    return float(acc.var(axis=1, ddof=1).sum() / binom)
 
 
 # ------------------------------------------------------------ crossing times
@@ -244,6 +283,10 @@ def crossing_times(res: dict, by: str = "classifier", level: float = 0.5) -> Cro
         Which reading counts a sample as blue and small.
     level : float
         The accuracy that counts as learned (seed 003: 0.5).
+
+    Returns
+    -------
+    CrossingTimes
     """
     steps = res["meta"]["checkpoint_steps"] if isinstance(res, dict) and "meta" in res else None
     if steps is None:
@@ -284,9 +327,37 @@ def time_mean(y: np.ndarray, steps: np.ndarray) -> np.ndarray:
         Values at the checkpoints.
     steps : array (K,)
         Strictly increasing checkpoint steps.
+
+    Returns
+    -------
+    array (...)
     """
     s = _steps(steps)
     y = np.asarray(y, float)
     if y.ndim < 1 or y.shape[-1] != s.size:
         raise ValueError(f"y must end in an axis of {s.size} checkpoints, got shape {y.shape}")
     return np.trapezoid(y, s, axis=-1) / (s[-1] - s[0])
+
+
+def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
+    """Time-averaged seed spread of capability over that of behaviour (eq. ``eq-cap-spread``),
+    pooled over the separations.
+
+    Parameters
+    ----------
+    cap, beh : array (D, S, K)
+        Capability and behaviour curves.
+    steps : array (K,)
+        Checkpoint steps.
+
+    Returns
+    -------
+    float
+    """
+    if np.shape(cap) != np.shape(beh):
+        raise ValueError(f"cap and beh must have the same shape, got {np.shape(cap)} and {np.shape(beh)}")
+    c, b = time_mean(seed_std(cap), steps), time_mean(seed_std(beh), steps)
+    ok = np.isfinite(c) & np.isfinite(b)
+    if not ok.any() or b[ok].sum() <= 0:
+        raise ValueError("beh must vary between seeds in at least one separation with two finished seeds")
+    return float(c[ok].sum() / b[ok].sum())

@@ -1,11 +1,11 @@
 """Probes of the held-out class beside its accuracy (App. D of the hidden-capabilities
 study; used by the chapter ``book/capability.md``): where class 11 turns in concept space
-(:func:`concept_turn`), the geometry of the class-prompt embeddings, the training log
+(``concept_turn``), the geometry of the class-prompt embeddings, the training log
 (the bound, its parts, gradient norms) and the generic transition step of any probe curve.
 
 Like :mod:`swingby.diffusion.capability_measures`, every function takes a results dict of
 :func:`swingby.diffusion.storage.load_results` (or arrays cut from it); runs that are not
-finished are NaN.
+finished are NaN. The chapter imports every name through :mod:`swingby.diffusion.capability`.
 """
 from __future__ import annotations
 
@@ -231,6 +231,10 @@ def peak_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
         Strictly increasing steps.
     y : array (..., K)
         Curves.
+
+    Returns
+    -------
+    array (...)
     """
     s = _steps(steps)
     y = np.asarray(y, float)
@@ -251,6 +255,11 @@ def checkpoint_gap(steps: np.ndarray, t: np.ndarray) -> np.ndarray:
         Strictly increasing checkpoint steps.
     t : array (...)
         Steps inside ``[steps[0], steps[-1]]``.
+
+    Returns
+    -------
+    array (...)
+        Same shape as ``t``.
     """
     s = _steps(steps)
     t = np.asarray(t, float)
