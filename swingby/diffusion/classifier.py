@@ -72,7 +72,19 @@ class ConceptClassifier(nn.Module):
 
     @torch.no_grad()
     def probabilities(self, images: torch.Tensor, batch: int = 512) -> np.ndarray:
-        """``(n, 2)`` array of ``(P(blue), P(small))``: concept-space coordinates."""
+        """``(n, 2)`` array of ``(P(blue), P(small))``: concept-space coordinates.
+
+        Parameters
+        ----------
+        images : torch.Tensor (n, 3, H, W)
+            Images in [0, 1].
+        batch : int
+            Images per forward pass.
+
+        Returns
+        -------
+        numpy.ndarray (n, 2)
+        """
         images = _images(images)
         batch = _checks.positive_int("batch", batch)
         self.eval()
@@ -87,6 +99,25 @@ def labelled_batch(cfg: CirclesConfig, n: int, rng: np.random.Generator,
     The colour separation of each image is drawn from ``dcs`` (default ``[cfg.dc]``);
     a fraction ``test_fraction`` is drawn like test prompts (class means, grey 0.9
     background), the rest like training images.
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process.
+    n : int
+        Images to draw.
+    rng : numpy.random.Generator
+        Source of the classes, separations and attributes.
+    dcs : sequence of float, optional
+        Colour separations to draw from (default ``[cfg.dc]``).
+    test_fraction : float
+        Share of images drawn like test prompts.
+
+    Returns
+    -------
+    images : torch.Tensor (n, 3, H, W)
+    labels : torch.Tensor (n, 2)
+        (blue, small) bits.
     """
     cfg = _config(cfg)
     n = _checks.positive_int("n", n)
@@ -121,6 +152,28 @@ def train_classifier(cfg: CirclesConfig, dcs: Sequence[float], *, steps: int = 6
 
     Raises ``ValueError`` if the loss becomes NaN or infinite (the run diverged: too large
     an ``lr``), naming the step.
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process (image size, radii, position).
+    dcs : sequence of float
+        Colour separations the classifier is trained on.
+    steps, batch : int
+        Training steps and images per step.
+    lr : float
+        Peak learning rate (AdamW, one-cycle schedule).
+    width : int
+        Channels of the first convolutions (:class:`ConceptClassifier`).
+    seed : int
+        Seeds the weights and the batches.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    ConceptClassifier
+        In eval mode.
     """
     cfg, dcs = _config(cfg), _separations(dcs)
     steps, batch = _checks.positive_int("steps", steps), _checks.positive_int("batch", batch)
@@ -152,6 +205,24 @@ def accuracy_by_class(clf: ConceptClassifier, cfg: CirclesConfig, dcs: Sequence[
 
     Returns ``{(dc, class): accuracy}``, images drawn as in training (fresh seed) and
     half of them as test prompts.
+
+    Parameters
+    ----------
+    clf : ConceptClassifier
+        The classifier to test.
+    cfg : CirclesConfig
+        The data-generating process.
+    dcs : sequence of float
+        Colour separations to test at.
+    n_per_class : int
+        Images per class and separation.
+    seed : int
+        Seeds the test images.
+
+    Returns
+    -------
+    dict
+        ``{(dc, class): accuracy}``.
     """
     _checks.instance("clf", clf, ConceptClassifier, "ConceptClassifier")
     cfg, dcs = _config(cfg), _separations(dcs)

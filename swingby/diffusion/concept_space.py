@@ -32,7 +32,19 @@ def class_point(probs: np.ndarray) -> np.ndarray:
 
 
 def concept_mse(points: np.ndarray, target: np.ndarray = TARGET_11) -> np.ndarray:
-    """Mean squared distance of concept-space points ``(..., 2)`` to ``target`` ``(2,)`` (Fig. 6b)."""
+    """Mean squared distance of concept-space points ``(..., 2)`` to ``target`` ``(2,)`` (Fig. 6b).
+
+    Parameters
+    ----------
+    points : array (..., 2)
+        Concept-space points.
+    target : array (2,)
+        The target point (default: class 11's (1, 1)).
+
+    Returns
+    -------
+    array (...)
+    """
     p = _checks.array("points", points)
     if p.ndim < 1 or p.shape[-1] != 2:
         raise ValueError(f"points must end in an axis of size 2 (P(blue), P(small)), got {p.shape}")
@@ -42,7 +54,19 @@ def concept_mse(points: np.ndarray, target: np.ndarray = TARGET_11) -> np.ndarra
 def concept_speed(points: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Speed ``|dC/dt|`` by finite differences between consecutive checkpoints (Fig. 6c).
 
-    Returns ``(midpoint steps, speed per step)``, both of length ``len(steps) - 1``.
+    Parameters
+    ----------
+    points : array (K, ..., 2)
+        Concept-space points at the checkpoints (axis 0).
+    steps : array (K,)
+        Their training steps.
+
+    Returns
+    -------
+    midpoints : array (K - 1,)
+        Steps half-way between consecutive checkpoints.
+    speed : array (K - 1, ...)
+        ``|C_{k+1} - C_k| / (t_{k+1} - t_k)``.
     """
     points = _checks.array("points", points, ndim=(2, 3, 4, 5))
     steps = _checks.array("steps", steps, ndim=1, min_size=2)
@@ -58,6 +82,20 @@ def fit_exponential(t: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
 
     ``t`` and ``y`` are 1-D of one length; entries with ``y <= 0`` are left out, and at
     least three must remain.
+
+    Parameters
+    ----------
+    t : array (n,)
+        Steps.
+    y : array (n,)
+        Values; entries with ``y <= 0`` are left out.
+
+    Returns
+    -------
+    rate : float
+    A : float
+    r2 : float
+        R^2 of the fit of ``log y``.
     """
     t = _checks.array("t", t, ndim=1, min_size=0)
     y = _checks.array("y", y, shape=t.shape, min_size=0)

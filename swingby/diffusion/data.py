@@ -88,13 +88,37 @@ def _check_class(cls: str) -> tuple[int, int]:
 
 
 def colour_mean(cfg: CirclesConfig, blue: int) -> np.ndarray:
-    """RGB mean of the red (``blue=0``) or blue (``blue=1``) class."""
+    """RGB mean of the red (``blue=0``) or blue (``blue=1``) class.
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process (sets ``dc``).
+    blue : {0, 1}
+        The colour bit.
+
+    Returns
+    -------
+    numpy.ndarray (3,)
+    """
     h = cfg.dc / 2
     return np.array([0.5 - h, 0.5 - h, 0.5 + h]) if blue else np.array([0.5 + h, 0.5 - h, 0.5 - h])
 
 
 def radius_mean(cfg: CirclesConfig, small: int) -> float:
-    """Radius mean (grid units) of the big (``small=0``) or small (``small=1``) class."""
+    """Radius mean (grid units) of the big (``small=0``) or small (``small=1``) class.
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process (sets ``ds``).
+    small : {0, 1}
+        The size bit.
+
+    Returns
+    -------
+    float
+    """
     return 0.45 - cfg.ds / 2 if small else 0.45 + cfg.ds / 2
 
 
@@ -129,6 +153,24 @@ def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Gener
 
     With ``test=True`` colour and radius are the class means and the background is
     ``bg_test`` (the paper's test prompt); the centre is still random.
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process.
+    cls : {"00", "01", "10", "11"}
+        The class (colour bit, size bit).
+    n : int
+        Images to draw, in [0, 1e8].
+    rng : numpy.random.Generator
+        Source of the jitter, centres and backgrounds.
+    test : bool
+        Draw test prompts (class means) instead of training images.
+
+    Returns
+    -------
+    dict
+        Arrays ``colour (n, 3)``, ``radius (n,)``, ``centre (n, 2)``, ``background (n, 3)``.
     """
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 0 <= n <= 10 ** 8:
         raise ValueError(f"n must be an integer in [0, 1e8], got {n!r}")
@@ -157,7 +199,21 @@ def _blur_kernel(cfg: CirclesConfig) -> np.ndarray | None:
 
 
 def render(cfg: CirclesConfig, attrs: dict, rng: np.random.Generator) -> np.ndarray:
-    """Render attributes to images ``(n, 3, H, W)`` float32 in [0, 1] (App. G)."""
+    """Render attributes to images ``(n, 3, H, W)`` float32 in [0, 1] (App. G).
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process (image size, blur, pixel noise).
+    attrs : dict
+        From :func:`sample_attributes`.
+    rng : numpy.random.Generator
+        Source of the pixel noise.
+
+    Returns
+    -------
+    numpy.ndarray (n, 3, H, W)
+    """
     g = np.linspace(-1, 1, cfg.image_size)
     X, Y = np.meshgrid(g, g, indexing="xy")
     cx, cy = attrs["centre"][:, 0, None, None], attrs["centre"][:, 1, None, None]
@@ -186,6 +242,21 @@ def make_dataset(cfg: CirclesConfig, n_per_class: int = 2048, *, classes=TRAIN_C
 
     Returns a dict of tensors: ``images (N, 3, H, W)`` in [0, 1], ``cond (N, 4)``,
     ``labels (N, 2)`` (colour bit, size bit) and the raw ``attrs``.
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process.
+    n_per_class : int
+        Images per class.
+    classes : sequence of str
+        The classes to draw (default: the three trained ones).
+    seed : int
+        Seeds the draw.
+
+    Returns
+    -------
+    dict
     """
     if not isinstance(n_per_class, (int, np.integer)) or isinstance(n_per_class, bool) or n_per_class < 1:
         raise ValueError(f"n_per_class must be a positive integer, got {n_per_class!r}")

@@ -58,7 +58,19 @@ RESULT_SOURCES = ("data.py", "unet.py", "vdm.py", "training.py", "sweep.py", "cl
 
 
 def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
-    """Evaluation steps evenly spaced in ``sqrt(step)`` from 0 to ``steps`` (App. G)."""
+    """Evaluation steps evenly spaced in ``sqrt(step)`` from 0 to ``steps`` (App. G).
+
+    Parameters
+    ----------
+    steps : int
+        The last step (>= 1).
+    n_checkpoints : int
+        Checkpoints before rounding merges equal steps (>= 2).
+
+    Returns
+    -------
+    numpy.ndarray of int
+    """
     if steps < 1 or n_checkpoints < 2:
         raise ValueError(f"need steps >= 1 and n_checkpoints >= 2, got {steps!r}, {n_checkpoints!r}")
     return np.unique(np.round(np.linspace(0, np.sqrt(steps), n_checkpoints) ** 2).astype(int))
@@ -92,13 +104,37 @@ def code_version() -> dict:
 
 
 def circles_config(p: Preset, dc: float) -> CirclesConfig:
-    """The data-generating process of preset ``p`` at colour separation ``dc``."""
+    """The data-generating process of preset ``p`` at colour separation ``dc``.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+
+    Returns
+    -------
+    CirclesConfig
+    """
     return CirclesConfig(image_size=p.image_size, dc=float(dc), ds=p.ds, position=p.position)
 
 
 # --------------------------------------------------------------------- classifier
 def classifier_path(out_dir: Path, p: Preset) -> Path:
-    """Where the classifier for ``p``'s image size and classifier settings is stored."""
+    """Where the classifier for ``p``'s image size and classifier settings is stored.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        The results directory.
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    pathlib.Path
+    """
     return Path(out_dir) / f"classifier_{p.image_size}px_w{p.classifier_width}_s{p.classifier_steps}.pt"
 
 
@@ -112,6 +148,20 @@ def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple
 
     Returns the classifier and its report (held-out accuracy per separation and class).
     A stored classifier made with other settings is retrained; a corrupt one is an error.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset (image size, classifier steps and width).
+    out_dir : path-like
+        Where the classifier is stored.
+    progress : bool
+        Show a progress bar while training.
+
+    Returns
+    -------
+    classifier : ConceptClassifier
+    report : dict
     """
     path = classifier_path(out_dir, p)
     if path.exists():
@@ -137,7 +187,19 @@ def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple
 # --------------------------------------------------------------------- evaluation
 def class_embeddings(model, prompts: torch.Tensor) -> np.ndarray:
     """Conditioning embeddings of ``prompts`` (seed 003, Fig. 5): the shared conditioning
-    MLP's output, or every block's conditioning MLP output concatenated."""
+    MLP's output, or every block's conditioning MLP output concatenated.
+
+    Parameters
+    ----------
+    model : VDM
+        The diffusion model.
+    prompts : torch.Tensor (P, 4)
+        Conditioning vectors.
+
+    Returns
+    -------
+    numpy.ndarray (P, E)
+    """
     net = model.net
     with torch.no_grad():
         if net.style == "shared":
@@ -161,6 +223,25 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
     ``thumbs (4, n_thumbs, 3, H, W)`` uint8, ``cap_probs (P, n, 2)``, ``cap_pixels (P, n, 4)``,
     ``emb (4, E)`` (conditioning embeddings of the four class prompts) and
     ``wnorm (3,)`` (colour, size, convolution weight norms).
+
+    Parameters
+    ----------
+    model : VDM
+        The model at one checkpoint (its EMA weights).
+    clf : ConceptClassifier
+        Reads the samples' concepts.
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+    seed, k : int
+        The run's seed and the checkpoint's index (they seed the samples).
+    device : torch.device
+        Where to sample.
+
+    Returns
+    -------
+    dict
     """
     cfg = circles_config(p, dc)
     n = p.samples_per_class
@@ -191,6 +272,25 @@ def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int
 
     Returns ``probs (R, 4, n, 2)`` and ``pixels (R, 4, n, 4)``: a point that moves
     between these draws moves by sampling noise alone.
+
+    Parameters
+    ----------
+    model : VDM
+        The final model.
+    clf : ConceptClassifier
+        Reads the samples' concepts.
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+    seed : int
+        The run's seed (seeds the draws).
+    device : torch.device
+        Where to sample.
+
+    Returns
+    -------
+    dict
     """
     cfg = circles_config(p, dc)
     n = p.samples_per_class
@@ -207,7 +307,21 @@ def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int
 
 # --------------------------------------------------------------------- one run
 def state_path(scratch: Path, dc: float, seed: int) -> Path:
-    """The resumable state file of run ``(dc, seed)`` in ``scratch``."""
+    """The resumable state file of run ``(dc, seed)`` in ``scratch``.
+
+    Parameters
+    ----------
+    scratch : path-like
+        The scratch directory.
+    dc : float
+        The colour separation.
+    seed : int
+        The run's seed.
+
+    Returns
+    -------
+    pathlib.Path
+    """
     return Path(scratch) / f"dc{dc:.4f}_seed{seed}.pt"
 
 
@@ -232,7 +346,30 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
     """Train and evaluate one (separation, seed) run, resuming from ``scratch``.
 
     Returns the run's records: ``evals`` (one :func:`evaluate` dict per checkpoint),
-    ``loss`` (rows of :data:`LOSS_FIELDS`), ``seconds`` and ``code``.
+    ``loss`` (rows of :data:`~swingby.diffusion.training.LOSS_FIELDS`), ``seconds`` and ``code``.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+    seed : int
+        The run's seed.
+    scratch : path-like
+        Where the resumable state is kept.
+    clf : ConceptClassifier
+        Reads the samples' concepts.
+    progress_queue : queue, optional
+        Receives one ``1`` per finished checkpoint.
+    device : str, optional
+        ``"cpu"``, ``"cuda"``, ``"auto"`` ...
+    log : callable
+        Receives messages.
+
+    Returns
+    -------
+    dict
     """
     validate_preset(p)
     torch.set_num_threads(p.threads)
@@ -307,7 +444,19 @@ def config_hash(p: Preset) -> str:
 
 
 def results_path(out_dir: Path, p: Preset) -> Path:
-    """``out_dir/sweep_<preset>.npz`` (``sweep_<preset>-custom-<hash>.npz`` for overrides)."""
+    """``out_dir/sweep_<preset>.npz`` (``sweep_<preset>-custom-<hash>.npz`` for overrides).
+
+    Parameters
+    ----------
+    out_dir : path-like
+        The results directory.
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    pathlib.Path
+    """
     return Path(out_dir) / f"sweep_{_tag(p)}.npz"
 
 
@@ -367,11 +516,11 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     Parameters
     ----------
     preset : str or Preset
-        ``"paper"``, ``"cpu"``, ``"tiny"`` or a :class:`Preset`.
+        ``"paper"``, ``"cpu"``, ``"tiny"`` or a :class:`~swingby.diffusion.presets.Preset`.
     seeds, separations : sequence, optional
         Override the preset's (they are stored in the config).
     out_dir : path, optional
-        Where the results file and the classifier go (default :func:`storage.results_dir`).
+        Where the results file and the classifier go (default :func:`~swingby.diffusion.storage.results_dir`).
     scratch : path, optional
         Resumable per-run states (default :func:`default_scratch`).
     progress : bool

@@ -3,8 +3,9 @@ device and precision it runs at, and a resumable training state.
 
 :class:`Run` holds everything a run needs to continue bit for bit after an
 interruption: weights, EMA weights, optimiser, random generator, step, the records
-so far and the running loss window. :meth:`Run.state` / :meth:`Run.from_state` turn it
-into a plain dict of tensors, numbers and lists (loadable with ``weights_only=True``).
+so far and the running loss window. :meth:`Run.state` turns it into a plain dict of
+tensors, numbers and lists (loadable with ``weights_only=True``); :meth:`Run.load_state`
+restores it.
 """
 from __future__ import annotations
 
@@ -35,7 +36,19 @@ def resolve_device(device: str | None = "auto") -> torch.device:
 
 
 def autocast(p: Preset, device: torch.device):
-    """bfloat16 autocast for the network when ``p.bf16``, else a no-op context."""
+    """bfloat16 autocast for the network when ``p.bf16``, else a no-op context.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset (``p.bf16`` switches autocast on).
+    device : torch.device
+        The device the network runs on.
+
+    Returns
+    -------
+    context manager
+    """
     if not p.bf16:
         return contextlib.nullcontext()
     return torch.autocast(device.type, dtype=torch.bfloat16)
@@ -146,7 +159,19 @@ class Run:
 
     def train_to(self, target: int, images: torch.Tensor, cond: torch.Tensor, check=None) -> None:
         """Train until ``step == target`` on the training set ``(images, cond)``;
-        ``check()``, if given, is called every 20 steps (it may stop the process)."""
+        ``check()``, if given, is called every 20 steps (it may stop the process).
+
+        Parameters
+        ----------
+        target : int
+            The step to train to.
+        images : torch.Tensor (N, 3, H, W)
+            Training images in [0, 1].
+        cond : torch.Tensor (N, 4)
+            Their conditioning vectors.
+        check : callable, optional
+            Called without arguments every 20 steps.
+        """
         while self.step < target:
             if check is not None and self.step % 20 == 0:
                 check()

@@ -53,6 +53,20 @@ class ResBlock(nn.Module):
         self.skip = nn.Conv2d(c_in, c_out, 1) if c_in != c_out else nn.Identity()
 
     def forward(self, x: torch.Tensor, emb) -> torch.Tensor:
+        """The block's output.
+
+        Parameters
+        ----------
+        x : torch.Tensor (n, c_in, H, W)
+            Feature maps.
+        emb : torch.Tensor (n, emb_dim) or tuple of torch.Tensor
+            The shared embedding, or the pair (time features, raw conditioning) of
+            :meth:`CondUNet.embed` for a ``per_block`` block.
+
+        Returns
+        -------
+        torch.Tensor (n, c_out, H, W)
+        """
         h = self.c1(F.gelu(self.n1(x)))
         if isinstance(emb, tuple):  # (time features, conditioning): per-block MLPs
             e = self.t_proj(emb[0]) + self.c_proj(emb[1])
@@ -187,13 +201,41 @@ class CondUNet(nn.Module):
 
     def embed(self, gamma: torch.Tensor, cond: torch.Tensor):
         """What the blocks receive: one shared embedding (``"shared"``) or the pair
-        (time embedding, raw conditioning) that each block maps itself (``"authors"``)."""
+        (time embedding, raw conditioning) that each block maps itself (``"authors"``).
+
+        Parameters
+        ----------
+        gamma : torch.Tensor (n,)
+            Log-SNR values (negated) of the diffusion times.
+        cond : torch.Tensor (n, cond_dim)
+            Conditioning vectors.
+
+        Returns
+        -------
+        torch.Tensor or tuple of torch.Tensor
+        """
         t = self.t_mlp(self._time_features(gamma))
         if self.style == "shared":
             return t + self.c_mlp(cond)
         return (F.gelu(t), cond)
 
     def forward(self, z: torch.Tensor, gamma: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
+        """The network's output for noisy images ``z`` (noise or ``v``, as the VDM's
+        parameterization reads it).
+
+        Parameters
+        ----------
+        z : torch.Tensor (n, 3, H, W)
+            Noisy images.
+        gamma : torch.Tensor (n,) or scalar
+            ``gamma(t)`` of each image (a scalar is shared by the batch).
+        cond : torch.Tensor (n, cond_dim)
+            Conditioning vectors.
+
+        Returns
+        -------
+        torch.Tensor (n, 3, H, W)
+        """
         if z.ndim != 4 or z.shape[1] != 3:
             raise ValueError(f"z must be a batch of RGB images (n, 3, H, W), got shape {tuple(z.shape)}")
         if cond.ndim != 2 or cond.shape != (z.shape[0], self.cond_dim):

@@ -53,12 +53,37 @@ def alpha_sigma(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
-    """Images in [0, 1] -> data ``x`` in [-1, 1] (``"pm1"``) or unchanged (``"01"``)."""
+    """Images in [0, 1] -> data ``x`` in [-1, 1] (``"pm1"``) or unchanged (``"01"``).
+
+    Parameters
+    ----------
+    images : torch.Tensor
+        Images in [0, 1].
+    data_range : {"pm1", "01"}
+        The model's data range.
+
+    Returns
+    -------
+    torch.Tensor
+    """
     return images * 2 - 1 if data_range == "pm1" else images
 
 
 def from_model_space(x: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
-    """Inverse of :func:`to_model_space`."""
+    """Inverse of :func:`to_model_space`.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        Data in the model's range.
+    data_range : {"pm1", "01"}
+        The model's data range.
+
+    Returns
+    -------
+    torch.Tensor
+        Images in [0, 1] (not clipped).
+    """
     return (x + 1) / 2 if data_range == "pm1" else x
 
 
@@ -66,6 +91,18 @@ def discretized_gaussian_nll(x: torch.Tensor, mean: torch.Tensor, scale: torch.T
     """``-log P(x)`` per subpixel for a Gaussian binned into 256 bins on [-1, 1].
 
     The outermost bins extend to +-infinity. Closed form with the normal CDF.
+
+    Parameters
+    ----------
+    x : torch.Tensor
+        Data in [-1, 1], on the 256-level grid.
+    mean, scale : torch.Tensor
+        The Gaussian's mean and standard deviation, broadcastable to ``x``.
+
+    Returns
+    -------
+    torch.Tensor
+        Same shape as ``x``, in nats.
     """
     half = 1.0 / (N_BINS - 1)
     upper = torch.where(x > 1 - half, torch.full_like(x, float("inf")), (x + half - mean) / scale)
@@ -140,6 +177,22 @@ class VDM(nn.Module):
         """Negative ELBO in nats per image, averaged over the batch (VDM eqs. 11-17).
 
         Returns the loss and a dict of its three terms in nats per *dimension*.
+
+        Parameters
+        ----------
+        images : torch.Tensor (n, 3, H, W)
+            Training images in [0, 1].
+        cond : torch.Tensor (n, 4)
+            Their conditioning vectors.
+        generator : torch.Generator, optional
+            Source of the diffusion times and noise.
+
+        Returns
+        -------
+        loss : torch.Tensor
+            A scalar.
+        terms : dict
+            The three terms of the bound.
         """
         self._check_batch(images, cond)
         x = to_model_space(images, self.details["data_range"])
@@ -182,6 +235,21 @@ class VDM(nn.Module):
         the prediction ``x_hat`` at ``t = 0``; with ``"z0"`` nothing is clipped and the
         output is ``z_0``. Returns images ``(n, 3, H, W)``, float32, on ``cond``'s device,
         mapped back to [0, 1] (clipped there for measurement).
+
+        Parameters
+        ----------
+        cond : torch.Tensor (n, 4)
+            Conditioning vector of each image.
+        n_steps : int
+            Sampling steps.
+        image_size : int
+            Side of the images in pixels.
+        generator : torch.Generator, optional
+            Source of the noise.
+
+        Returns
+        -------
+        torch.Tensor (n, 3, H, W)
         """
         if isinstance(n_steps, bool) or not isinstance(n_steps, int) or not 1 <= n_steps <= 100_000:
             raise ValueError(f"n_steps must be an integer in [1, 100000], got {n_steps!r}")
