@@ -1,16 +1,21 @@
 """swingby: the code behind the book *Swing-by Dynamics in Concept Learning*.
 
-Modules
--------
-sim           the SIM task: data, test points, second moments (Sec. 2.1, App. B, C.1, F.3)
-models        MLPs and the symmetric model ``U U^T`` (Sec. 3, 4.2)
-train         training loops that record output trajectories, one run or many
-              batched (Sec. 3, App. F.1)
-observations  the sweeps and metrics of the observation chapters (Sec. 3, App. B, F)
-theory        closed forms and the symmetric two-layer dynamics (Sec. 4, App. C-E)
-diffusion     the conditional diffusion model on coloured circles (Sec. 5, App. G)
-plotting      figures shared by the chapters
-widgets       ipywidgets explorers
-fastmode      the ``SWINGBY_QUICK`` switch
+* :mod:`swingby.sim`: the SIM task: data, test points, second moments (Sec. 2.1,
+  App. B, C.1, F.3).
+* :mod:`swingby.models`: MLPs and the symmetric model ``U U^T`` (Sec. 3, 4.2).
+* :mod:`swingby.train`: training loops that record output trajectories, one run or
+  many batched (Sec. 3, App. F.1).
+* :mod:`swingby.observations`: the sweeps and metrics of the observation chapters
+  (Sec. 3, App. B, F).
+* :mod:`swingby.theory`: closed forms and the symmetric two-layer dynamics (Sec. 4,
+  App. C-E).
+* :mod:`swingby.diffusion`: the conditional diffusion model on coloured circles
+  (Sec. 5, App. G) and the capability study built on it.
+* :mod:`swingby.plotting`: figures shared by the chapters.
+* :mod:`swingby.widgets`: ipywidgets explorers.
+* :mod:`swingby.chapter`: what every chapter does first (figure style, threads).
+* :mod:`swingby.fastmode`: the ``SWINGBY_QUICK`` switch.
+
+The book's API page (``book/api.md``) lists every public function.
 """
 __version__ = "0.1.0"

@@ -285,7 +285,7 @@ class SlowingCheck(NamedTuple):
     dc: float
     start: int               #: first late interval (index into the speed curve)
     speeds: np.ndarray       #: seed-mean speeds of the late intervals
-    floors: np.ndarray       #: their sampling-noise floors (:func:`analysis.speed_noise_floor`)
+    floors: np.ndarray       #: their sampling-noise floors (:func:`~swingby.diffusion.analysis.speed_noise_floor`)
     moving_early: bool       #: the first late speed exceeds ``factor`` times its floor
     still_at_end: bool       #: the last speed is within ``factor`` times its floor
     drop: float              #: first late speed / last late speed
@@ -318,7 +318,7 @@ def _stopped_model(res: dict, i: int, n_ckpt: int, rng: np.random.Generator) -> 
 
 
 def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
-    """Seed-mean speed and its noise floor (:func:`analysis.floor_from_samples`) from
+    """Seed-mean speed and its noise floor (:func:`~swingby.diffusion.analysis.floor_from_samples`) from
     samples ``(K, S, n, 2)``."""
     pts = samples.mean(axis=(1, 2))
     gaps = np.diff(steps)

@@ -173,7 +173,7 @@ def _check_slowing(checks, n: int) -> None:
 
 
 def plot_speed(res: dict, checks: list, ax=None):
-    """Fig. 6(c): speed |dC/dt| of class 11 (seed mean) on a log scale, the sampling-noise
+    """Fig. 6(c): speed ``|dC/dt|`` of class 11 (seed mean) on a log scale, the sampling-noise
     floor (thin dashed) and, over the late phase, the better of an exponential and a power
     law (dotted) fitted to the speeds above the floor (``checks``: one
     :class:`swingby.diffusion.claims.SlowingCheck` per separation).

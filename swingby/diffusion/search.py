@@ -22,7 +22,7 @@ from swingby.diffusion.storage import atomic_save, load_results, results_dir
 
 #: the case every candidate is measured on
 DECISIVE = dict(separations=(0.689,), seeds=(0,), samples_per_class=64, n_checkpoints=6, workers=1)
-#: the book's first ``cpu`` preset, every field that differs from :class:`Preset`'s defaults
+#: the book's first ``cpu`` preset, every field that differs from :class:`~swingby.diffusion.presets.Preset`'s defaults
 FIRST_CPU = dict(image_size=16, widths=(16, 32, 64), n_res=1, steps=1600, batch=48, lr=2e-3, ema=0.99,
                  sample_steps=25, classifier_steps=3000, position=0.5)
 
