@@ -5,9 +5,10 @@ import torch
 
 from swingby.sim import second_moment
 from swingby.theory import (
-    check_assumptions, count_descents, descent_statistics, detect_stages, gsn_terms, initial_U,
-    loss_turning_points, one_layer_output, one_layer_output_with_bias, simulate_symmetric,
-    symmetric_step, u_step_to_w_eta,
+    THEORY_SETTINGS, LossSegment, augmented_moment, check_assumptions, count_descents, descent_statistics,
+    detect_stages, gsn_terms, initial_U, loss_turning_points, mean_vector, one_layer_output,
+    one_layer_output_with_bias, population_loss, simulate_symmetric, stage_alignment, symmetric_step,
+    u_step_to_w_eta,
 )
 
 RNG = np.random.default_rng(0)
@@ -177,8 +178,12 @@ def test_detect_stages_on_a_swing_by_trajectory():
     st = detect_stages(rec, 2)
     assert st.n_descents == 2 and len(st.ascents) == 1
     assert st.growth_order == [1, 0]  # the larger a_p grows first
-    kind, t0, t1, _, _ = st.ascents[0]
-    assert t0 < st.growth[0] and st.growth[1] < t0
+    seg = st.ascents[0]
+    assert isinstance(seg, LossSegment) and seg.kind == "ascent"
+    assert seg.t_start < st.growth[0] and st.growth[1] < seg.t_start
+    kind, t0, t1, loss0, loss1 = seg  # still unpacks like a tuple (swingby.plotting reads it so)
+    assert (t0, loss1) == (seg.t_start, seg.loss_end) and loss1 > loss0
+    assert st.loss_segments[0].kind == "descent" and st.s == 2
     assert (0, 1) in st.suppression and st.failed == []
     with pytest.raises(ValueError, match="s must be"):
         detect_stages(rec, 4)
@@ -188,13 +193,15 @@ def test_detect_stages_on_a_swing_by_trajectory():
 def test_check_assumptions_reports_each_inequality():
     a = np.array([4.0, 1.0])
     ok = check_assumptions(a, omega=1e-30, eta=1e-5, d=2, P=1e6, kappa=1.11)
-    assert set(k for k in ok if k.startswith("D.")) >= {"D.2 eta <= 1/(9 K gamma alpha)", "D.3 P omega beta <= 0.4"}
-    assert ok["D.2 eta <= 1/(9 K gamma alpha)"]["holds"]
+    assert set(ok) >= {"D.2 eta <= 1/(9 K gamma alpha)", "D.3 P omega beta <= 0.4"}
+    d2 = ok["D.2 eta <= 1/(9 K gamma alpha)"]
+    assert d2.holds and d2.margin == pytest.approx(d2.rhs - d2.lhs) and d2.ratio < 1
+    assert ok.constants.alpha == 1.0 and ok.constants.gamma == 4.0 and ok.constants.d == 2
     fig5 = check_assumptions(second_moment([1.0, 1.5], 0.05, 3, origin_cluster=True), omega=0.01, eta=0.01)
-    assert not fig5["all"]
-    assert not fig5["D.1 (a_k > 0 for every k)"]["holds"]
+    assert not fig5.all_hold
+    assert not fig5["D.1 (a_k > 0 for every k)"].holds
     big_eta = check_assumptions(a, omega=1e-3, eta=1.0)
-    assert big_eta["D.2 eta <= 1/(9 K gamma alpha)"]["ratio"] > 1
+    assert big_eta["D.2 eta <= 1/(9 K gamma alpha)"].ratio > 1
     with pytest.raises(ValueError, match="eta"):
         check_assumptions(a, omega=1e-3, eta=-1.0)
     with pytest.raises(ValueError, match="omega"):
@@ -246,7 +253,7 @@ def test_descent_statistics_and_initial_growth():
     assert np.all(st.n_descents >= 1)
     stages = detect_stages(st.record.pick(0), 2)
     p, t = stages.initial_growth
-    assert p == 1 and t == min(stages.growth.values())
+    assert p == 1 and t == min(stages.growth.values()) == stages.initial_growth.t
     with pytest.raises(ValueError, match="n_seeds"):
         descent_statistics([1.0, 1.5], 0.05, 3, n_seeds=0)
     # the default is the authors' A^2: the same seeds then run with a squared diagonal
@@ -338,8 +345,7 @@ def test_growth_in_descents_and_shrink_fraction():
     rec = THEORY_SETTINGS["fig5"].run("authors", record_every=5)
     st = detect_stages(rec, 2)
     assert growth_in_descents(st)
-    _, t0, t1, _, _ = st.ascents[0]
-    assert shrink_fraction(rec, t0, t1, 0, 1) == 1.0
+    assert shrink_fraction(rec, st.ascents[0].t_start, st.ascents[0].t_end, 0, 1) == 1.0
     # a loss curve with a single descent cannot carry two growths
     flat = detect_stages(THEORY_SETTINGS["fig5"].run("paper", record_every=5), 2)
     assert not growth_in_descents(st, flat)
@@ -371,3 +377,67 @@ def test_phase_diagram_shape_and_bad_input():
         phase_diagram([1.0, 1.5], 0.05, (2,), (-0.1,), n_seeds=2, steps=10)
     with pytest.raises(ValueError, match="matrix"):
         phase_diagram([1.0, 1.5], 0.05, (2,), (0.1,), matrix="squared", n_seeds=2, steps=10)
+
+
+# ------------------------------------------- helpers moved out of the theory chapters
+def test_mean_vector_and_augmented_moment():
+    m = mean_vector([1.0, 2.0], 3, 4)
+    np.testing.assert_array_equal(m, [1 / 3, 2 / 3, 0.0, 0.0])
+    a = np.array([0.5, 1.5, 0.1, 0.0])
+    full = augmented_moment(a, m)
+    assert full.shape == (5, 5)
+    np.testing.assert_array_equal(full[:4, :4], np.diag(a))
+    np.testing.assert_array_equal(full[4], np.append(m, 1.0))
+    np.testing.assert_array_equal(full, full.T)
+    block = augmented_moment(a, m, s=2)  # concepts 1, 2 and the constant input
+    np.testing.assert_array_equal(block, [[0.5, 0, 1 / 3], [0, 1.5, 2 / 3], [1 / 3, 2 / 3, 1]])
+    # centred data: the bias decouples, the block is diagonal
+    np.testing.assert_array_equal(augmented_moment(a, np.zeros(4), s=2), np.diag([0.5, 1.5, 1.0]))
+    # the mean couples the directions: the smallest eigenvalue drops below min a_p
+    assert np.linalg.eigvalsh(block)[0] < 0.5
+
+
+def test_population_loss_matches_the_record():
+    rec = THEORY_SETTINGS["fig5"].run("authors", record_every=50)
+    np.testing.assert_allclose(population_loss(rec.W, rec.a), rec.train_loss, rtol=1e-12)
+    assert population_loss(np.eye(3), [1.0, 2.0, 3.0]) == 0.0
+    np.testing.assert_allclose(population_loss(np.zeros((2, 2)), [1.0, 3.0]), 2.0)  # 0.5 (1 + 3)
+
+
+def test_stage_alignment_on_the_authors_fig5_run():
+    fig5 = THEORY_SETTINGS["fig5"]
+    run = fig5.run_with_stages("authors", record_every=5)
+    assert run.stages.n_descents == 2
+    ok = stage_alignment(run.stages, run.record.a)
+    assert ok == (True, True) and ok.holds
+    # the reversed order of a: the growth order no longer matches
+    assert not stage_alignment(run.stages, run.record.a[[1, 0, 2]]).by_a
+    # the paper's A from the same start: one descent, so the growths cannot align
+    flat = fig5.run_with_stages("paper", record_every=5)
+    assert not stage_alignment(flat.stages, flat.record.a).holds
+
+
+def test_plot_stage_rows_draws_one_row_per_run():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.theory.figures import plot_stage_rows
+
+    fig5 = THEORY_SETTINGS["fig5"]
+    runs = [fig5.run_with_stages(m, record_every=50) for m in ("authors", "paper")]
+    fig = plot_stage_rows([(run.record, run.stages, f"run {k}") for k, run in enumerate(runs)], fig5.mu,
+                          title_size=9)
+    assert len(fig.axes) == 4 and fig.axes[0].get_title() == "run 0" and fig.axes[2].get_title() == "run 1"
+    assert fig.axes[0].get_xscale() == "log" and fig.axes[1].get_title() == "output trajectory, concepts 1 and 2"
+    plt.close(fig)
+    for bad, words in [([], "non-empty"), ("x", "panels must"), ([(runs[0].record, runs[0].stages)], "panels\\[0\\]"),
+                       ([(runs[0].record, runs[0].stages, 3)], "panels\\[0\\]")]:
+        with pytest.raises(ValueError, match=words):
+            plot_stage_rows(bad, fig5.mu)
+    with pytest.raises(ValueError, match="title_size"):
+        plot_stage_rows([(runs[0].record, runs[0].stages, "t")], fig5.mu, title_size=0)
+    with pytest.raises(ValueError, match="mu"):
+        plot_stage_rows([(runs[0].record, runs[0].stages, "t")], [1.0, -1.0])
+    plt.close("all")

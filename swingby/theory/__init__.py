@@ -7,11 +7,14 @@
   entrywise split (4.3) into growth ``G``, suppression ``S`` and noise ``N``.
 * :func:`detect_stages`: growth / suppression stages and the descents and ascents of
   the test loss of a simulated trajectory (Sec. 4.2.1-4.2.2, App. E.1).
+* :func:`stage_alignment`: whether the stages of the weights line up with the descents
+  of the test loss (Sec. 4.2.2, App. E.1).
 * :func:`check_assumptions`: which of Assumptions D.1-D.5 hold, and by how much.
 * :func:`u_step_to_w_eta`: the time-scale factor between gradient descent on ``U`` and
   eq. (D.2).
 * :func:`one_layer_output_with_bias`: Theorem 4.1 for the authors' ``nn.Linear`` with a
-  bias (augmented input ``(x, 1)``).
+  bias (augmented input ``(x, 1)``), with :func:`mean_vector` and :func:`augmented_moment`.
+* :func:`population_loss`: the loss (4.1) along a trajectory.
 * :func:`initial_U`, :func:`descent_statistics`: many initialisations at once, for the
   seed statistics of App. E (how often multiple descents and failures occur).
 * :func:`authors_a`, :func:`dynamics_a`: the diagonal ``a`` that the dynamics run with.
@@ -33,29 +36,37 @@ The code lives in one module per subject; every name is imported from here
   seeds, escape times, the phase diagram (Sec. 4.2.1-4.2.2, App. E).
 * :mod:`swingby.theory.settings`: Assumptions D.1-D.5 and the settings of the paper's
   theory figures (:data:`THEORY_SETTINGS`).
+* :mod:`swingby.theory.figures`: figures that draw several runs side by side (not
+  imported here, so that the theory does not need matplotlib).
 * ``swingby.theory._args``: the argument checks the modules share.
 """
 from __future__ import annotations
 
-from swingby.theory.one_layer import OneLayerOutput, one_layer_output, one_layer_output_with_bias
-from swingby.theory.settings import THEORY_SETTINGS, TheorySetting, check_assumptions
+from swingby.theory.one_layer import (
+    OneLayerOutput, augmented_moment, mean_vector, one_layer_output, one_layer_output_with_bias,
+)
+from swingby.theory.settings import (
+    THEORY_SETTINGS, AssumptionConstants, AssumptionReport, Inequality, StagedRun, TheorySetting,
+    check_assumptions,
+)
 from swingby.theory.stages import (
-    DescentStats, PhaseDiagram, Stages, count_descents, descent_statistics, detect_stages,
-    escape_time, growth_in_descents, loss_turning_points, phase_diagram, shrink_fraction,
+    DescentStats, Growth, LossSegment, PhaseDiagram, StageAlignment, Stages, count_descents,
+    descent_statistics, detect_stages, escape_time, growth_in_descents, loss_turning_points, phase_diagram,
+    shrink_fraction, stage_alignment,
 )
 from swingby.theory.symmetric import (
-    GSN, MATRICES, SymmetricRecord, authors_a, dynamics_a, gsn_terms, initial_U,
+    GSN, MATRICES, SymmetricRecord, authors_a, dynamics_a, gsn_terms, initial_U, population_loss,
     simulate_symmetric, symmetric_step, u_step_to_w_eta,
 )
-# private helpers that other modules of the package import from here (plotting: _single_record)
-from swingby.theory._args import _eta, _sequence, _square, _times, _vector, _vector_a  # noqa: F401
-from swingby.theory.stages import _finite_record  # noqa: F401
-from swingby.theory.symmetric import _single_record, _update  # noqa: F401
+# a private helper that swingby.plotting imports from here
+from swingby.theory.symmetric import _single_record  # noqa: F401
 
 __all__ = [
-    "DescentStats", "GSN", "MATRICES", "OneLayerOutput", "PhaseDiagram", "Stages", "SymmetricRecord",
-    "THEORY_SETTINGS", "TheorySetting", "authors_a", "check_assumptions", "count_descents",
-    "descent_statistics", "detect_stages", "dynamics_a", "escape_time", "growth_in_descents",
-    "gsn_terms", "initial_U", "loss_turning_points", "one_layer_output", "one_layer_output_with_bias",
-    "phase_diagram", "shrink_fraction", "simulate_symmetric", "symmetric_step", "u_step_to_w_eta",
+    "AssumptionConstants", "AssumptionReport", "DescentStats", "GSN", "Growth", "Inequality", "LossSegment",
+    "MATRICES", "OneLayerOutput", "PhaseDiagram", "StageAlignment", "StagedRun", "Stages", "SymmetricRecord",
+    "THEORY_SETTINGS", "TheorySetting", "augmented_moment", "authors_a", "check_assumptions", "count_descents",
+    "descent_statistics", "detect_stages", "dynamics_a", "escape_time", "growth_in_descents", "gsn_terms",
+    "initial_U", "loss_turning_points", "mean_vector", "one_layer_output", "one_layer_output_with_bias",
+    "phase_diagram", "population_loss", "shrink_fraction", "simulate_symmetric", "stage_alignment",
+    "symmetric_step", "u_step_to_w_eta",
 ]

@@ -4,18 +4,64 @@ ran them. Chapters: ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from swingby import _checks
 from swingby.theory._args import _eta, _vector_a
-from swingby.theory.stages import DescentStats, descent_statistics
+from swingby.theory.stages import DescentStats, Stages, descent_statistics, detect_stages
 from swingby.theory.symmetric import SymmetricRecord, authors_a, dynamics_a, initial_U, simulate_symmetric
+
+
+class Inequality(NamedTuple):
+    """One inequality ``lhs <= rhs`` of Assumptions D.1-D.5, as :func:`check_assumptions`
+    evaluated it."""
+
+    holds: bool  #: ``lhs <= rhs``
+    lhs: float
+    rhs: float
+    ratio: float  #: ``lhs / rhs``; ``> 1`` means it fails by that factor (``inf`` when ``rhs <= 0``)
+    margin: float  #: ``rhs - lhs``
+
+
+class AssumptionConstants(NamedTuple):
+    """The constants :func:`check_assumptions` used (App. D.1)."""
+
+    alpha: float  #: ``min a_k`` over the informative directions
+    gamma: float  #: ``max a_k / alpha``
+    beta: float
+    omega: float
+    K: float
+    P: float
+    kappa: float
+    C: float
+    d: int
+
+
+@dataclass(frozen=True)
+class AssumptionReport:
+    """Output of :func:`check_assumptions`. ``report[name]`` is the :class:`Inequality`
+    called ``name`` (e.g. ``"D.3 P omega beta <= 0.4"``); iterating gives the names."""
+
+    inequalities: dict  #: name -> :class:`Inequality`, in the order of App. D.1
+    constants: AssumptionConstants
+
+    @property
+    def all_hold(self) -> bool:
+        """Whether every inequality holds."""
+        return all(q.holds for q in self.inequalities.values())
+
+    def __getitem__(self, name: str) -> Inequality:
+        return self.inequalities[name]
+
+    def __iter__(self):
+        return iter(self.inequalities)
 
 
 def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int | None = None,
                       K: float = 20.0, P: float = 2.0, kappa: float = 1.2,
-                      C: float | None = None) -> dict:
+                      C: float | None = None) -> AssumptionReport:
     """Which of Assumptions D.1-D.5 (App. D.1) hold for a setting, and by how much.
 
     ``alpha = min a_k`` and ``gamma = max a_k / alpha`` over the informative directions
@@ -23,16 +69,30 @@ def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int 
     report says). ``omega <= |w_ij(0)| <= beta * omega`` describes the initialisation.
     For D.5 the directions are sorted by decreasing ``a``; every pair (larger ``a_i``,
     smaller ``a_j``) must satisfy ``(a_i + a_j) / (2 a_i) <= log P / (10 kappa^2
-    log(1 / (P beta omega)) + log(P beta))`` and ``a_i - 3 a_j >= alpha / C``. ``C``
-    defaults to the largest value D.4 allows, ``K / (2 (kappa - 1))``.
+    log(1 / (P beta omega)) + log(P beta))`` and ``a_i - 3 a_j >= alpha / C``.
+    Used by ``book/two_layer_theory.md`` at the Fig. 5 setting.
+
+    Parameters
+    ----------
+    a : array_like(float, ndim=1)
+        The diagonal of ``A``, entries ``>= 0``, at least one ``> 0``.
+    omega : float
+        ``> 0``, the smallest initial entry ``min |w_ij(0)|``.
+    eta : float
+        ``> 0``, the step of (D.2).
+    beta : float
+        ``>= 1``, ``max |w_ij(0)| / omega``.
+    d : int, optional
+        The dimension (default ``len(a)``).
+    K, P, kappa : float
+        The free constants of App. D.1: ``K >= 20``, ``P > 1``, ``kappa > 1.1``.
+    C : float, optional
+        ``> 0``; defaults to the largest value D.4 allows, ``K / (2 (kappa - 1))``.
 
     Returns
     -------
-    dict
-        ``name -> {"holds", "lhs", "rhs", "ratio", "margin"}`` for each inequality
-        ``lhs <= rhs`` (``ratio = lhs / rhs > 1`` means it fails by that factor; ``inf``
-        when ``rhs <= 0``; ``margin = rhs - lhs``), plus
-        ``"all"`` (bool) and ``"constants"``.
+    AssumptionReport
+        One :class:`Inequality` per inequality, ``.all_hold`` and the ``.constants``.
     """
     a = _vector_a(a)
     omega = _checks.positive_float("omega", omega)
@@ -54,8 +114,7 @@ def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int 
     def add(name, lhs, rhs):
         lhs, rhs = float(lhs), float(rhs)
         ratio = lhs / rhs if rhs > 0 else (0.0 if lhs <= rhs else np.inf)
-        rep[name] = {"holds": bool(lhs <= rhs), "lhs": lhs, "rhs": rhs, "ratio": ratio,
-                     "margin": rhs - lhs}
+        rep[name] = Inequality(bool(lhs <= rhs), lhs, rhs, ratio, rhs - lhs)
 
     add("D.1 (a_k > 0 for every k)", float(np.sum(a == 0)), 0.0)
     add("D.2 eta <= 1/(9 K gamma alpha)", eta, 1 / (9 * K * gamma * alpha))
@@ -70,9 +129,14 @@ def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int 
         rhs = np.log(P) / (10 * kappa**2 * np.log(log_arg) + np.log(P * beta)) if log_arg > 1 else -np.inf
         add("D.5 (a_i + a_j)/(2 a_i) <= rhs", ((big + small) / (2 * big))[mask].max(), rhs)
         add("D.5 a_i - 3 a_j >= alpha / C", alpha / C, (big - 3 * small)[mask].min())
-    rep["all"] = all(v["holds"] for k, v in rep.items() if k.startswith("D."))
-    rep["constants"] = dict(alpha=alpha, gamma=gamma, beta=beta, omega=omega, K=K, P=P, kappa=kappa, C=C, d=d)
-    return rep
+    return AssumptionReport(rep, AssumptionConstants(alpha, gamma, beta, omega, K, P, kappa, C, d))
+
+
+class StagedRun(NamedTuple):
+    """Output of :meth:`TheorySetting.run_with_stages`: one trajectory and its stages."""
+
+    record: SymmetricRecord
+    stages: Stages
 
 
 @dataclass(frozen=True)
@@ -135,13 +199,71 @@ class TheorySetting:
             record_every: int = 1, steps: int | None = None) -> SymmetricRecord:
         """Simulate from :meth:`U0` with :func:`simulate_symmetric`. The defaults
         (``matrix="authors"``, ``iterate="W"``, the authors' seed) repeat the authors'
-        run exactly, up to their float32 arithmetic."""
+        run exactly, up to their float32 arithmetic.
+
+        Parameters
+        ----------
+        matrix : {"authors", "paper"}
+            As in :meth:`a`.
+        iterate : {"W", "U"}
+            As in :func:`simulate_symmetric`.
+        seeds : sequence of int, optional
+            Run one trajectory per seed (a batched record) instead of the authors' seed.
+        record_every : int
+            Record every ``k``-th iterate.
+        steps : int, optional
+            Iterations (default :attr:`steps`).
+
+        Returns
+        -------
+        SymmetricRecord
+        """
         return simulate_symmetric(self.U0(seeds), self.a(matrix), self.eta, self.steps if steps is None else steps,
                                   self.x_hat, record_every=record_every, iterate=iterate)
 
+    def run_with_stages(self, matrix: str = "authors", *, rel_tol: float = 0.01,
+                        record_every: int = 10) -> StagedRun:
+        """:meth:`run` from the authors' seed and :func:`detect_stages` on it with ``s``
+        major entries: the runs of Figs. 8 and 9 in ``book/beyond_two_concepts.md``.
+
+        Parameters
+        ----------
+        matrix : {"authors", "paper"}
+            As in :meth:`a`.
+        rel_tol : float
+            The tolerance of :func:`detect_stages` (a fraction of the initial test loss).
+        record_every : int
+            Record every ``k``-th iterate.
+
+        Returns
+        -------
+        StagedRun
+            ``(record, stages)``.
+        """
+        record = self.run(matrix, record_every=record_every)
+        return StagedRun(record, detect_stages(record, self.s, rel_tol=rel_tol))
+
     def statistics(self, matrix: str = "authors", *, n_seeds: int = 200, iterate: str = "U",
                    rel_tol: float = 0.01, record_every: int = 10) -> DescentStats:
-        """:func:`descent_statistics` over seeds ``0..n_seeds-1`` at this setting."""
+        """:func:`descent_statistics` over seeds ``0..n_seeds-1`` at this setting.
+
+        Parameters
+        ----------
+        matrix : {"authors", "paper"}
+            As in :meth:`a`.
+        n_seeds : int
+            Number of initialisations.
+        iterate : {"U", "W"}
+            As in :func:`simulate_symmetric` (default gradient steps on ``U``).
+        rel_tol : float
+            As in :func:`count_descents`.
+        record_every : int
+            Record every ``k``-th iterate.
+
+        Returns
+        -------
+        DescentStats
+        """
         return descent_statistics(self.mu, self.sigma, self.d, n_seeds=n_seeds, init_scale=self.init_scale,
                                   eta=self.eta, steps=self.steps, rel_tol=rel_tol, record_every=record_every,
                                   iterate=iterate, matrix=matrix,

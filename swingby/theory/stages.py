@@ -17,6 +17,24 @@ from swingby.theory.symmetric import (
 )
 
 
+class LossSegment(NamedTuple):
+    """One monotone stretch of the test loss found by :func:`detect_stages` (it still
+    unpacks like the tuple it used to be: ``kind, t_start, t_end, loss_start, loss_end``)."""
+
+    kind: str  #: ``"descent"`` or ``"ascent"``
+    t_start: float  #: time at which the stretch starts (eq. 4.3 clock)
+    t_end: float  #: time at which it ends
+    loss_start: float  #: test loss at ``t_start``
+    loss_end: float  #: test loss at ``t_end``
+
+
+class Growth(NamedTuple):
+    """A major entry and the time it first reaches ``growth_level`` (:attr:`Stages.initial_growth`)."""
+
+    p: int  #: index of the major entry ``w_pp``
+    t: float  #: time on the eq. 4.3 clock
+
+
 @dataclass
 class Stages:
     """What :func:`detect_stages` found in one trajectory (times on the eq. 4.3 clock)."""
@@ -24,33 +42,53 @@ class Stages:
     growth: dict  #: major entry ``p`` -> time ``w_pp`` first reaches ``growth_level``
     growth_order: list  #: major entries sorted by that time (never-grown ones left out)
     suppression: dict  #: minor entry ``(i, j)``, ``i < j`` -> time of its peak ``|w_ij|``
-    loss_segments: list  #: ``(kind, t_start, t_end, loss_start, loss_end)``, kind ``"descent"``/``"ascent"``
+    loss_segments: list  #: the :class:`LossSegment` s of the test loss, in time order
     n_descents: int  #: number of descents of the test loss
     failed: list  #: major entries that never reached ``growth_level``
 
     @property
-    def initial_growth(self) -> tuple:
-        """``(p, t)``: the major entry that grows first (the end of the initial-growth
-        stage, Lemmas D.1-D.3) and the time it reaches ``growth_level``."""
+    def s(self) -> int:
+        """Number of major entries examined (grown or failed)."""
+        return len(self.growth) + len(self.failed)
+
+    @property
+    def initial_growth(self) -> Growth:
+        """The major entry that grows first (the end of the initial-growth stage,
+        Lemmas D.1-D.3) and the time it reaches ``growth_level``."""
         if not self.growth_order:
             raise ValueError("no major entry reached growth_level in this trajectory")
         p = self.growth_order[0]
-        return p, self.growth[p]
+        return Growth(p, self.growth[p])
 
     @property
-    def ascents(self) -> list:
+    def ascents(self) -> list[LossSegment]:
         """The ascent segments of the test loss."""
-        return [s for s in self.loss_segments if s[0] == "ascent"]
+        return [seg for seg in self.loss_segments if seg.kind == "ascent"]
 
     @property
-    def descents(self) -> list:
+    def descents(self) -> list[LossSegment]:
         """The descent segments of the test loss."""
-        return [s for s in self.loss_segments if s[0] == "descent"]
+        return [seg for seg in self.loss_segments if seg.kind == "descent"]
 
 
 def loss_turning_points(loss, tol: float) -> list[int]:
     """Indices where the series changes direction by more than ``tol`` (hysteresis),
-    first and last index included: the ends of its monotone segments."""
+    first and last index included: the ends of its monotone segments (used by
+    :func:`detect_stages` and :func:`count_descents`).
+
+    Parameters
+    ----------
+    loss : array_like(float, ndim=1)
+        A finite series of at least 2 values (a test loss over time).
+    tol : float
+        ``>= 0``; a change of direction counts only once the series has moved back by
+        more than ``tol`` from its running extremum.
+
+    Returns
+    -------
+    list of int
+        Increasing indices into ``loss``, starting with 0.
+    """
     loss = _checks.array("loss", loss, min_size=0, finite=False)
     if loss.ndim != 1 or loss.size < 2:
         raise ValueError(f"loss must be a 1-D series of at least 2 values, got shape {loss.shape}")
@@ -96,10 +134,26 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
     * descents / ascents of the test loss: monotone segments whose change exceeds
       ``rel_tol`` times the initial test loss.
 
+    Used by ``book/two_layer_theory.md`` (Fig. 5) and ``book/beyond_two_concepts.md``
+    (Figs. 8-10).
+
     Parameters
     ----------
-    record : a single (not batched) :class:`SymmetricRecord`.
-    s : number of informative directions (major entries), ``1 <= s <= d``.
+    record : SymmetricRecord
+        A single (not batched) trajectory of :func:`simulate_symmetric`.
+    s : int
+        Number of informative directions (major entries), ``1 <= s <= d``.
+    growth_level : float
+        The value a major entry must reach to count as grown.
+    rel_tol : float
+        ``>= 0``, the hysteresis of the test-loss segments, a fraction of the initial loss.
+    suppression_drop : float
+        In ``(0, 1]``: a minor entry counts as suppressed once it falls below this
+        fraction of its peak.
+
+    Returns
+    -------
+    Stages
     """
     record = _finite_record(_single_record("record", record))
     d = record.W.shape[-1]
@@ -127,17 +181,30 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
     loss = record.test_loss
     tol = rel_tol * max(float(loss[0]), 1e-300)
     pts = loss_turning_points(loss, tol)
-    segs = []
-    for u, v in zip(pts[:-1], pts[1:]):
-        kind = "descent" if loss[v] < loss[u] else "ascent"
-        segs.append((kind, float(t[u]), float(t[v]), float(loss[u]), float(loss[v])))
+    segs = [LossSegment("descent" if loss[v] < loss[u] else "ascent", float(t[u]), float(t[v]),
+                        float(loss[u]), float(loss[v])) for u, v in zip(pts[:-1], pts[1:])]
     return Stages(growth, sorted(growth, key=growth.get), suppression, segs,
-                  sum(s_[0] == "descent" for s_ in segs), failed)
+                  sum(seg.kind == "descent" for seg in segs), failed)
 
 
 def count_descents(test_loss, rel_tol: float = 0.01) -> np.ndarray:
-    """Number of descents of each test-loss curve in a batch ``(B, R)`` (or one ``(R,)``),
-    with the hysteresis of :func:`detect_stages`."""
+    """Number of descents of each test-loss curve in a batch, with the hysteresis of
+    :func:`detect_stages` (App. E.1; ``book/beyond_two_concepts.md``,
+    ``book/one_layer_theory.md``).
+
+    Parameters
+    ----------
+    test_loss : array_like(float)
+        ``(B, R)`` curves (or one ``(R,)``), finite.
+    rel_tol : float
+        ``>= 0``, a fraction of each curve's initial value: a rise smaller than that does
+        not separate two descents.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(B,)`` integers (``(1,)`` for one curve).
+    """
     L = _checks.array("test_loss", test_loss, ndim=(1, 2), finite=False)
     if not np.all(np.isfinite(L)):
         raise ValueError("test_loss must be finite (no NaN or inf); drop the diverged runs first "
@@ -174,12 +241,70 @@ def growth_in_descents(stages: Stages, loss_stages: Stages | None = None) -> boo
     desc = loss_stages.descents
     if len(desc) != len(stages.growth_order) or stages.failed:
         return False
-    return all(desc[k][1] <= stages.growth[p] <= desc[k][2] for k, p in enumerate(stages.growth_order))
+    return all(desc[k].t_start <= stages.growth[p] <= desc[k].t_end for k, p in enumerate(stages.growth_order))
+
+
+class StageAlignment(NamedTuple):
+    """Output of :func:`stage_alignment`: the two halves of the check that the stages of
+    the weights line up with the stages of the test loss."""
+
+    in_descents: bool  #: the ``k``-th major entry to grow does so during the ``k``-th descent
+    by_a: bool  #: the major entries grow in the order of decreasing ``a_p``
+
+    @property
+    def holds(self) -> bool:
+        """Both halves hold."""
+        return self.in_descents and self.by_a
+
+
+def stage_alignment(stages: Stages, a) -> StageAlignment:
+    """Whether the stages of one trajectory line up as Sec. 4.2.2 and App. E.1 say: the
+    ``k``-th major entry to grow passes ``growth_level`` during the ``k``-th descent of the
+    test loss (:func:`growth_in_descents`), and the major entries grow in the order of
+    decreasing ``a_p``.
+
+    The claim checks of ``book/two_layer_theory.md`` (Fig. 5, over 200 initialisations)
+    and ``book/beyond_two_concepts.md`` (Figs. 8 and 9) apply it to every run with ``s``
+    descents.
+
+    Parameters
+    ----------
+    stages : Stages
+        From :func:`detect_stages` with ``s`` major entries.
+    a : array_like(float, ndim=1)
+        The diagonal the dynamics ran with (``record.a``), at least ``s`` entries.
+
+    Returns
+    -------
+    StageAlignment
+        ``(in_descents, by_a)``; ``.holds`` is both.
+    """
+    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    a = _checks.nonneg_vector("a", a)
+    if a.size < stages.s:
+        raise ValueError(f"a must have at least s = {stages.s} entries (one per major entry), got {a.size}")
+    return StageAlignment(growth_in_descents(stages), stages.growth_order == list(np.argsort(-a[:stages.s])))
 
 
 def shrink_fraction(record: SymmetricRecord, t0: float, t1: float, i: int, j: int) -> float:
     """Fraction of the recorded steps in ``[t0, t1]`` over which ``|w_ij|`` decreases
-    (1 means it shrinks throughout: a suppression, Sec. 4.2.2)."""
+    (1 means it shrinks throughout: a suppression, Sec. 4.2.2;
+    ``book/two_layer_theory.md`` checks it over the ascent of the test loss).
+
+    Parameters
+    ----------
+    record : SymmetricRecord
+        A single trajectory.
+    t0, t1 : float
+        The time window, ``t0 <= t1``, holding at least 2 records.
+    i, j : int
+        The entry ``w_ij``, indices in ``[0, d)``.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``.
+    """
     record = _single_record("record", record)
     t0, t1 = _checks.number("t0", t0), _checks.number("t1", t1)
     if not t0 <= t1:
@@ -254,7 +379,35 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
     ``a`` comes from :func:`dynamics_a` with ``matrix`` (default ``"authors"``, the ``A^2``
     of the authors' scripts; ``"paper"``: eq. C.13, ``sigma`` a standard deviation),
     ``x_hat = sum_p mu_p e_p``. ``iterate="U"`` (default) keeps ``W`` PSD; with ``"W"`` the
-    runs that diverge are flagged and get ``n_descents = -1``.
+    runs that diverge are flagged and get ``n_descents = -1``. Used by
+    ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md`` and
+    ``book/one_layer_theory.md``.
+
+    Parameters
+    ----------
+    mu : array_like(float, ndim=1)
+        Cluster distances ``mu_p >= 0`` (``s = len(mu)``).
+    sigma : float or array_like(float, ndim=1)
+        Standard deviation, as in :func:`dynamics_a`.
+    d : int
+        Dimension, ``>= s``.
+    n_seeds : int
+        Initialisations, seeds ``0..n_seeds-1``.
+    init, init_scale, d_prime
+        As in :func:`initial_U`.
+    eta, steps, record_every, iterate
+        As in :func:`simulate_symmetric`.
+    rel_tol : float
+        As in :func:`count_descents`.
+    origin_cluster : bool
+        As in :func:`dynamics_a`.
+    matrix : {"authors", "paper"}
+        As in :func:`dynamics_a`.
+
+    Returns
+    -------
+    DescentStats
+        ``(n_descents, unfinished, diverged, record)``.
     """
     a = dynamics_a(mu, sigma, d, matrix=matrix, origin_cluster=origin_cluster)
     s = len(np.atleast_1d(mu))
@@ -290,12 +443,20 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
     :func:`initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
     from :func:`dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
 
+    Used by ``book/beyond_two_concepts.md``.
+
     Parameters
     ----------
-    mu, sigma : the SIM setting (``sigma`` a standard deviation).
-    d_values, taus : sequences of dimensions ``>= len(mu)`` and scales ``> 0``.
+    mu, sigma
+        The SIM setting (``sigma`` a standard deviation), as in :func:`dynamics_a`.
+    d_values : sequence of int
+        Dimensions ``>= len(mu)``.
+    taus : sequence of float
+        Initialisation scales ``> 0``.
     matrix : {"authors", "paper"}
-    n_seeds, eta, steps, rel_tol : as in :func:`descent_statistics`.
+        As in :func:`dynamics_a`.
+    n_seeds, eta, steps, rel_tol
+        As in :func:`descent_statistics`.
 
     Returns
     -------

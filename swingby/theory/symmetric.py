@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from swingby import _checks
 from swingby.models import SymmetricModel
@@ -111,20 +112,55 @@ def _update(W: np.ndarray, a: np.ndarray) -> np.ndarray:
     return W * a + ac * W - 0.5 * (ac * W2 + W2 * a + 2.0 * WAW)
 
 
+def _loss_41(W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Eq. (4.1) with ``A = diag(a)``, batched over leading axes of ``W`` (no checks)."""
+    return 0.5 * ((W - np.eye(a.size)) ** 2 * a).sum((-1, -2))
+
+
+def population_loss(W, a) -> np.ndarray:
+    """The loss (4.1) of the symmetric model, ``0.5 ||(W - I) A^{1/2}||_F^2`` with
+    ``A = diag(a)``, for one Jacobian or a whole trajectory.
+
+    ``book/two_layer_theory.md`` (Fig. 17) evaluates it along the authors' run with the
+    data's second moment (eq. C.13) while the dynamics descend the same loss with their
+    ``A^2``.
+
+    Parameters
+    ----------
+    W : array_like(float)
+        ``(..., d, d)``: one Jacobian ``U U^T`` or a stack of them (``record.W``).
+    a : array_like(float, ndim=1)
+        ``(d,)``, the diagonal of ``A``, entries ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The loss, shaped like ``W`` without its last two axes.
+    """
+    a = _vector_a(a)
+    return _loss_41(_square("W", W, a.size), a)
+
+
 def symmetric_step(W, a, eta: float) -> np.ndarray:
     """One step of the discrete symmetric two-layer dynamics, eq. (D.2):
 
     ``W(t+1) = W + eta [W A + A W - (A W^2 + W^2 A + 2 W A W) / 2]``, ``A = diag(a)``.
 
+    Used by ``book/two_layer_theory.md``.
+
     Parameters
     ----------
-    W : Jacobian ``U U^T``, shape ``(d, d)`` or a batch ``(..., d, d)``.
-    a : diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-    eta : step size ``> 0``.
+    W : array_like(float)
+        The Jacobian ``U U^T``, ``(d, d)`` or a batch ``(..., d, d)``.
+    a : array_like(float, ndim=1)
+        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
+    eta : float
+        Step size ``> 0``.
 
     Returns
     -------
-    numpy.ndarray of the shape of ``W``.
+    numpy.ndarray
+        Shaped like ``W``.
     """
     a = _vector_a(a)
     W = _square("W", W, a.size)
@@ -148,10 +184,19 @@ def gsn_terms(W, a) -> GSN:
 
     so that for a symmetric ``W`` the update (D.2) is ``eta * (G - S - N)`` entrywise.
 
+    Used by ``book/two_layer_theory.md``.
+
     Parameters
     ----------
-    W : symmetric ``(d, d)`` (or batch ``(..., d, d)``).
-    a : diagonal of ``A``, ``(d,)``.
+    W : array_like(float)
+        Symmetric ``(d, d)`` (or a batch ``(..., d, d)``).
+    a : array_like(float, ndim=1)
+        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
+
+    Returns
+    -------
+    GSN
+        ``(G, S, N)``, each shaped like ``W``.
     """
     a = _vector_a(a)
     d = a.size
@@ -217,28 +262,36 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
     ``(B, d, d')`` is simulated at once (vectorised), which is how the many-seed
     statistics of App. E are computed.
 
+    Used by ``book/two_layer_theory.md`` and ``book/beyond_two_concepts.md``.
+
     Parameters
     ----------
-    U0 : initial ``U``, ``(d, d')`` with ``d' >= 1``, or a batch ``(B, d, d')``.
-    a : diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-    eta : step size ``> 0`` (0.01 in the authors' scripts).
-    steps : number of iterations ``> 0``.
-    x_hat : OOD test point ``(d,)``, in concept coordinates.
-    record_every : record every ``k``-th iterate (step 0 and the last one always).
-    iterate : ``"W"`` iterates (D.2) on ``W`` (the paper's App. D and the authors'
-        scripts); ``"U"`` takes gradient-descent steps on ``U`` with learning rate
-        ``eta / 2`` (:func:`u_step_to_w_eta`), the same dynamics up to ``O(eta^2)`` per
-        step, which keeps ``W = U U^T`` positive semi-definite exactly. (D.2) does not:
-        once a small eigenvalue of ``W`` is pushed below 0 it grows without bound.
-    progress : show a tqdm progress bar.
+    U0 : array_like(float)
+        Initial ``U``, ``(d, d')`` with ``d' >= 1``, or a batch ``(B, d, d')``.
+    a : array_like(float, ndim=1)
+        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
+    eta : float
+        Step size ``> 0`` (0.01 in the authors' scripts).
+    steps : int
+        Number of iterations ``> 0``.
+    x_hat : array_like(float, ndim=1)
+        OOD test point ``(d,)``, in concept coordinates.
+    record_every : int
+        Record every ``k``-th iterate (step 0 and the last one always).
+    iterate : {"W", "U"}
+        ``"W"`` iterates (D.2) on ``W`` (the paper's App. D and the authors' scripts);
+        ``"U"`` takes gradient-descent steps on ``U`` with learning rate ``eta / 2``
+        (:func:`u_step_to_w_eta`), the same dynamics up to ``O(eta^2)`` per step, which
+        keeps ``W = U U^T`` positive semi-definite exactly. (D.2) does not: once a small
+        eigenvalue of ``W`` is pushed below 0 it grows without bound.
+    progress : bool
+        Show a tqdm progress bar.
 
     Returns
     -------
     SymmetricRecord
         Entries after a divergence are ``inf``/``nan`` (no exception is raised).
     """
-    from tqdm.auto import tqdm
-
     a = _vector_a(a)
     d = a.size
     U0 = _checks.array("U0", U0, min_size=0)
@@ -290,8 +343,7 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
                 r += 1
         out = Ws @ x_hat
         test_loss = 0.5 * ((out - x_hat) ** 2).sum(-1)
-        E = Ws - np.eye(d)
-        train_loss = 0.5 * (E**2 * a).sum((-1, -2))
+        train_loss = _loss_41(Ws, a)
     return SymmetricRecord(rec, rec * eta, Ws, out, test_loss, train_loss, a, x_hat, eta,
                            dict(steps=steps, record_every=every, d_prime=U0.shape[-1],
                                 iterate=iterate, batched=batched))
@@ -308,9 +360,28 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
               init_scale: float = 0.2) -> np.ndarray:
     """Initial ``U`` of :class:`swingby.models.SymmetricModel` for each seed, stacked.
 
-    ``init="uniform"``: entries ``U[0, 1) * init_scale`` (the authors' Fig. 5, 8-10
-    initialisation, ``init_scale = 1/5`` or ``1/10``); ``"gaussian"``: ``N(0, init_scale^2)``,
-    the ``tau`` of App. E.2. Returns ``(len(seeds), d, d')`` (``float64``).
+    Used by ``book/beyond_two_concepts.md`` (eq. E.1) and, through
+    :func:`descent_statistics`, by the statistics over seeds of the theory chapters.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    seeds : int or sequence of int
+        One seed per initialisation (``SymmetricModel``'s ``seed``).
+    d_prime : int, optional
+        Width ``d' >= d`` (default ``d``).
+    init : {"uniform", "gaussian"}
+        ``"uniform"``: entries ``U[0, 1) * init_scale`` (the authors' Fig. 5, 8-10
+        initialisation, ``init_scale = 1/5`` or ``1/10``); ``"gaussian"``:
+        ``N(0, init_scale^2)``, the ``tau`` of App. E.2.
+    init_scale : float
+        ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(len(seeds), d, d')``, ``float64``.
     """
     d = _checks.positive_int("d", d)
     dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
