@@ -28,7 +28,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from swingby import _checks
-from swingby._checks import TrainingDiverged  # noqa: F401  (re-exported for users)
+from swingby.models import MLP
 from swingby.sim import SimData
 
 LOSSES = ("mean", "paper")
@@ -75,14 +75,39 @@ class TrainRecord:
 
 
 def steps_per_epoch(n_samples: int, batch_size: int) -> int:
-    """Number of SGD steps in one pass over ``n_samples`` (last batch may be short)."""
+    """Number of SGD steps in one pass over ``n_samples`` (last batch may be short).
+
+    Parameters
+    ----------
+    n_samples : int
+        Size of the training set, ``> 0``.
+    batch_size : int
+        Mini-batch size, ``> 0``.
+
+    Returns
+    -------
+    int
+    """
     n_samples = _checks.positive_int("n_samples", n_samples)
     return -(-n_samples // _checks.positive_int("batch_size", batch_size))
 
 
 def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
     """About ``n`` distinct integer steps in ``[0, n_steps]``, evenly spaced in log time
-    (0 and ``n_steps`` included): the record grid for log-time plots."""
+    (0 and ``n_steps`` included): the record grid for log-time plots.
+
+    Parameters
+    ----------
+    n_steps : int
+        The last step, ``> 0``.
+    n : int
+        About how many steps to return, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Increasing integers, for ``record_steps`` of :func:`train`.
+    """
     n_steps = _checks.positive_int("n_steps", n_steps)
     n = _checks.positive_int("n", n)
     _checks.memory(32.0 * n, f"log_steps with n = {n} steps")
@@ -157,7 +182,20 @@ def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sch
 def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Tensor:
     """Loss of a batch: ``"mean"`` = mean over batch and dims, ``"paper"`` = eq. (2.1).
 
-    ``pred`` and ``target`` are tensors of one shape ``(B, d)`` (or ``(d,)``).
+    Parameters
+    ----------
+    pred : torch.Tensor
+        Model outputs ``(B, d)`` (or ``(d,)``).
+    target : torch.Tensor
+        Targets of the same shape.
+    loss : {"mean", "paper"}
+        ``"mean"``: PyTorch's ``MSELoss`` (the authors' code); ``"paper"``:
+        ``0.5 * ||pred - target||^2`` averaged over the batch.
+
+    Returns
+    -------
+    torch.Tensor
+        A scalar.
     """
     _checks.choice("loss", loss, LOSSES)
     _checks.instance("pred", pred, torch.Tensor, "torch.Tensor")
@@ -189,20 +227,33 @@ def train(
 
     Parameters
     ----------
-    model : any ``nn.Module`` mapping ``(B, d) -> (B, d)``; trained in place.
-    data : a :class:`~swingby.sim.SimData` from :func:`~swingby.sim.make_sim`.
-    lr : learning rate, ``> 0``.
-    batch_size : mini-batch size, ``> 0`` (ignored when ``full_batch``).
-    epochs : passes over the data (full batch: one step per epoch).
-    full_batch : use the whole training set at every step (the rebuttal's setting).
-    loss : ``"mean"`` (authors' code) or ``"paper"`` (eq. 2.1), see module docstring.
-    shuffle : ``"once"`` (one permutation reused every epoch, the authors' code),
-        ``"every_epoch"`` or ``"none"``.
-    record_every, record_steps : record every ``k`` steps, or at the listed steps
-        (step 0 is the initial model). Default: about 200 evenly spaced records.
-    record_train_loss : evaluate eq. (2.1) on the whole training set at each record.
-    seed : seed of the shuffling.
-    progress : show a tqdm progress bar.
+    model : torch.nn.Module
+        Any module mapping ``(B, d) -> (B, d)``; trained in place.
+    data : SimData
+        From :func:`~swingby.sim.make_sim`.
+    lr : float
+        Learning rate, ``> 0``.
+    batch_size : int
+        Mini-batch size, ``> 0`` (ignored when ``full_batch``).
+    epochs : int
+        Passes over the data (full batch: one step per epoch).
+    full_batch : bool
+        Use the whole training set at every step (the rebuttal's setting).
+    loss : {"mean", "paper"}
+        ``"mean"`` (authors' code) or ``"paper"`` (eq. 2.1), see :func:`batch_loss`.
+    shuffle : {"once", "every_epoch", "none"}
+        ``"once"``: one permutation reused every epoch (the authors' code).
+    record_every : int, optional
+        Record every ``k`` steps (step 0 is the initial model). Default, when
+        ``record_steps`` is not given either: about 200 evenly spaced records.
+    record_steps : sequence of int, optional
+        Record at these steps instead (e.g. :func:`log_steps`).
+    record_train_loss : bool
+        Evaluate eq. (2.1) on the whole training set at each record.
+    seed : int
+        Seed of the shuffling.
+    progress : bool
+        Show a tqdm progress bar.
 
     Returns
     -------
@@ -227,19 +278,16 @@ def train(
             outputs.append(data.to_concept(model(data.test_points)).double().numpy())
             train_losses.append(float(batch_loss(model(X), X, "paper")) if record_train_loss else float("nan"))
 
-    if rec_steps[0] == 0:
-        record()
-    diverged = None
-    for step, xb in enumerate(_batches(X, sched, shuffle, seed, progress), start=1):
+    def update(xb: torch.Tensor) -> bool:
         opt.zero_grad(set_to_none=True)
         loss_value = batch_loss(model(xb), xb, loss)
         if not bool(torch.isfinite(loss_value)):
-            diverged = step - 1  # the model after step - 1 updates gives a NaN / inf loss
-            break
+            return False  # the model after the previous updates gives a NaN / inf loss
         loss_value.backward()
         opt.step()
-        if step in rec_steps[len(outputs):len(outputs) + 1]:
-            record()
+        return True
+
+    diverged = _record_loop(_batches(X, sched, shuffle, [seed], progress), update, record, rec_steps)
     if diverged is not None:
         _warn_diverged(f"after step {diverged}", sched.lr)
         missing = len(rec_steps) - len(outputs)
@@ -249,16 +297,48 @@ def train(
                         full_batch=full_batch, loss=loss, shuffle=shuffle, diverged_at_step=diverged)
 
 
-def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seed: int, progress: bool):
-    """The mini-batches of every SGD step, in order (``shuffle`` as in :func:`train`)."""
-    n, bs = X.shape[0], sched.batch_size
-    gen = torch.Generator().manual_seed(seed)
-    Xo = X[torch.randperm(n, generator=gen)] if shuffle == "once" else X
+def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seeds: list[int], progress: bool):
+    """The mini-batches of every SGD step, in order (``shuffle`` as in :func:`train`).
+
+    ``X`` is one training set ``(N, d)`` with ``seeds = [seed]``, or one per run
+    ``(R, N, d)`` with one seed per run (:func:`train_batched`); each run is shuffled
+    with its own generator, so run ``r`` sees the batches :func:`train` would give it.
+    """
+    n, bs = X.shape[-2], sched.batch_size
+    gens = [torch.Generator().manual_seed(seed) for seed in seeds]
+
+    def permuted() -> torch.Tensor:
+        if X.ndim == 2:
+            return X[torch.randperm(n, generator=gens[0])]
+        return torch.stack([X[r, torch.randperm(n, generator=gen)] for r, gen in enumerate(gens)])
+
+    Xo = permuted() if shuffle == "once" else X
     for _ in tqdm(range(sched.epochs), disable=not progress, desc="epochs"):
         if shuffle == "every_epoch":
-            Xo = X[torch.randperm(n, generator=gen)]
+            Xo = permuted()
         for start in range(0, n, bs):
-            yield Xo[start : start + bs]
+            yield Xo[..., start : start + bs, :]
+
+
+def _record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
+    """The training loop shared by :func:`train` and :func:`train_batched`.
+
+    Calls ``record()`` at step 0 if ``rec_steps`` starts there, then ``update(xb)`` for
+    every mini-batch and ``record()`` after each step listed in ``rec_steps``. ``update``
+    returns ``False`` when the loss is no longer finite: the loop then stops and returns
+    the number of updates made so far (the step whose model diverged); else ``None``.
+    """
+    n_recorded = 0
+    if rec_steps[0] == 0:
+        record()
+        n_recorded = 1
+    for step, xb in enumerate(batches, start=1):
+        if not update(xb):
+            return step - 1
+        if n_recorded < len(rec_steps) and rec_steps[n_recorded] == step:
+            record()
+            n_recorded += 1
+    return None
 
 
 def _warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
@@ -298,8 +378,6 @@ def _check_record_memory(sched: _Schedule, data: SimData, n_runs: int) -> None:
 
 def _check_batched_models(models) -> tuple[list, dict]:
     """Check that ``models`` are MLPs of one architecture; return them and the spec."""
-    from swingby.models import MLP
-
     if isinstance(models, (str, bytes)) or not (isinstance(models, MLP) or hasattr(models, "__iter__")):
         raise ValueError(f"models must be a non-empty sequence of swingby.models.MLP, got {models!r}")
     models = list(models) if not isinstance(models, MLP) else [models]
@@ -376,18 +454,22 @@ def train_batched(
 
     Parameters
     ----------
-    models : sequence of :class:`~swingby.models.MLP` with identical ``d``, ``depth``,
-        ``width``, ``activation`` and ``bias`` (different seeds / init scales are
-        fine); trained in place, like :func:`train`.
-    data : one :class:`~swingby.sim.SimData` shared by all runs, or one per model
-        (same number of points and concepts; rotations and samples may differ).
-    lr, batch_size, epochs, full_batch, loss, shuffle, record_every, record_steps,
-    record_train_loss, progress : as in :func:`train`.
-    seed : shuffling seed, one int for all runs or one per model.
+    models : sequence of MLP
+        :class:`~swingby.models.MLP` s with identical ``d``, ``depth``, ``width``,
+        ``activation`` and ``bias`` (different seeds / init scales are fine); trained in
+        place, like :func:`train`.
+    data : SimData or sequence of SimData
+        One data set shared by all runs, or one per model (same number of points and
+        concepts; rotations and samples may differ).
+    lr, batch_size, epochs, full_batch, loss, shuffle, record_every, record_steps, record_train_loss, progress
+        As in :func:`train`.
+    seed : int or sequence of int
+        Shuffling seed, one for all runs or one per model.
 
     Returns
     -------
-    list of TrainRecord, one per model, as :func:`train` would return it.
+    list of TrainRecord
+        One per model, as :func:`train` would return it.
     """
     models, spec = _check_batched_models(models)
     n_runs = len(models)
@@ -402,83 +484,29 @@ def train_batched(
     _checks.memory(12.0 * n_runs * n * spec["d"], f"{n_runs} runs of {n} points in d = {spec['d']}")
     record_train_loss = _checks.flag("record_train_loss", record_train_loss)
     progress = _checks.flag("progress", progress)
-    lr, epochs, bs, rec_steps = sched.lr, sched.epochs, sched.batch_size, sched.record_steps
-    relu = spec["activation"] == "relu"
-    depth = spec["depth"]
+    rec_steps = sched.record_steps
 
     X = torch.stack([dat.X for dat in datas])  # (R, N, d)
-    gens = [torch.Generator().manual_seed(s_) for s_ in seeds]
-
-    def permuted() -> torch.Tensor:
-        return torch.stack([X[r, torch.randperm(n, generator=gens[r])] for r in range(n_runs)])
-
-    Xo = permuted() if shuffle == "once" else X.clone()
-    W = [torch.stack([m.layers[k].weight.detach() for m in models]).clone() for k in range(depth)]
-    B = ([torch.stack([m.layers[k].bias.detach() for m in models]).clone() for k in range(depth)]
-         if spec["bias"] else None)
     P_in = torch.stack([dat.test_points for dat in datas])  # (R, 2**s, d)
     rot = torch.stack([dat.rotation for dat in datas])  # (R, d, d)
-
-    # keep each layer both as (R, out, in) and transposed, so that every batched
-    # product reads contiguous memory (twice as fast as a transposed view)
-    Wt = [w.transpose(1, 2).contiguous() for w in W]
-
-    def forward(h: torch.Tensor, keep: bool = False):
-        hs = [h]
-        for k in range(depth):
-            z = torch.bmm(h, Wt[k]) if B is None else torch.baddbmm(B[k][:, None, :], h, Wt[k])
-            h = torch.relu(z) if relu and k < depth - 1 else z
-            if keep:
-                hs.append(h)
-        return h, hs
-
+    net = _StackedMLPs(models, spec)
     outputs, train_losses = [], []
 
     def record() -> None:
-        outputs.append(torch.bmm(forward(P_in)[0], rot).double().numpy())
+        outputs.append(torch.bmm(net.forward(P_in)[0], rot).double().numpy())
         if record_train_loss:
-            y = forward(X)[0]
+            y = net.forward(X)[0]
             train_losses.append((0.5 * ((y - X) ** 2).sum(-1).mean(-1)).double().numpy())
         else:
             train_losses.append(np.full(n_runs, np.nan))
 
+    def update(xb: torch.Tensor) -> bool:
+        net.sgd_step(xb, sched.lr, loss)
+        return True  # divergence is read from the records afterwards (_batched_divergence)
+
     with torch.no_grad():
-        r = 0
-        if rec_steps[0] == 0:
-            record()
-            r = 1
-        step = 0
-        for _ in tqdm(range(epochs), disable=not progress, desc="epochs"):
-            if shuffle == "every_epoch":
-                Xo = permuted()
-            for start in range(0, n, bs):
-                xb = Xo[:, start : start + bs]
-                y, hs = forward(xb, keep=True)
-                nb = xb.shape[1]
-                if loss == "mean":
-                    delta = (y - xb) * (2.0 / (nb * spec["d"]))
-                else:
-                    delta = (y - xb) * (1.0 / nb)
-                for k in range(depth - 1, -1, -1):
-                    gWt = torch.bmm(hs[k].transpose(1, 2), delta)  # (R, in, out)
-                    if B is not None:
-                        B[k].sub_(delta.sum(1), alpha=lr)
-                    if k > 0:
-                        new_delta = torch.bmm(delta, W[k])
-                        if relu:
-                            new_delta = new_delta * (hs[k] > 0)
-                        delta = new_delta
-                    Wt[k].sub_(gWt, alpha=lr)
-                    W[k].sub_(gWt.transpose(1, 2), alpha=lr)
-                step += 1
-                if r < len(rec_steps) and rec_steps[r] == step:
-                    record()
-                    r += 1
-        for i, m in enumerate(models):  # leave the trained weights in the models, like train()
-            for k in range(depth):
-                m.layers[k].weight.copy_(W[k][i])
-                if B is not None:
-                    m.layers[k].bias.copy_(B[k][i])
+        _record_loop(_batches(X, sched, shuffle, seeds, progress), update, record, rec_steps)
+        net.write_back(models)  # leave the trained weights in the models, like train()
 
     out = np.stack(outputs, axis=1)  # (R, records, 2**s, d)
     tl = np.stack(train_losses, axis=1)  # (R, records)
@@ -486,6 +514,58 @@ def train_batched(
     return [_make_record(dat, out[i], tl[i], sched, seed=seeds[i], full_batch=full_batch,
                          loss=loss, shuffle=shuffle, diverged_at_step=diverged[i])
             for i, dat in enumerate(datas)]
+
+
+class _StackedMLPs:
+    """The weights of ``R`` MLPs of one architecture stacked into ``(R, out, in)`` tensors,
+    with a batched forward pass and a hand-written SGD step (:func:`train_batched`).
+
+    Each layer is kept both as ``(R, out, in)`` and transposed, so that every batched
+    product reads contiguous memory (twice as fast as a transposed view).
+    """
+
+    def __init__(self, models: list, spec: dict):
+        self.d, self.depth, self.relu = spec["d"], spec["depth"], spec["activation"] == "relu"
+        self.W = [torch.stack([m.layers[k].weight.detach() for m in models]).clone() for k in range(self.depth)]
+        self.B = ([torch.stack([m.layers[k].bias.detach() for m in models]).clone() for k in range(self.depth)]
+                  if spec["bias"] else None)
+        self.Wt = [w.transpose(1, 2).contiguous() for w in self.W]
+
+    def forward(self, h: torch.Tensor, keep: bool = False) -> tuple[torch.Tensor, list]:
+        """Outputs ``(R, B, d)`` for inputs ``(R, B, d)``, and the input of every layer if ``keep``."""
+        hs = [h]
+        for k in range(self.depth):
+            z = torch.bmm(h, self.Wt[k]) if self.B is None else torch.baddbmm(self.B[k][:, None, :], h, self.Wt[k])
+            h = torch.relu(z) if self.relu and k < self.depth - 1 else z
+            if keep:
+                hs.append(h)
+        return h, hs
+
+    def sgd_step(self, xb: torch.Tensor, lr: float, loss: str) -> None:
+        """One SGD step of every run on its mini-batch ``xb`` ``(R, B, d)`` (``loss`` as in
+        :func:`batch_loss`)."""
+        y, hs = self.forward(xb, keep=True)
+        nb = xb.shape[1]
+        delta = (y - xb) * (2.0 / (nb * self.d) if loss == "mean" else 1.0 / nb)  # d(loss) / dy
+        for k in range(self.depth - 1, -1, -1):
+            gWt = torch.bmm(hs[k].transpose(1, 2), delta)  # (R, in, out)
+            if self.B is not None:
+                self.B[k].sub_(delta.sum(1), alpha=lr)
+            if k > 0:
+                new_delta = torch.bmm(delta, self.W[k])
+                if self.relu:
+                    new_delta = new_delta * (hs[k] > 0)
+                delta = new_delta
+            self.Wt[k].sub_(gWt, alpha=lr)
+            self.W[k].sub_(gWt.transpose(1, 2), alpha=lr)
+
+    def write_back(self, models: list) -> None:
+        """Copy run ``i``'s weights into ``models[i]``."""
+        for i, m in enumerate(models):
+            for k in range(self.depth):
+                m.layers[k].weight.copy_(self.W[k][i])
+                if self.B is not None:
+                    m.layers[k].bias.copy_(self.B[k][i])
 
 
 def _batched_divergence(out: np.ndarray, models, rec_steps: np.ndarray, sched: _Schedule) -> list:
