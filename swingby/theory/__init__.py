@@ -32,8 +32,10 @@ The code lives in one module per subject; every name is imported from here
 * :mod:`swingby.theory.one_layer`: the one-layer closed form (Sec. 4.1, App. C.2).
 * :mod:`swingby.theory.symmetric`: the symmetric model and eq. (D.2), its simulation,
   the matrix ``a`` and the initial ``U`` (Sec. 4.2, App. D).
-* :mod:`swingby.theory.stages`: stage detection, descents and their statistics over
-  seeds, escape times, the phase diagram (Sec. 4.2.1-4.2.2, App. E).
+* :mod:`swingby.theory.stages`: stage detection, descents, their alignment with the
+  growth of the weights, escape times (Sec. 4.2.1-4.2.2, App. E).
+* ``swingby.theory.statistics``: descents and failures over many seeds, the phase
+  diagram (App. E.1-E.3).
 * :mod:`swingby.theory.settings`: Assumptions D.1-D.5 and the settings of the paper's
   theory figures (:data:`THEORY_SETTINGS`).
 * :mod:`swingby.theory.figures`: figures that draw several runs side by side (not
@@ -50,10 +52,10 @@ from swingby.theory.settings import (
     check_assumptions,
 )
 from swingby.theory.stages import (
-    DescentStats, Growth, LossSegment, PhaseDiagram, StageAlignment, Stages, count_descents,
-    descent_statistics, detect_stages, escape_time, growth_in_descents, loss_turning_points, phase_diagram,
-    shrink_fraction, stage_alignment,
+    Growth, LossSegment, StageAlignment, Stages, count_descents, detect_stages, escape_time,
+    growth_in_descents, loss_turning_points, shrink_fraction, stage_alignment,
 )
+from swingby.theory.statistics import DescentStats, PhaseDiagram, descent_statistics, phase_diagram
 from swingby.theory.symmetric import (
     GSN, MATRICES, SymmetricRecord, authors_a, dynamics_a, gsn_terms, initial_U, population_loss,
     simulate_symmetric, symmetric_step, u_step_to_w_eta,

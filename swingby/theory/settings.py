@@ -10,7 +10,8 @@ import numpy as np
 
 from swingby import _checks
 from swingby.theory._args import _eta, _vector_a
-from swingby.theory.stages import DescentStats, Stages, descent_statistics, detect_stages
+from swingby.theory.stages import Stages, detect_stages
+from swingby.theory.statistics import DescentStats, descent_statistics
 from swingby.theory.symmetric import SymmetricRecord, authors_a, dynamics_a, initial_U, simulate_symmetric
 
 
@@ -212,7 +213,7 @@ class TheorySetting:
         record_every : int
             Record every ``k``-th iterate.
         steps : int, optional
-            Iterations (default :attr:`steps`).
+            Iterations (default: the setting's ``steps``).
 
         Returns
         -------

@@ -1,8 +1,8 @@
 """Stage detection and descents (Sec. 4.2.1-4.2.2, App. E): growth and suppression
-stages and the descents of the test loss of a simulated trajectory, the checks on them,
-the escape time of a major entry, and the descent statistics over many seeds (App. E.1-E.3).
-Chapters: ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``,
-``book/one_layer_theory.md``."""
+stages and the descents of the test loss of a simulated trajectory, the checks on them
+and the escape time of a major entry (the statistics over many seeds are in
+``swingby.theory.statistics``). Chapters: ``book/two_layer_theory.md``,
+``book/beyond_two_concepts.md``, ``book/one_layer_theory.md``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -11,10 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory._args import _sequence
-from swingby.theory.symmetric import (
-    SymmetricRecord, _single_record, dynamics_a, initial_U, simulate_symmetric,
-)
+from swingby.theory.symmetric import SymmetricRecord, _single_record
 
 
 class LossSegment(NamedTuple):
@@ -355,131 +352,3 @@ def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.n
         elif np.isfinite(row[-1]) and 0 < row[-1] < level:
             out[b] = t[-1] + (np.log(1 / row[-1] - 1) - np.log(1 / level - 1)) / (2 * record.a[p])
     return out if record.W.ndim == 4 else out[0]
-
-
-class DescentStats(NamedTuple):
-    """Output of :func:`descent_statistics`, one entry per initialisation."""
-
-    n_descents: np.ndarray  #: ``(B,)`` descents of the test loss (``-1`` where (D.2) diverged)
-    unfinished: np.ndarray  #: ``(B,)`` bool, some major entry still below 1/2 at the end
-    diverged: np.ndarray  #: ``(B,)`` bool, the iteration overflowed (only ``iterate="W"``)
-    record: SymmetricRecord  #: the batched trajectories
-
-
-def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "uniform",
-                       init_scale: float = 0.1, d_prime: int | None = None, eta: float = 0.01,
-                       steps: int = 10_000, rel_tol: float = 0.01, record_every: int = 10,
-                       iterate: str = "U", origin_cluster: bool = False,
-                       matrix: str = "authors") -> DescentStats:
-    """Simulate ``n_seeds`` initialisations (seeds ``0..n_seeds-1`` of
-    :func:`initial_U`) of the symmetric model at one SIM setting and count, for each,
-    the descents of the test loss and whether it is unfinished (App. E.1-E.3: how often
-    multiple descents and failures occur, rather than one tuned seed).
-
-    ``a`` comes from :func:`dynamics_a` with ``matrix`` (default ``"authors"``, the ``A^2``
-    of the authors' scripts; ``"paper"``: eq. C.13, ``sigma`` a standard deviation),
-    ``x_hat = sum_p mu_p e_p``. ``iterate="U"`` (default) keeps ``W`` PSD; with ``"W"`` the
-    runs that diverge are flagged and get ``n_descents = -1``. Used by
-    ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md`` and
-    ``book/one_layer_theory.md``.
-
-    Parameters
-    ----------
-    mu : array_like(float, ndim=1)
-        Cluster distances ``mu_p >= 0`` (``s = len(mu)``).
-    sigma : float or array_like(float, ndim=1)
-        Standard deviation, as in :func:`dynamics_a`.
-    d : int
-        Dimension, ``>= s``.
-    n_seeds : int
-        Initialisations, seeds ``0..n_seeds-1``.
-    init, init_scale, d_prime
-        As in :func:`initial_U`.
-    eta, steps, record_every, iterate
-        As in :func:`simulate_symmetric`.
-    rel_tol : float
-        As in :func:`count_descents`.
-    origin_cluster : bool
-        As in :func:`dynamics_a`.
-    matrix : {"authors", "paper"}
-        As in :func:`dynamics_a`.
-
-    Returns
-    -------
-    DescentStats
-        ``(n_descents, unfinished, diverged, record)``.
-    """
-    a = dynamics_a(mu, sigma, d, matrix=matrix, origin_cluster=origin_cluster)
-    s = len(np.atleast_1d(mu))
-    rel_tol = _checks.number("rel_tol", rel_tol, low=0)
-    x_hat = np.zeros(d)
-    x_hat[:s] = mu
-    U0 = initial_U(d, range(_checks.positive_int("n_seeds", n_seeds)), d_prime=d_prime, init=init,
-                   init_scale=init_scale)
-    rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=record_every, iterate=iterate)
-    diverged = ~np.isfinite(rec.test_loss).all(axis=1)
-    n_desc = np.full(U0.shape[0], -1)
-    if (~diverged).any():
-        n_desc[~diverged] = count_descents(rec.test_loss[~diverged], rel_tol=rel_tol)
-    final_diag = np.diagonal(rec.W[:, -1], axis1=-2, axis2=-1)[:, :s]
-    unfinished = ~diverged & (final_diag < 0.5).any(axis=1)
-    return DescentStats(n_desc, unfinished, diverged, rec)
-
-
-class PhaseDiagram(NamedTuple):
-    """Output of :func:`phase_diagram`."""
-
-    percent: np.ndarray  #: ``(len(d_values), len(taus))`` % of runs with two or more descents
-    d_values: tuple
-    taus: tuple
-
-
-def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds: int = 100,
-                  eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> PhaseDiagram:
-    """How often swing-by occurs over the dimension and the initialisation scale (App. E.2).
-
-    For each ``d`` in ``d_values`` (``d' = d``) and each ``tau`` in ``taus``, ``n_seeds``
-    Gaussian initialisations ``U ~ N(0, tau^2)`` (seeds ``0..n_seeds-1`` of
-    :func:`initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
-    from :func:`dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
-
-    Used by ``book/beyond_two_concepts.md``.
-
-    Parameters
-    ----------
-    mu, sigma
-        The SIM setting (``sigma`` a standard deviation), as in :func:`dynamics_a`.
-    d_values : sequence of int
-        Dimensions ``>= len(mu)``.
-    taus : sequence of float
-        Initialisation scales ``> 0``.
-    matrix : {"authors", "paper"}
-        As in :func:`dynamics_a`.
-    n_seeds, eta, steps, rel_tol
-        As in :func:`descent_statistics`.
-
-    Returns
-    -------
-    PhaseDiagram
-        The percentage of runs whose test loss descends two or more times.
-    """
-    d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_sequence("d_values", d_values)))
-    taus = tuple(_checks.positive_float(f"taus[{k}]", t) for k, t in enumerate(_sequence("taus", taus)))
-    n = _checks.positive_int("n_seeds", n_seeds)
-    _checks.memory(8.0 * n * len(taus) * (_checks.positive_int("steps", steps) // 10 + 2) * max(d_values) ** 2,
-                   f"n_seeds = {n} x {len(taus)} taus x steps = {steps} at d = {max(d_values)}")
-    s = len(np.atleast_1d(mu))
-    percent = np.zeros((len(d_values), len(taus)))
-    for i, d in enumerate(d_values):
-        a = dynamics_a(mu, sigma, d, matrix=matrix)
-        x_hat = np.zeros(d)
-        x_hat[:s] = mu
-        base = initial_U(d, range(n), init="gaussian", init_scale=1.0)
-        U0 = np.concatenate([base * tau for tau in taus])
-        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
-        if not np.all(np.isfinite(rec.test_loss)):
-            raise ValueError(f"the dynamics overflowed at d = {d}: eta = {eta} is too large for the largest "
-                             f"a = {a.max():.3g} (mu, sigma) or tau = {max(taus)}; use a smaller eta")
-        n_desc = count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(taus), n)
-        percent[i] = np.mean(n_desc >= 2, axis=1) * 100
-    return PhaseDiagram(percent, d_values, taus)

@@ -309,44 +309,51 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
     _checks.memory(8.0 * n_batch * (steps // every + 2) * d * (d + 3),
                    f"{steps // every + 2} records (steps = {steps}, record_every = {every}) of "
                    f"{n_batch} trajectories with d = {d}")
-    batched = U0.ndim == 3
-    W = U0 @ np.swapaxes(U0, -1, -2)
     rec = np.arange(0, steps + 1, every)
     if rec[-1] != steps:
         rec = np.append(rec, steps)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ws = _iterate(U0 @ np.swapaxes(U0, -1, -2), a, eta, rec, iterate, progress)
+        out = Ws @ x_hat
+        test_loss = 0.5 * ((out - x_hat) ** 2).sum(-1)
+        train_loss = _loss_41(Ws, a)
+    return SymmetricRecord(rec, rec * eta, Ws, out, test_loss, train_loss, a, x_hat, eta,
+                           dict(steps=steps, record_every=every, d_prime=U0.shape[-1],
+                                iterate=iterate, batched=U0.ndim == 3))
+
+
+def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate: str,
+             progress: bool) -> np.ndarray:
+    """Iterate from ``W`` (``(..., d, d)``) to step ``rec[-1]``; the iterates at the steps
+    ``rec`` (``rec[0] = 0``), stacked on the axis before the last two."""
+    d = a.size
     Ws = np.empty(W.shape[:-2] + (rec.size, d, d))
     Ws[..., 0, :, :] = W
     r = 1
     apa = a[:, None] + a[None, :]  # a_i + a_j
     two_a = 2.0 * np.diag(a)
     eye = np.eye(d)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for n in tqdm(range(1, steps + 1), disable=not progress, desc="steps", mininterval=0.5):
-            if iterate == "W":
-                # (D.2) = -(M W + W M) / 2 with M = (W - I) A + A (W - I) symmetric
-                M = W * apa
-                M -= two_a
-                MW = M @ W
-                MW += np.swapaxes(MW, -1, -2)
-                MW *= -0.5 * eta
-                W += MW
-            else:
-                # U <- (I - eta/2 M) U, so W <- B W B with B = I - eta/2 M symmetric:
-                # a congruence, which keeps W positive semi-definite
-                B = W * apa  # M = (W - I) A + A (W - I) = W * (a_i + a_j) - 2 A
-                B -= two_a
-                B *= -0.5 * eta
-                B += eye
-                W = B @ W @ B
-            if n == rec[r]:
-                Ws[..., r, :, :] = W
-                r += 1
-        out = Ws @ x_hat
-        test_loss = 0.5 * ((out - x_hat) ** 2).sum(-1)
-        train_loss = _loss_41(Ws, a)
-    return SymmetricRecord(rec, rec * eta, Ws, out, test_loss, train_loss, a, x_hat, eta,
-                           dict(steps=steps, record_every=every, d_prime=U0.shape[-1],
-                                iterate=iterate, batched=batched))
+    for n in tqdm(range(1, int(rec[-1]) + 1), disable=not progress, desc="steps", mininterval=0.5):
+        if iterate == "W":
+            # (D.2) = -(M W + W M) / 2 with M = (W - I) A + A (W - I) symmetric
+            M = W * apa
+            M -= two_a
+            MW = M @ W
+            MW += np.swapaxes(MW, -1, -2)
+            MW *= -0.5 * eta
+            W += MW
+        else:
+            # U <- (I - eta/2 M) U, so W <- B W B with B = I - eta/2 M symmetric:
+            # a congruence, which keeps W positive semi-definite
+            B = W * apa  # M = (W - I) A + A (W - I) = W * (a_i + a_j) - 2 A
+            B -= two_a
+            B *= -0.5 * eta
+            B += eye
+            W = B @ W @ B
+        if n == rec[r]:
+            Ws[..., r, :, :] = W
+            r += 1
+    return Ws
 
 
 def _single_record(name: str, record) -> "SymmetricRecord":
