@@ -28,31 +28,47 @@ def _modules() -> list:
     return [importlib.import_module(n) for n in sorted(names) if n not in SKIP]
 
 
-def _n_params(func) -> int:
+def _params(func, bound: bool) -> list[str]:
+    """Parameter names of ``func``; ``bound``: drop the first (``self`` or ``cls``)."""
     try:
-        params = inspect.signature(func).parameters
+        names = list(inspect.signature(func).parameters)
     except (TypeError, ValueError):
-        return 0
-    return sum(1 for name in params if name not in ("self", "cls"))
+        return []
+    return names[1:] if bound else names
 
 
-def _counted(module) -> list[tuple[str, object]]:
+def _counted(module) -> list[tuple[str, object, list[str]]]:
     """Public functions of ``module`` and public methods of its public classes (defined
-    there, not imported) with two or more parameters, as ``(qualified name, object)``."""
+    there, not imported) with two or more parameters, as ``(qualified name, function,
+    parameter names)``."""
     out = []
     for name, obj in vars(module).items():
         if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
             continue
         if inspect.isfunction(obj):
-            out.append((name, obj))
+            out.append((name, obj, _params(obj, bound=False)))
         elif inspect.isclass(obj):
             for mname, member in vars(obj).items():
                 if mname.startswith("_"):
                     continue
                 func = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
                 if inspect.isfunction(func):
-                    out.append((f"{name}.{mname}", func))
-    return [(n, f) for n, f in out if _n_params(f) >= 2]
+                    out.append((f"{name}.{mname}", func, _params(func, not isinstance(member, staticmethod))))
+    return [(n, f, p) for n, f, p in out if len(p) >= 2]
+
+
+def _documented(doc: str) -> set[str]:
+    """Parameter names a numpydoc ``Parameters`` section lists (``x, y : array`` gives
+    two; free-text entries such as ``other arguments`` are not names and are skipped)."""
+    m = re.search(r"^Parameters\n-{10}\n(.*?)(?=^\S[^\n]*\n-{3,}$|\Z)", doc, re.MULTILINE | re.DOTALL)
+    names = set()
+    for line in (m.group(1).splitlines() if m else []):
+        if line and not line[0].isspace():
+            for item in line.split(" : ")[0].split(","):
+                item = item.strip().lstrip("*")
+                if item.isidentifier():
+                    names.add(item)
+    return names
 
 
 def coverage() -> dict[str, tuple[int, int, list[str]]]:
@@ -60,7 +76,7 @@ def coverage() -> dict[str, tuple[int, int, list[str]]]:
     table = {}
     for module in _modules():
         funcs = _counted(module)
-        missing = [n for n, f in funcs if not _SECTION.search(inspect.getdoc(f) or "")]
+        missing = [n for n, f, _ in funcs if not _SECTION.search(inspect.getdoc(f) or "")]
         if funcs:
             table[module.__name__] = (len(funcs) - len(missing), len(funcs), missing)
     return table
@@ -88,6 +104,19 @@ def test_public_functions_have_a_parameters_section():
     assert ok / n >= MIN_COVERAGE, (
         f"only {ok} of {n} public functions with two or more parameters have a numpydoc "
         f"Parameters section:\n{report(table)}")
+
+
+
+def test_parameters_sections_name_real_parameters():
+    """A documented name that the function does not take is a stale docstring (an
+    argument renamed or removed)."""
+    stale = []
+    for module in _modules():
+        for name, func, params in _counted(module):
+            extra = _documented(inspect.getdoc(func) or "") - set(params)
+            if extra:
+                stale.append(f"{module.__name__}.{name}: documents {sorted(extra)}, takes {params}")
+    assert not stale, "Parameters sections that name no parameter:\n" + "\n".join(stale)
 
 
 if __name__ == "__main__":

@@ -159,7 +159,20 @@ def learning_order(res: dict, level: float = 0.5) -> list[dict]:
 
 
 def speed(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
-    """``(midpoint steps, |dC/dt| (n_dc, n_ckpt - 1))`` of the seed-mean point (Fig. 6c)."""
+    """``(midpoint steps, |dC/dt| (n_dc, n_ckpt - 1))`` of the seed-mean point (Fig. 6c).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    cls : int
+        Index of the class in ``CLASSES`` (default: class 11).
+
+    Returns
+    -------
+    midpoints : array (n_ckpt - 1,)
+    speed : array (n_dc, n_ckpt - 1)
+    """
     cls = _cls(cls)
     traj = mean_trajectories(res)[:, :, cls]
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
@@ -177,6 +190,17 @@ def speed_noise_floor(res: dict, cls: int = CLASS_11) -> np.ndarray:
     difference between models, not noise). Between two checkpoints whose true points
     coincide, ``|dC|`` is still about ``sqrt(sum(se_k^2 + se_{k+1}^2))``. Speeds near
     this floor are not measured.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    cls : int
+        Index of the class in ``CLASSES`` (default: class 11).
+
+    Returns
+    -------
+    array (n_dc, n_ckpt - 1)
     """
     cls = _cls(cls)
     p = np.asarray(_check_res(res)["probs"])[:, :, :, cls].astype(float)  # (D, S, K, n, 2)
@@ -211,7 +235,19 @@ def floor_from_samples(samples: np.ndarray, gaps: np.ndarray) -> np.ndarray:
 def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
     """Fraction of a class's samples that show *both* of its concepts, ``(n_dc, n_ckpt)``
     each: read by the classifier (both probabilities on the right side of 1/2) and by
-    the pixel check (a visible disc of the right colour and size)."""
+    the pixel check (a visible disc of the right colour and size).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    cls : int
+        Index of the class in ``CLASSES`` (default: class 11).
+
+    Returns
+    -------
+    by_classifier, by_pixels : array (n_dc, n_ckpt)
+    """
     cls = _cls(cls)
     want = np.array([int(CLASSES[cls][0]), int(CLASSES[cls][1])], bool)
     p = np.asarray(_check_res(res)["probs"])[:, :, :, cls].astype(float)

@@ -137,7 +137,19 @@ class BendCheck(NamedTuple):
 
 def sampling_se(res: dict, cls: int = CLASS_11) -> np.ndarray:
     """``(n_dc, n_seed, n_ckpt, 2)``: standard error of each run's class point (the mean
-    of its samples' classifier outputs)."""
+    of its samples' classifier outputs).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    cls : int
+        Index of the class in ``CLASSES`` (default: class 11).
+
+    Returns
+    -------
+    array (n_dc, n_seed, n_ckpt, 2)
+    """
     p = np.asarray(A._check_res(res)["probs"])[:, :, :, cls].astype(float)
     return p.std(axis=3, ddof=1) / np.sqrt(p.shape[3])
 

@@ -123,7 +123,19 @@ def radius_mean(cfg: CirclesConfig, small: int) -> float:
 
 
 def class_prompt(cfg: CirclesConfig, cls: str) -> np.ndarray:
-    """Conditioning vector ``(R, G, B, radius)`` of the class means (the test prompt)."""
+    """Conditioning vector ``(R, G, B, radius)`` of the class means (the test prompt).
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The data-generating process.
+    cls : {"00", "01", "10", "11"}
+        The class (colour bit, size bit).
+
+    Returns
+    -------
+    numpy.ndarray (4,)
+    """
     blue, small = _check_class(cls)
     return np.concatenate([colour_mean(cfg, blue), [radius_mean(cfg, small)]]).astype(np.float32)
 
