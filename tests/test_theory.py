@@ -5,9 +5,23 @@ import torch
 
 from swingby.sim import second_moment
 from swingby.theory import (
-    THEORY_SETTINGS, LossSegment, augmented_moment, check_assumptions, count_descents, descent_statistics,
-    detect_stages, gsn_terms, initial_U, loss_turning_points, mean_vector, one_layer_output,
-    one_layer_output_with_bias, population_loss, simulate_symmetric, stage_alignment, symmetric_step,
+    THEORY_SETTINGS,
+    LossSegment,
+    augmented_moment,
+    check_assumptions,
+    count_descents,
+    descent_statistics,
+    detect_stages,
+    gsn_terms,
+    initial_U,
+    loss_turning_points,
+    mean_vector,
+    one_layer_output,
+    one_layer_output_with_bias,
+    population_loss,
+    simulate_symmetric,
+    stage_alignment,
+    symmetric_step,
     u_step_to_w_eta,
 )
 

@@ -45,23 +45,51 @@ The code lives in one module per subject; every name is imported from here
 from __future__ import annotations
 
 from swingby.theory.one_layer import (
-    OneLayerOutput, augmented_moment, mean_vector, one_layer_output, one_layer_output_with_bias,
+    OneLayerOutput,
+    augmented_moment,
+    mean_vector,
+    one_layer_output,
+    one_layer_output_with_bias,
 )
 from swingby.theory.settings import (
-    THEORY_SETTINGS, AssumptionConstants, AssumptionReport, Inequality, StagedRun, TheorySetting,
+    THEORY_SETTINGS,
+    AssumptionConstants,
+    AssumptionReport,
+    Inequality,
+    StagedRun,
+    TheorySetting,
     check_assumptions,
 )
 from swingby.theory.stages import (
-    Growth, LossSegment, StageAlignment, Stages, count_descents, detect_stages, escape_time,
-    growth_in_descents, loss_turning_points, shrink_fraction, stage_alignment,
+    Growth,
+    LossSegment,
+    StageAlignment,
+    Stages,
+    count_descents,
+    detect_stages,
+    escape_time,
+    growth_in_descents,
+    loss_turning_points,
+    shrink_fraction,
+    stage_alignment,
 )
 from swingby.theory.statistics import DescentStats, PhaseDiagram, descent_statistics, phase_diagram
-from swingby.theory.symmetric import (
-    GSN, MATRICES, SymmetricRecord, authors_a, dynamics_a, gsn_terms, initial_U, population_loss,
-    simulate_symmetric, symmetric_step, u_step_to_w_eta,
-)
+
 # a private helper that swingby.plotting imports from here
-from swingby.theory.symmetric import _single_record  # noqa: F401
+from swingby.theory.symmetric import (
+    GSN,
+    MATRICES,
+    SymmetricRecord,
+    _single_record,  # noqa: F401
+    authors_a,
+    dynamics_a,
+    gsn_terms,
+    initial_U,
+    population_loss,
+    simulate_symmetric,
+    symmetric_step,
+    u_step_to_w_eta,
+)
 
 __all__ = [
     "AssumptionConstants", "AssumptionReport", "DescentStats", "GSN", "Growth", "Inequality", "LossSegment",

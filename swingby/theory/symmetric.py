@@ -15,7 +15,6 @@ from swingby.models import SymmetricModel
 from swingby.sim import second_moment
 from swingby.theory._args import _eta, _square, _vector, _vector_a
 
-
 #: The two choices of the matrix the symmetric dynamics run with (see :func:`dynamics_a`).
 MATRICES = ("paper", "authors")
 
