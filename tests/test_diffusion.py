@@ -10,10 +10,22 @@ import torch
 
 from swingby.diffusion import sweep as S
 from swingby.diffusion.concept_space import (
-    class_point, concept_mse, concept_speed, fit_exponential, pixel_measure, pixel_point,
+    class_point,
+    concept_mse,
+    concept_speed,
+    fit_exponential,
+    pixel_measure,
+    pixel_point,
 )
 from swingby.diffusion.data import (
-    CLASSES, CirclesConfig, capability_prompts, class_prompt, colour_mean, make_dataset, radius_mean, render,
+    CLASSES,
+    CirclesConfig,
+    capability_prompts,
+    class_prompt,
+    colour_mean,
+    make_dataset,
+    radius_mean,
+    render,
     sample_attributes,
 )
 from swingby.diffusion.presets import AUTHORS_DETAILS, PRESETS, get_preset

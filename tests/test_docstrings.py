@@ -12,6 +12,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+from pathlib import Path
 
 import swingby
 
@@ -117,6 +118,17 @@ def test_parameters_sections_name_real_parameters():
             if extra:
                 stale.append(f"{module.__name__}.{name}: documents {sorted(extra)}, takes {params}")
     assert not stale, "Parameters sections that name no parameter:\n" + "\n".join(stale)
+
+
+
+def test_the_api_page_lists_every_public_module():
+    """``book/api.md`` has an ``automodule`` for every module whose name has no leading
+    underscore, so a new module cannot be left out of the API reference."""
+    page = (Path(__file__).resolve().parents[1] / "book" / "api.md").read_text()
+    listed = set(re.findall(r"^\.\. automodule:: (\S+)$", page, re.MULTILINE))
+    public = {m.__name__ for m in _modules() if not any(part.startswith("_") for part in m.__name__.split("."))}
+    assert not public - listed, f"book/api.md lacks an automodule for {sorted(public - listed)}"
+    assert not listed - public - {"swingby._checks"}, f"book/api.md lists unknown modules {sorted(listed - public)}"
 
 
 if __name__ == "__main__":

@@ -35,18 +35,50 @@ The claim checks of the chapter (it reports how often each passes on its null):
 from __future__ import annotations
 
 from swingby.diffusion.capability_claims import (
-    Lead, LinearFit, ProbeScore, capability_lead, coincidence_check, linear_check, linear_fit,
-    noise_capability, permute_seeds, precedes_check, probe_score, rank_correlation,
-    robustness_check, swap_curves,
+    Lead,
+    LinearFit,
+    ProbeScore,
+    capability_lead,
+    coincidence_check,
+    linear_check,
+    linear_fit,
+    noise_capability,
+    permute_seeds,
+    precedes_check,
+    probe_score,
+    rank_correlation,
+    robustness_check,
+    swap_curves,
 )
 from swingby.diffusion.capability_measures import (
-    CLASS_11, CORNERS, TARGET_11, CrossingTimes, behaviour, capability, crossing_times,
-    first_crossing, joint_accuracy, prompt_accuracies, prompt_labels, repeat_noise_ratio, seed_std,
-    spread_ratio, time_mean,
+    CLASS_11,
+    CORNERS,
+    TARGET_11,
+    CrossingTimes,
+    behaviour,
+    capability,
+    crossing_times,
+    first_crossing,
+    joint_accuracy,
+    prompt_accuracies,
+    prompt_labels,
+    repeat_noise_ratio,
+    seed_std,
+    spread_ratio,
+    time_mean,
 )
 from swingby.diffusion.capability_probes import (
-    ConceptTurn, checkpoint_gap, class_points, concept_turn, embedding_disentanglement,
-    embedding_parallelogram, final_mse, first_concept_index, loss_log, peak_step, transition_step,
+    ConceptTurn,
+    checkpoint_gap,
+    class_points,
+    concept_turn,
+    embedding_disentanglement,
+    embedding_parallelogram,
+    final_mse,
+    first_concept_index,
+    loss_log,
+    peak_step,
+    transition_step,
 )
 
 __all__ = [

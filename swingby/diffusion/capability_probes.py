@@ -15,7 +15,13 @@ import numpy as np
 
 from swingby import _checks
 from swingby.diffusion.capability_measures import (
-    CLASS_11, CORNERS, TARGET_11, _masked, _res, _steps, first_crossing,
+    CLASS_11,
+    CORNERS,
+    TARGET_11,
+    _masked,
+    _res,
+    _steps,
+    first_crossing,
 )
 
 
