@@ -122,7 +122,7 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
         The percentage of runs whose test loss descends two or more times.
     """
     d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_sequence("d_values", d_values)))
-    taus = tuple(_checks.positive_float(f"taus[{k}]", t) for k, t in enumerate(_sequence("taus", taus)))
+    taus = tuple(_checks.positive_float(f"taus[{k}]", tau) for k, tau in enumerate(_sequence("taus", taus)))
     n = _checks.positive_int("n_seeds", n_seeds)
     _checks.memory(8.0 * n * len(taus) * (_checks.positive_int("steps", steps) // 10 + 2) * max(d_values) ** 2,
                    f"n_seeds = {n} x {len(taus)} taus x steps = {steps} at d = {max(d_values)}")

@@ -395,6 +395,6 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
     _checks.memory(16.0 * n * d * dp, f"{n} seeds of U with shape (d, d_prime) = ({d}, {dp})")
     seeds = [_checks.seed("seeds", seeds)] if _checks.is_integer(seeds) else _checks.seed_list("seeds", seeds)
     return np.stack([
-        SymmetricModel(d, d_prime, init=init, init_scale=init_scale, seed=int(s)).U.detach().double().numpy()
-        for s in seeds
+        SymmetricModel(d, d_prime, init=init, init_scale=init_scale, seed=int(seed)).U.detach().double().numpy()
+        for seed in seeds
     ])
