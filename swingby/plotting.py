@@ -7,8 +7,8 @@ bad argument with a ``ValueError`` before drawing anything.
 """
 from __future__ import annotations
 
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.axes import Axes
 
 from swingby import _checks

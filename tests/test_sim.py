@@ -4,8 +4,15 @@ import pytest
 import torch
 
 from swingby.sim import (
-    empirical_second_moment, frobenius_loss, linear_model_loss, make_sim,
-    second_moment, std_from_authors_sigma, test_points as eq_b1_points,
+    empirical_second_moment,
+    frobenius_loss,
+    linear_model_loss,
+    make_sim,
+    second_moment,
+    std_from_authors_sigma,
+)
+from swingby.sim import (
+    test_points as eq_b1_points,
 )
 
 
