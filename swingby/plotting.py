@@ -10,8 +10,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap, is_color_like
+from matplotlib.patches import Patch, Rectangle
 
 from swingby import _checks
+from swingby.observations import _check_test_index, _record, marker_indices
 from swingby.sim import SimData
 
 #: Largest ``d`` of :func:`plot_entry_types` (it writes one label per entry of a d x d grid).
@@ -38,8 +41,6 @@ def _dims(dims, d: int) -> tuple[int, int]:
 
 def _records_labels(records, labels) -> tuple[list, list]:
     """Finite :class:`~swingby.train.TrainRecord` s and one label each."""
-    from swingby.observations import _record
-
     if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
         raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
     records = [_record(f"records[{k}]", r) for k, r in enumerate(records)]
@@ -52,8 +53,6 @@ def _records_labels(records, labels) -> tuple[list, list]:
 
 def _style(color=None, title=None, cmap=None) -> None:
     """A matplotlib colour (or None), a str title (or None), a colormap name (or None)."""
-    from matplotlib.colors import is_color_like
-
     if color is not None and not is_color_like(color):
         raise ValueError(f"color must be a matplotlib colour (a name such as 'tab:red', '#rrggbb' or "
                          f"an RGB tuple), got {color!r}")
@@ -66,6 +65,8 @@ def _style(color=None, title=None, cmap=None) -> None:
             raise ValueError(f"cmap must be the name of a matplotlib colormap (e.g. 'viridis'), got {cmap!r}") from None
 
 
+# The theory classes are imported inside the functions that need them: swingby.theory.figures
+# imports this module, so importing swingby.theory here would be circular.
 def _symmetric_record(record):
     from swingby.theory import _single_record
 
@@ -221,9 +222,6 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     matplotlib Axes
         The axes drawn on.
     """
-    from matplotlib.colors import ListedColormap
-    from matplotlib.patches import Patch, Rectangle
-
     d = _checks.integer("d", d, low=1, high=MAX_ENTRY_GRID)
     s = _checks.integer("s", s, low=1, high=d)
     group = None if group is None else _checks.index("group", group, s)
@@ -414,8 +412,6 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
     matplotlib Axes
         The axes drawn on.
     """
-    from swingby.observations import marker_indices
-
     _axes(ax)
     _style(title=title)
     records, labels = _records_labels(records, labels)
@@ -490,8 +486,6 @@ def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
     numpy.ndarray
         ``(2**s, 2)`` positions.
     """
-    from swingby.observations import _check_test_index
-
     V = _check_test_index(test_index).astype(int)
     rank = V.sum(axis=1)
     pos = np.zeros((len(V), 2))

@@ -16,8 +16,18 @@ import numpy as np
 from IPython.display import display
 
 from swingby import _checks
-from swingby.plotting import plot_sim_3d
+from swingby.models import MLP
+from swingby.observations import record_grid
+from swingby.plotting import (
+    plot_jacobian_entries,
+    plot_output_trajectory,
+    plot_sim_3d,
+    plot_sweep_trajectories,
+    plot_test_losses,
+)
 from swingby.sim import make_sim, second_moment
+from swingby.theory import detect_stages, dynamics_a, initial_U, simulate_symmetric
+from swingby.train import steps_per_epoch, train
 
 #: Largest ``n_per_cluster`` / ``epochs`` / ``steps`` of an explorer: every slider move
 #: reruns the work, which must stay interactive.
@@ -138,9 +148,6 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     ipywidgets.HBox
         The live explorer (its static view at the given values is drawn first).
     """
-    from swingby.plotting import plot_jacobian_entries, plot_output_trajectory
-    from swingby.theory import detect_stages, dynamics_a, initial_U, simulate_symmetric
-
     mu = _slider_values("mu", mu, 2, 0.2, 3.0)
     sigma = _checks.number("sigma", sigma, low=0.0, high=1.5)
     init_scale = _checks.number("init_scale", init_scale, low=1e-3, high=1.0)
@@ -210,11 +217,6 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
     epochs = _checks.integer("epochs", epochs, low=1, high=MAX_EPOCHS)
     seed = _checks.seed("seed", seed)
-    from swingby.models import MLP
-    from swingby.observations import record_grid
-    from swingby.plotting import plot_sweep_trajectories, plot_test_losses
-    from swingby.train import steps_per_epoch, train
-
     sl = dict(continuous_update=False)
     w_mu1 = widgets.FloatSlider(value=2.0, min=0.5, max=4.0, step=0.25, description="mu_1", **sl)
     w_mu2 = widgets.FloatSlider(value=4.0, min=0.5, max=4.0, step=0.25, description="mu_2", **sl)
