@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.diffusion import storage
+from swingby.diffusion import evaluation, storage
 from swingby.diffusion import sweep as S
 from swingby.diffusion.presets import PRESETS, get_preset
 from swingby.diffusion.storage import SweepFileError
@@ -159,7 +159,7 @@ def test_unsafe_pickle_is_refused(tmp_path):
 
 def test_unwritable_or_wrong_output_fails_before_any_work(tmp_path, monkeypatch):
     called = []
-    monkeypatch.setattr(S, "train_classifier", lambda *a, **k: called.append(1))
+    monkeypatch.setattr(evaluation, "train_classifier", lambda *a, **k: called.append(1))
     a_file = tmp_path / "file"
     a_file.write_text("x")
     with pytest.raises(ValueError, match="out_dir must be a directory"):
