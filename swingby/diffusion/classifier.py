@@ -14,8 +14,8 @@ from typing import Sequence
 
 import numpy as np
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 from tqdm.auto import tqdm
 
 from swingby import _checks

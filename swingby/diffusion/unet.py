@@ -12,8 +12,8 @@ import math
 from typing import Sequence
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 
 def _groups(ch: int) -> int:
