@@ -145,7 +145,7 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
             progress_queue=None, *, device: str | None = "cpu", log=print) -> dict:
     """Train and evaluate one (separation, seed) run, resuming from ``scratch``.
 
-    Returns the run's records: ``evals`` (one :func:`evaluate` dict per checkpoint),
+    Returns the run's records: ``evals`` (one :func:`~swingby.diffusion.evaluation.evaluate` dict per checkpoint),
     ``loss`` (rows of :data:`~swingby.diffusion.training.LOSS_FIELDS`), ``seconds`` and ``code``.
 
     Parameters
