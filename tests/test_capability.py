@@ -434,3 +434,19 @@ def test_rank_correlation_and_final_mse():
     r = _sweep()
     m = C.final_mse(r)
     assert np.allclose(m[0], (0 + 0.01) / 2) and np.allclose(m[1], (0.49 + 0.01) / 2)
+
+
+def test_median_seed_lead_null_and_coincidence_with_null():
+    assert C.median_seed(np.array([300.0, 100.0, np.inf, 200.0]), np.array([True, True, True, True])) == 3
+    assert C.median_seed(np.array([300.0, 100.0, 50.0]), np.array([True, True, False])) == 1
+    with pytest.raises(ValueError, match="times"):
+        C.median_seed(np.array([np.inf, np.nan]), np.array([True, True]))
+    steps = np.array([0.0, 100.0, 200.0, 300.0, 400.0])
+    beh = np.tile(np.array([0.0, 0.1, 0.2, 0.6, 0.9]), (2, 3, 1))          # behaviour crosses at 275
+    make = C.lead_null(beh, C.first_crossing(steps, beh), steps, 400.0, n_samples=64, n_prompts=8)
+    lead = make(np.random.default_rng(0))
+    assert isinstance(lead, C.Lead) and np.all(np.asarray(lead.steps)[np.isfinite(lead.steps)] >= 0)
+    t_cap = np.array([[100.0, 200.0, 300.0], [150.0, 250.0, 350.0]])
+    ok, rate = C.coincidence_with_null(t_cap + 10, t_cap, steps, n=50)
+    assert ok and 0 <= rate <= 1
+    assert not C.coincidence_with_null(t_cap[:, ::-1] * 0 + 400.0, t_cap, steps, n=20)[0]

@@ -40,13 +40,13 @@ from swingby.diffusion.capability_claims import (
     ProbeScore,
     capability_lead,
     coincidence_check,
+    coincidence_with_null,
+    lead_null,
     linear_check,
     linear_fit,
     noise_capability,
-    permute_seeds,
     precedes_check,
     probe_score,
-    rank_correlation,
     robustness_check,
     swap_curves,
 )
@@ -60,8 +60,11 @@ from swingby.diffusion.capability_measures import (
     crossing_times,
     first_crossing,
     joint_accuracy,
+    median_seed,
+    permute_seeds,
     prompt_accuracies,
     prompt_labels,
+    rank_correlation,
     repeat_noise_ratio,
     seed_std,
     spread_ratio,
@@ -85,7 +88,7 @@ __all__ = [
     # capability_measures
     "CLASS_11", "CORNERS", "TARGET_11", "joint_accuracy", "behaviour", "prompt_accuracies",
     "capability", "prompt_labels", "first_crossing", "CrossingTimes", "crossing_times",
-    "repeat_noise_ratio", "seed_std", "time_mean", "spread_ratio",
+    "repeat_noise_ratio", "seed_std", "time_mean", "spread_ratio", "median_seed",
     # capability_probes
     "class_points", "first_concept_index", "ConceptTurn", "concept_turn", "final_mse",
     "embedding_disentanglement", "embedding_parallelogram", "loss_log", "transition_step",
@@ -94,4 +97,5 @@ __all__ = [
     "Lead", "capability_lead", "precedes_check", "noise_capability", "robustness_check",
     "swap_curves", "LinearFit", "linear_fit", "linear_check",
     "permute_seeds", "rank_correlation", "ProbeScore", "probe_score", "coincidence_check",
+    "lead_null", "coincidence_with_null",
 ]

@@ -24,7 +24,16 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.capability_measures import CrossingTimes, _times, spread_ratio
+from swingby.diffusion.capability_measures import (
+    CrossingTimes,
+    _corr,
+    _times,
+    first_crossing,
+    permute_seeds,
+    spread_ratio,
+)
+from swingby.diffusion.capability_probes import checkpoint_gap
+from swingby.diffusion.nulls import pass_rate
 
 
 # ---------------------------------------------------------- capability first
@@ -249,76 +258,6 @@ def linear_check(fit: LinearFit, min_r2: float = 0.5, min_n: int = 8) -> bool:
     return bool(fit.n >= min_n and fit.r2 >= min_r2 and fit.slope_ci[0] > 0)
 
 
-def permute_seeds(t: np.ndarray, rng: np.random.Generator, *, within: bool = True) -> np.ndarray:
-    """Null pairing: the measured entries of ``t (D, S)`` shuffled among the seeds of each
-    separation (``within=True``) or among all runs; NaN and ``inf`` entries stay put.
-
-    Parameters
-    ----------
-    t : array (D, S)
-        Times per run.
-    rng : numpy.random.Generator
-        Source of the permutations.
-    within : bool
-        Shuffle within each separation (keeps what the separation explains) or across all.
-
-    Returns
-    -------
-    array (D, S)
-        A shuffled copy.
-    """
-    arr = _times("t", t).copy()
-    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
-    within = _checks.flag("within", within)
-    rows = [np.s_[i] for i in range(arr.shape[0])] if within else [np.s_[:]]
-    for r in rows:
-        sub = arr[r]
-        ok = np.isfinite(sub)
-        sub[ok] = rng.permutation(sub[ok])
-        arr[r] = sub
-    return arr
-
-
-def _ranks(v: np.ndarray) -> np.ndarray:
-    """Ranks from 1, ties sharing their average rank (``inf`` ranks last)."""
-    order = np.argsort(v, kind="stable")
-    r = np.empty(len(v))
-    r[order] = np.arange(1, len(v) + 1)
-    for u in np.unique(v):
-        tie = v == u
-        r[tie] = r[tie].mean()
-    return r
-
-
-def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman rank correlation over the pairs without NaN (``inf``, a time that never
-    came, ranks after every finite one).
-
-    Parameters
-    ----------
-    x, y : array
-        Same size; at least three pairs without NaN, neither all tied.
-
-    Returns
-    -------
-    float
-    """
-    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
-    ok = ~np.isnan(x) & ~np.isnan(y)
-    if ok.sum() < 3 or np.unique(x[ok]).size < 2 or np.unique(y[ok]).size < 2:
-        raise ValueError(f"need at least three (x, y) pairs without NaN, not all tied, got {ok.sum()}")
-    return float(np.corrcoef(_ranks(x[ok]), _ranks(y[ok]))[0, 1])
-
-
-# -------------------------------------------------------------- probe scores
-def _corr(x: np.ndarray, y: np.ndarray) -> float:
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
-
-
 class ProbeScore(NamedTuple):
     """How well a probe's transition step predicts capability time over the runs.
 
@@ -411,3 +350,63 @@ def coincidence_check(t_probe: np.ndarray, t_cap: np.ndarray, tolerance: np.ndar
     r = _corr(t[ok], t_cap[ok])
     close = np.abs(t[ok] - t_cap[ok]) <= tol[ok]
     return bool(np.isfinite(r) and r >= min_r and close.mean() >= min_fraction)
+
+
+def lead_null(behaviour_curves: np.ndarray, behaviour_times: np.ndarray, steps: np.ndarray, end: float,
+              n_samples: int, n_prompts: int):
+    """The null of :func:`precedes_check`, as a maker for :func:`swingby.diffusion.nulls.pass_rate`.
+
+    Capability is redrawn by :func:`noise_capability` (prompts that change nothing) and
+    its crossing times are set against the runs' own behaviour times
+    (``book/capability.md``).
+
+    Parameters
+    ----------
+    behaviour_curves : numpy.ndarray
+        Behaviour ``(D, S, K)``.
+    behaviour_times : numpy.ndarray
+        The runs' behaviour crossing times ``(D, S)``.
+    steps : numpy.ndarray
+        The ``K`` checkpoint steps.
+    end : float
+        The last training step (censored runs are put there).
+    n_samples, n_prompts : int
+        Samples per prompt, and prompts besides the plain one.
+
+    Returns
+    -------
+    callable
+        ``make(rng) -> Lead``.
+    """
+    def make(rng: np.random.Generator) -> Lead:
+        cap0 = noise_capability(behaviour_curves, n_samples, n_prompts, rng)
+        return capability_lead(CrossingTimes(first_crossing(steps, cap0), behaviour_times), end)
+    return make
+
+
+def coincidence_with_null(t_probe: np.ndarray, t_cap: np.ndarray, steps: np.ndarray, *, n: int = 400,
+                          seed: int = 0) -> tuple[bool, float]:
+    """:func:`coincidence_check` of a probe's steps with the capability times, within one
+    checkpoint interval at the capability time, and the pass rate of its null (the
+    probe's steps shuffled among the seeds of each separation) (``book/capability.md``).
+
+    Parameters
+    ----------
+    t_probe, t_cap : numpy.ndarray
+        The probe's transition steps and the capability times, ``(D, S)``.
+    steps : numpy.ndarray
+        The checkpoint steps.
+    n, seed : int
+        Null data sets and the seed of their generator.
+
+    Returns
+    -------
+    tuple of (bool, float)
+        The verdict and the null's pass rate.
+    """
+    tol = checkpoint_gap(steps, np.where(np.isfinite(t_cap), t_cap, np.nan))
+
+    def check(t: np.ndarray) -> bool:
+        return coincidence_check(t, t_cap, tol)
+    return check(t_probe), pass_rate(check, lambda g: permute_seeds(t_probe, g), n=n, seed=seed)
+

@@ -361,3 +361,94 @@ def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
     if not ok.any() or b[ok].sum() <= 0:
         raise ValueError("beh must vary between seeds in at least one separation with two finished seeds")
     return float(c[ok].sum() / b[ok].sum())
+
+
+def median_seed(times: np.ndarray, done: np.ndarray) -> int:
+    """Index of the seed with the median time among the finished runs of one separation
+    (the run the capability chapter draws in its study-Fig.-4 panel).
+
+    Parameters
+    ----------
+    times : numpy.ndarray
+        One time per seed ``(S,)`` (``inf``: never).
+    done : numpy.ndarray
+        Which seeds' runs are finished ``(S,)``.
+
+    Returns
+    -------
+    int
+    """
+    row = np.where(np.asarray(done, bool), np.asarray(times, float), np.nan)
+    if not np.isfinite(row).any():
+        raise ValueError("times must hold at least one finite time of a finished run")
+    return int(np.argsort(row)[(np.isfinite(row).sum() - 1) // 2])
+
+
+def permute_seeds(t: np.ndarray, rng: np.random.Generator, *, within: bool = True) -> np.ndarray:
+    """Null pairing: the measured entries of ``t (D, S)`` shuffled among the seeds of each
+    separation (``within=True``) or among all runs; NaN and ``inf`` entries stay put.
+
+    Parameters
+    ----------
+    t : array (D, S)
+        Times per run.
+    rng : numpy.random.Generator
+        Source of the permutations.
+    within : bool
+        Shuffle within each separation (keeps what the separation explains) or across all.
+
+    Returns
+    -------
+    array (D, S)
+        A shuffled copy.
+    """
+    arr = _times("t", t).copy()
+    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
+    within = _checks.flag("within", within)
+    rows = [np.s_[i] for i in range(arr.shape[0])] if within else [np.s_[:]]
+    for r in rows:
+        sub = arr[r]
+        ok = np.isfinite(sub)
+        sub[ok] = rng.permutation(sub[ok])
+        arr[r] = sub
+    return arr
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    """Ranks from 1, ties sharing their average rank (``inf`` ranks last)."""
+    order = np.argsort(v, kind="stable")
+    r = np.empty(len(v))
+    r[order] = np.arange(1, len(v) + 1)
+    for u in np.unique(v):
+        tie = v == u
+        r[tie] = r[tie].mean()
+    return r
+
+
+def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman rank correlation over the pairs without NaN (``inf``, a time that never
+    came, ranks after every finite one).
+
+    Parameters
+    ----------
+    x, y : array
+        Same size; at least three pairs without NaN, neither all tied.
+
+    Returns
+    -------
+    float
+    """
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    ok = ~np.isnan(x) & ~np.isnan(y)
+    if ok.sum() < 3 or np.unique(x[ok]).size < 2 or np.unique(y[ok]).size < 2:
+        raise ValueError(f"need at least three (x, y) pairs without NaN, not all tied, got {ok.sum()}")
+    return float(np.corrcoef(_ranks(x[ok]), _ranks(y[ok]))[0, 1])
+
+
+# -------------------------------------------------------------- probe scores
+def _corr(x: np.ndarray, y: np.ndarray) -> float:
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
