@@ -109,3 +109,25 @@ def test_slowing_needs_repeated_draws(runs):
     res = {k: v for k, v in runs[0].items() if k != "rep_probs"}
     with pytest.raises(ValueError, match="rep_probs"):
         C.slowing_checks(res, n=20)
+
+
+def test_the_fig6_plots_and_the_explorer_draw(runs):
+    """Smoke test: every figure of the diffusion chapter draws on a synthetic sweep."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.diffusion import plots as DP
+    from swingby.diffusion.explorer import sweep_explorer
+    res = dict(runs[0])
+    D, S, K = res["probs"].shape[:3]
+    res["pixels"] = np.ones((D, S, K, 4, res["probs"].shape[4], 4), np.float32)
+    res["thumbs"] = np.zeros((D, S, K, 4, 2, 3, 8, 8), np.uint8)
+    fig, axes = plt.subplots(1, 2)
+    DP.plot_trajectories(res, axes)
+    DP.plot_mse(res, plt.figure().gca())
+    DP.plot_speed(res, C.slowing_checks(res, n=20), plt.figure().gca())
+    DP.plot_image_grid(res["thumbs"][0, 0, -1], plt.figure().gca(), row_labels=list("abcd"))
+    box = sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2)
+    assert len(box.children) == 2 and len(plt.get_fignums()) >= 4
+    plt.close("all")

@@ -357,8 +357,8 @@ def test_analysis_on_a_known_trajectory():
     pts[1, :, 3] = [[0, 0], [0.5, 0.5], [0.8, 0.8], [1, 1], [1, 1]]
     res = _synthetic_results(pts, steps)
     order = A.learning_order(res)
-    assert [o["first"] for o in order] == ["size", "colour"]
-    assert np.isclose(order[0]["t_size"], 100 * 0.5 / 0.6)
+    assert [o.first for o in order] == ["size", "colour"]
+    assert np.isclose(order[0].t_size, 100 * 0.5 / 0.6)
     assert A.crossing_step(np.array(steps), np.zeros(5)) == float("inf")
     assert np.allclose(A.speed_noise_floor(res), 0)  # identical samples: no sampling noise
 

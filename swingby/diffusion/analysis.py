@@ -4,6 +4,8 @@ pixel-check fractions. The claim checks built on them, with their nulls, are in
 :mod:`swingby.diffusion.claims`."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from swingby import _checks
@@ -129,7 +131,16 @@ def concept_contrasts(res: dict) -> np.ndarray:
     return np.stack([t[:, :, 2, 0] - t[:, :, 0, 0], t[:, :, 1, 1] - t[:, :, 0, 1]], axis=-1)
 
 
-def learning_order(res: dict, level: float = 0.5) -> list[dict]:
+class LearningOrder(NamedTuple):
+    """When each concept is learned at one colour separation (seed-mean contrasts)."""
+
+    dc: float
+    t_colour: float  #: step at which the colour contrast reaches the level (``inf``: never)
+    t_size: float    #: the same for the size contrast
+    first: str       #: "colour", "size" or "tie"
+
+
+def learning_order(res: dict, level: float = 0.5) -> list[LearningOrder]:
     """Per colour separation: the step at which the colour and the size contrast
     (:func:`concept_contrasts`) first reach ``level``, and which concept came first.
 
@@ -142,9 +153,8 @@ def learning_order(res: dict, level: float = 0.5) -> list[dict]:
 
     Returns
     -------
-    list of dict
-        One dict per separation with keys ``dc``, ``t_colour``, ``t_size`` (steps,
-        ``inf`` if never) and ``first`` (``"colour"``, ``"size"`` or ``"tie"``).
+    list of LearningOrder
+        One per separation.
     """
     level = _level(level)
     con = concept_contrasts(res)
@@ -154,7 +164,7 @@ def learning_order(res: dict, level: float = 0.5) -> list[dict]:
         tb = crossing_step(steps, con[i, :, 0], level)
         ts = crossing_step(steps, con[i, :, 1], level)
         first = "colour" if tb < ts else "size" if ts < tb else "tie"
-        out.append({"dc": dc, "t_colour": tb, "t_size": ts, "first": first})
+        out.append(LearningOrder(float(dc), tb, ts, first))
     return out
 
 
