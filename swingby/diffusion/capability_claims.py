@@ -27,6 +27,7 @@ from swingby import _checks
 from swingby.diffusion.capability_measures import (
     CrossingTimes,
     _corr,
+    _pair,
     _times,
     first_crossing,
     permute_seeds,
@@ -214,9 +215,7 @@ def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 
     -------
     LinearFit
     """
-    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    x, y = _pair(x, y)
     n_boot = _checks.positive_int("n_boot", n_boot)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]

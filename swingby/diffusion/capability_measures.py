@@ -61,6 +61,23 @@ def _steps(steps) -> np.ndarray:
     return s
 
 
+def _curves(y, steps) -> tuple[np.ndarray, np.ndarray]:
+    """``(y, steps)`` as arrays if ``y (..., K)`` ends in an axis of the ``K`` checkpoint
+    ``steps`` (strictly increasing), else raise."""
+    s, y = _steps(steps), np.asarray(y, float)
+    if y.ndim < 1 or y.shape[-1] != s.size:
+        raise ValueError(f"y must end in an axis of {s.size} checkpoints, got shape {y.shape}")
+    return y, s
+
+
+def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and ``y`` flattened to float arrays of the same size, else raise."""
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    return x, y
+
+
 def _times(name: str, t, shape: tuple | None = None) -> np.ndarray:
     """A ``(separations, seeds)`` array of steps: finite, ``inf`` (never) or NaN (no run)."""
     arr = _checks.array(name, t, ndim=2, finite=False)
@@ -244,10 +261,8 @@ def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = 0.5) -> np.n
         Linear interpolation between the checkpoints around the first reach; ``inf``
         where the curve never reaches ``level``, NaN where it is missing.
     """
-    steps, y = _steps(steps), np.asarray(y, float)
+    y, steps = _curves(y, steps)
     level = _checks.number("level", level)
-    if y.ndim < 1 or y.shape[-1] != steps.shape[0]:
-        raise ValueError(f"y must end in an axis of {steps.shape[0]} checkpoints, got shape {y.shape}")
     flat = y.reshape(-1, y.shape[-1])
     out = np.empty(len(flat))
     for i, c in enumerate(flat):
@@ -332,10 +347,7 @@ def time_mean(y: np.ndarray, steps: np.ndarray) -> np.ndarray:
     -------
     array (...)
     """
-    s = _steps(steps)
-    y = np.asarray(y, float)
-    if y.ndim < 1 or y.shape[-1] != s.size:
-        raise ValueError(f"y must end in an axis of {s.size} checkpoints, got shape {y.shape}")
+    y, s = _curves(y, steps)
     return np.trapezoid(y, s, axis=-1) / (s[-1] - s[0])
 
 
@@ -438,9 +450,7 @@ def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
     -------
     float
     """
-    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    x, y = _pair(x, y)
     ok = ~np.isnan(x) & ~np.isnan(y)
     if ok.sum() < 3 or np.unique(x[ok]).size < 2 or np.unique(y[ok]).size < 2:
         raise ValueError(f"need at least three (x, y) pairs without NaN, not all tied, got {ok.sum()}")

@@ -11,7 +11,7 @@ import numpy as np
 from swingby import _checks
 from swingby.diffusion import capability as C
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.plots import CLASS_COLOURS, _corners
+from swingby.diffusion.plots import CLASS_COLOURS, _axes_for, _corners
 from swingby.plotting import _axes
 
 CAP_COLOUR, BEH_COLOUR = "tab:green", "tab:red"  #: seed 003's colours: capability green, behaviour red
@@ -30,15 +30,6 @@ def _steps(res: dict) -> np.ndarray:
         return np.asarray(res["meta"]["checkpoint_steps"], float)
     except (TypeError, KeyError) as err:
         raise ValueError(f"res must be a results dict with meta.checkpoint_steps ({err!r})") from None
-
-
-def _panel_axes(axes, n: int) -> np.ndarray:
-    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
-    if axes.size < n:
-        raise ValueError(f"axes must hold one Axes per colour separation ({n}), got {axes.size}")
-    for ax in axes[:n]:
-        _axes(ax)
-    return axes
 
 
 def dc_colour(i: int, n: int):
@@ -110,7 +101,7 @@ def plot_capability_behaviour(res: dict, axes):
         One per colour separation.
     """
     dcs, steps = _separations(res), _steps(res)
-    axes = _panel_axes(axes, len(dcs))
+    axes = _axes_for(axes, len(dcs))
     for by, style in READINGS.items():
         cap, beh = C.capability(res, by), C.behaviour(res, by)
         for i, ax in enumerate(axes[:len(dcs)]):
@@ -140,7 +131,7 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
         Which reading.
     """
     dcs, steps = _separations(res), _steps(res)
-    axes = _panel_axes(axes, len(dcs))
+    axes = _axes_for(axes, len(dcs))
     sc, sb = C.seed_std(C.capability(res, by)), C.seed_std(C.behaviour(res, by))
     for i, ax in enumerate(axes[:len(dcs)]):
         ax.plot(steps, sc[i], "-", color=CAP_COLOUR, label="capability")
@@ -314,7 +305,7 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
         Which reading the capability times use.
     """
     dcs, steps = _separations(res), _steps(res)
-    axes = _panel_axes(axes, len(dcs))
+    axes = _axes_for(axes, len(dcs))
     ed = C.embedding_disentanglement(res)
     t_cap = C.crossing_times(res, by).capability
     cols = plt.get_cmap("tab10")

@@ -18,6 +18,7 @@ from swingby.diffusion.capability_measures import (
     CLASS_11,
     CORNERS,
     TARGET_11,
+    _curves,
     _masked,
     _res,
     _steps,
@@ -216,10 +217,7 @@ def transition_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
     array (...)
         Interpolated step; ``steps[0]`` for a flat curve; NaN for a missing run.
     """
-    s = _steps(steps)
-    y = np.asarray(y, float)
-    if y.ndim < 1 or y.shape[-1] != s.size:
-        raise ValueError(f"y must end in an axis of {s.size} checkpoints, got shape {y.shape}")
+    y, s = _curves(y, steps)
     dev = np.abs(y - y[..., :1])
     peak = dev.max(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -242,10 +240,7 @@ def peak_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
     -------
     array (...)
     """
-    s = _steps(steps)
-    y = np.asarray(y, float)
-    if y.ndim < 1 or y.shape[-1] != s.size:
-        raise ValueError(f"y must end in an axis of {s.size} checkpoints, got shape {y.shape}")
+    y, s = _curves(y, steps)
     out = np.atleast_1d(s[np.argmax(np.nan_to_num(y, nan=-np.inf), axis=-1)].astype(float))
     out[np.atleast_1d(np.isnan(y).any(axis=-1))] = np.nan
     return out.reshape(y.shape[:-1])

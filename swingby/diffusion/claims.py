@@ -163,6 +163,13 @@ def _monotone_null(t: np.ndarray, se: np.ndarray, steps: np.ndarray, scale: floa
     return make
 
 
+def _monotone_null_rates(check, t: np.ndarray, se: np.ndarray, steps: np.ndarray, n: int,
+                         seed: int) -> tuple[float, float]:
+    """Pass rates of ``check`` on :func:`_monotone_null` paths at the runs' sampling noise
+    and at twice it."""
+    return tuple(N.pass_rate(check, _monotone_null(t, se, steps, scale), _n(n), seed) for scale in (1.0, 2.0))
+
+
 def bend_checks(res: dict, z: float = 2.0, n: int = 400, seed: int = 0) -> list[BendCheck]:
     """:func:`swingby.diffusion.nulls.bend_check` at every separation, from the first
     learned concept on, with the null's pass rate at the runs' noise and at twice it.
@@ -191,9 +198,8 @@ def bend_checks(res: dict, z: float = 2.0, n: int = 400, seed: int = 0) -> list[
     for i, k0 in enumerate(first_learned_index(res)):
         k0 = int(min(k0, len(steps) - 3))
         result = N.bend_check(concept_mse(t[i, :, k0:]), z)
-        rates = [N.pass_rate(lambda p: N.bend_check(concept_mse(p), z).passed,
-                             _monotone_null(t[i, :, k0:], se[i, :, k0:], steps[k0:], scale), _n(n), seed)
-                 for scale in (1.0, 2.0)]
+        rates = _monotone_null_rates(lambda p: N.bend_check(concept_mse(p), z).passed,
+                                     t[i, :, k0:], se[i, :, k0:], steps[k0:], n, seed)
         out.append(BendCheck(float(res["meta"]["config"]["separations"][i]), k0, result, *rates))
     return out
 
@@ -284,8 +290,7 @@ def swing_checks(res: dict, order: OrderCheck, z: float = 2.0, n: int = 400, see
         votes = list(order.per_seed[i])
         first = "colour" if votes.count("colour") > votes.count("size") else "size"
         toward = "10" if first == "colour" else "01"
-        rates = [N.pass_rate(lambda p: swing_check(p, toward, z).passed, _monotone_null(t[i], se[i], steps, scale),
-                             _n(n), seed) for scale in (1.0, 2.0)]
+        rates = _monotone_null_rates(lambda p: swing_check(p, toward, z).passed, t[i], se[i], steps, n, seed)
         out.append(SwingCheck(float(dc), first, swing_check(t[i], toward, z), *rates))
     return out
 

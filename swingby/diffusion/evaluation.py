@@ -46,6 +46,25 @@ def circles_config(p: Preset, dc: float) -> CirclesConfig:
     return CirclesConfig(image_size=p.image_size, dc=float(dc), ds=p.ds, position=p.position)
 
 
+def plain_prompts(p: Preset, dc: float) -> np.ndarray:
+    """The test prompts of the four classes ``(4, 4)`` (colour and radius means), in the
+    order of ``CLASSES``.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    cfg = circles_config(p, dc)
+    return np.stack([class_prompt(cfg, c) for c in CLASSES])
+
+
 # --------------------------------------------------------------------- classifier
 def classifier_path(out_dir: Path, p: Preset) -> Path:
     """Where the classifier for ``p``'s image size and classifier settings is stored.
@@ -169,9 +188,8 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
     -------
     dict
     """
-    cfg = circles_config(p, dc)
+    cfg, plain = circles_config(p, dc), plain_prompts(p, dc)
     n = p.samples_per_class
-    plain = np.stack([class_prompt(cfg, c) for c in CLASSES])
     cap, _ = capability_prompts(cfg)
     g = torch.Generator(device=device).manual_seed(10_000 * seed + 100 + k)
     model.eval()
@@ -218,9 +236,8 @@ def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int
     -------
     dict
     """
-    cfg = circles_config(p, dc)
+    plain = plain_prompts(p, dc)
     n = p.samples_per_class
-    plain = np.stack([class_prompt(cfg, c) for c in CLASSES])
     model.eval()
     probs, pixels = [], []
     for r in range(N_REPEATS):
