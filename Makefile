@@ -3,9 +3,18 @@
 # package into it, then runs.
 #
 #   make book   execute every chapter and build the HTML book into _build/html
-#   make test   lint and unit tests, then a strict book build that executes every chapter
-#               once (a failing cell, such as a claim check, fails it), then the offline
-#               check of that build (no page loads anything from outside it)
+#   make test   lint and unit tests; then nbval executes every chapter once (a failing
+#               cell, such as a claim check, fails it, naming the chapter and the cell)
+#               and stores each execution in the build's cache; then a strict build
+#               from those executions (it must execute nothing itself); then the
+#               offline check of that build (no page loads anything from outside it)
+#
+# Both execute the chapters in static mode (SWINGBY_STATIC=1, swingby/live.py): the
+# explorers draw their default view as a plain image and create no widget, and no
+# progress bar is drawn. In Jupyter or Colab, without the variable, they are live.
+#
+#   make stress   (not part of CI) execute every chapter with an explorer 10 times in
+#                 fresh kernels through the build's client; print the slowest cells
 #
 # Use another interpreter with: make PYTHON=python3.11 test
 
@@ -13,9 +22,15 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+CACHE  := _build/.jupyter_cache
+# seconds a cell may run before nbval fails it (the build's own limit is execute.timeout)
+CELL_TIMEOUT := 300
 export PATH := $(abspath $(BIN)):$(PATH)
+export SWINGBY_STATIC := 1
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 
-.PHONY: book test venv sync clean
+.PHONY: book test stress venv sync clean
 
 venv: $(STAMP)
 
@@ -25,12 +40,20 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 book: $(STAMP)
+	rm -rf $(CACHE)
 	$(BIN)/jupyter-book build . --all --builder html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest --ignore=tests/test_offline_html.py tests
-	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going
+	rm -rf $(CACHE)
+	$(BIN)/python -m pytest --nbval-cell-timeout=$(CELL_TIMEOUT) book/*.ipynb
+	mkdir -p _build
+	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going 2>&1 | tee _build/build.log
+	$(BIN)/python tools/chapters.py check-build-log _build/build.log
 	SWINGBY_HTML=_build/html $(BIN)/python -m pytest tests/test_offline_html.py
+
+stress: $(STAMP)
+	$(BIN)/python tools/chapters.py stress --repeats 10
 
 # After editing a chapter book/NAME.md, regenerate the paired notebooks.
 sync: $(STAMP)

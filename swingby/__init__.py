@@ -12,9 +12,10 @@
 * :mod:`swingby.diffusion`: the conditional diffusion model on coloured circles
   (Sec. 5, App. G) and the capability study built on it.
 * :mod:`swingby.plotting`: figures shared by the chapters.
-* :mod:`swingby.widgets`: ipywidgets explorers.
+* :mod:`swingby.widgets`: ipywidgets explorers of the SIM and theory chapters.
 * :mod:`swingby.chapter`: what every chapter does first (figure style, threads).
-* :mod:`swingby.fastmode`: the ``SWINGBY_QUICK`` switch.
+* :mod:`swingby.live`: live or static (``SWINGBY_STATIC``): explorers and progress
+  bars when a person runs a chapter, plain images when it is executed to make the book.
 
 The book's API page (``book/api.md``) lists every public function.
 """

@@ -2,20 +2,22 @@
 the same three lines in each chapter.
 
     from swingby.chapter import setup
-    QUICK = setup()
+    setup()
+
+Whether the chapter runs live (a reader in Jupyter) or static (the book build, the
+tests) is :func:`swingby.live.static`; the explorers and progress bars ask it
+themselves.
 """
 from __future__ import annotations
 
 from swingby import _checks
-from swingby.fastmode import quick
 
 #: the figure style of the book
 RC_PARAMS = {"figure.dpi": 100, "axes.grid": True, "grid.alpha": 0.3}
 
 
-def setup(grid: bool = True, threads: int = 1) -> bool:
-    """Set the book's figure style and torch's thread count, and say whether quiet mode
-    is on.
+def setup(grid: bool = True, threads: int = 1) -> None:
+    """Set the book's figure style and torch's thread count.
 
     Parameters
     ----------
@@ -26,12 +28,6 @@ def setup(grid: bool = True, threads: int = 1) -> bool:
         Threads for torch. The chapters train many tiny models on a shared 2-core
         machine, where one thread per process avoids spin-waiting (a tiny matrix is
         about 12x faster on one thread than on two when the machine is busy).
-
-    Returns
-    -------
-    bool
-        :func:`swingby.fastmode.quick`: True when ``SWINGBY_QUICK=1``, in which case the
-        chapters hide their progress bars (nothing else changes).
     """
     import matplotlib.pyplot as plt
     import torch
@@ -40,4 +36,3 @@ def setup(grid: bool = True, threads: int = 1) -> bool:
     threads = _checks.integer("threads", threads, low=1)
     plt.rcParams.update(dict(RC_PARAMS, **{"axes.grid": grid}))
     torch.set_num_threads(threads)
-    return quick()

@@ -17,9 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
-from swingby import _checks
+from swingby import _checks, live
 from swingby.sim import SimData
 
 LOSSES = ("mean", "paper")
@@ -214,7 +213,7 @@ def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seeds: list[int], 
         return torch.stack([X[r, torch.randperm(n, generator=gen)] for r, gen in enumerate(gens)])
 
     Xo = permuted() if shuffle == "once" else X
-    for _ in tqdm(range(sched.epochs), disable=not progress, desc="epochs"):
+    for _ in live.progress(range(sched.epochs), desc="epochs", enabled=progress):
         if shuffle == "every_epoch":
             Xo = permuted()
         for start in range(0, n, bs):

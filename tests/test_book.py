@@ -2,7 +2,12 @@
 every chapter in the table of contents, and CI really in fast mode."""
 import json
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
+
+import nbformat
 
 import jupytext
 import pytest
@@ -46,10 +51,14 @@ def test_every_chapter_is_in_the_toc():
         assert f"book/{md.stem}" in toc, f"{md.name} is not in _toc.yml"
 
 
-def test_ci_sets_quick_mode():
-    """Sentinel: CI must run with SWINGBY_QUICK=1 (see .ci/run)."""
+def test_chapters_are_executed_in_static_mode():
+    """The Makefile and .ci/run export SWINGBY_STATIC=1, so that chapters executed by
+    nbval, the build and the stress command draw no widget and no progress bar; CI runs
+    with it (a sentinel)."""
+    assert re.search(r"^export SWINGBY_STATIC := 1$", (ROOT / "Makefile").read_text(), re.M)
+    assert "export SWINGBY_STATIC=1" in (ROOT / ".ci" / "run").read_text()
     if os.environ.get("CI"):
-        assert os.environ.get("SWINGBY_QUICK") == "1", "CI is set but SWINGBY_QUICK is not 1"
+        assert os.environ.get("SWINGBY_STATIC") == "1", "CI is set but SWINGBY_STATIC is not 1"
 
 
 def test_chapter_setup_sets_the_style_and_threads():
@@ -57,20 +66,83 @@ def test_chapter_setup_sets_the_style_and_threads():
     import torch
 
     from swingby.chapter import setup
-    assert setup(grid=False) is (os.environ.get("SWINGBY_QUICK") == "1") and not plt.rcParams["axes.grid"]
-    assert setup() in (True, False) and plt.rcParams["axes.grid"] and torch.get_num_threads() == 1
+    assert setup(grid=False) is None and not plt.rcParams["axes.grid"]
+    setup()
+    assert plt.rcParams["axes.grid"] and torch.get_num_threads() == 1
     with pytest.raises(ValueError, match="threads"):
         setup(threads=0)
     with pytest.raises(ValueError, match="grid"):
         setup(grid="yes")
 
 
-def test_the_build_fails_on_a_failing_cell():
-    """The chapters are tested by the strict build of `make test`: every cell is
-    executed, and an exception (a failed claim check) must stop the build."""
+def _recipe(target: str) -> str:
+    return (ROOT / "Makefile").read_text().split(f"\n{target}:")[1].split("\n\n")[0]
+
+
+def test_each_chapter_is_executed_once_by_nbval_and_the_build_reads_it():
+    """`make test`: nbval executes every chapter once, with a cell timeout, and stores the
+    executions in the cache the build reads; the strict build must execute nothing
+    itself (its log is checked); a failing cell fails the run."""
     import yaml
     cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
-    assert cfg["execute"]["execute_notebooks"] == "force" and cfg["execute"]["allow_errors"] is False
+    ex = cfg["execute"]
+    assert ex["execute_notebooks"] == "cache" and ex["allow_errors"] is False and 60 <= ex["timeout"] <= 600
     assert cfg["sphinx"]["config"]["nb_execution_raise_on_error"] is True
-    make = (ROOT / "Makefile").read_text()
-    assert "jupyter-book build . --all --builder html -W" in make.split("\ntest:")[1].split("\n\n")[0]
+    test = _recipe("test")
+    nbval = re.search(r"pytest --nbval-cell-timeout=\$\(CELL_TIMEOUT\) book/\*\.ipynb", test)
+    build = test.index("jupyter-book build . --all --builder html -W -n")
+    assert nbval and test.index("rm -rf $(CACHE)") < nbval.start() < build < test.index("check-build-log")
+    timeout = int(re.search(r"^CELL_TIMEOUT := (\d+)$", (ROOT / "Makefile").read_text(), re.M).group(1))
+    assert 60 <= timeout <= 600
+    assert "rm -rf $(CACHE)" in _recipe("book")  # readers' builds execute afresh
+    assert (ROOT / "book" / "conftest.py").exists()
+
+
+def test_the_build_log_check_catches_an_execution(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import chapters
+    log = tmp_path / "build.log"
+    log.write_text("book/sim_task.md: Using cached notebook: ID=1 [mystnb]\n")
+    assert chapters.check_build_log(log) == 0
+    log.write_text("book/sim_task.md: Executing notebook using local CWD [mystnb]\n")
+    assert chapters.check_build_log(log) == 1
+
+
+def test_an_execution_stored_by_nbval_matches_the_chapter_as_the_build_reads_it(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import chapters
+    from jupyter_cache import get_cache
+    md = tmp_path / "tiny.md"
+    md.write_text((BOOK / "ood_checks.md").read_text())
+    n_code = sum(c.cell_type == "code" for c in chapters.read_chapter(md).cells)
+    outputs = {n: [nbformat.v4.new_output("stream", name="stdout", text=f"cell {n}\n")] for n in range(n_code)}
+    pk = chapters.store_executed(md, outputs, cache_path=tmp_path / "cache")
+    cache = get_cache(str(tmp_path / "cache"))
+    record = cache.match_cache_notebook(chapters.read_chapter(md))
+    assert record.pk == pk
+    _, merged = cache.merge_match_into_notebook(chapters.read_chapter(md))
+    assert [c.outputs[0]["text"] for c in merged.cells if c.cell_type == "code"] == \
+        [f"cell {n}\n" for n in range(n_code)]
+    with pytest.raises(ValueError, match="in sync"):
+        chapters.store_executed(md, {0: []}, cache_path=tmp_path / "cache")
+
+
+NBVAL_CASES = {
+    "a failing claim check": ("assert 1 + 1 == 3, 'the claim does not hold'", "Cell 1", "the claim does not hold"),
+    "a stalled cell": ("import time\ntime.sleep(60)", "Cell 1", "Timeout of 2 seconds exceeded"),
+}
+
+
+@pytest.mark.parametrize("code, cell, message", NBVAL_CASES.values(), ids=NBVAL_CASES.keys())
+def test_nbval_fails_a_chapter_naming_it_and_the_cell(tmp_path, code, cell, message):
+    """As `make test` runs it: a failing cell (or one past the cell timeout) fails, and
+    the report names the notebook and the cell; nothing is stored for the build."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell(code)])
+    path = tmp_path / "chapter.ipynb"
+    nbformat.write(nb, path)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax",
+                          "--nbval-current-env", "--nbval-cell-timeout=2", "-q", str(path)],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=240)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0, out
+    assert f"chapter.ipynb::{cell}" in out and message in out, out[-2000:]

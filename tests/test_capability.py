@@ -367,7 +367,7 @@ def test_capability_functions_refuse_bad_results():
 
 
 # ------------------------------------------------------------------ figures and explorer
-def test_figures_draw_on_the_synthetic_sweep():
+def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -390,8 +390,12 @@ def test_figures_draw_on_the_synthetic_sweep():
     P.plot_seeds_3d(r, 1, ax3)
     fig, axes = plt.subplots(1, 2)
     draw_capability_view(r, 1, 0, 3, 2, axes)
-    box = capability_explorer(r, prompt=3)
-    assert len(box.children) == 3
+    monkeypatch.setenv("SWINGBY_STATIC", "0")  # live: controls (two rows) above the output area
+    explorer = capability_explorer(r, prompt=3)
+    assert len(explorer.box.children) == 2 and len(explorer.box.children[0].children) == 2
+    assert set(explorer.controls) == {"i", "j", "k", "q"} and explorer.draws == 1
+    monkeypatch.setenv("SWINGBY_STATIC", "1")  # static: the default view only, no widget
+    assert capability_explorer(r, prompt=3) is None
     table = P.probe_table([C.probe_score("a", t.capability, C.CrossingTimes(t.capability, t.behaviour), n_perm=10)])
     assert table.count("\n") == 2 and "| a |" in table
     plt.close("all")

@@ -111,7 +111,7 @@ def test_slowing_needs_repeated_draws(runs):
         C.slowing_checks(res, n=20)
 
 
-def test_the_fig6_plots_and_the_explorer_draw(runs):
+def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     """Smoke test: every figure of the diffusion chapter draws on a synthetic sweep."""
     import matplotlib
     matplotlib.use("Agg")
@@ -128,6 +128,10 @@ def test_the_fig6_plots_and_the_explorer_draw(runs):
     DP.plot_mse(res, plt.figure().gca())
     DP.plot_speed(res, C.slowing_checks(res, n=20), plt.figure().gca())
     DP.plot_image_grid(res["thumbs"][0, 0, -1], plt.figure().gca(), row_labels=list("abcd"))
-    box = sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2)
-    assert len(box.children) == 2 and len(plt.get_fignums()) >= 4
+    monkeypatch.setenv("SWINGBY_STATIC", "0")  # live: the controls above the output area
+    explorer = sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2)
+    assert len(explorer.box.children) == 2 and explorer.values() == {"i": 1, "j": 0, "k": 2}
+    assert len(plt.get_fignums()) >= 4
+    monkeypatch.setenv("SWINGBY_STATIC", "1")
+    assert sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2) is None
     plt.close("all")

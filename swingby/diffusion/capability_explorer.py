@@ -4,19 +4,19 @@ the four class prompts and where class 11 sits in concept space under each promp
 
 The sweep stores images only for the four plain class prompts; under the capability
 prompts it stores the classifier's and the pixel check's readings, so those appear as
-concept-space points, never as images."""
+concept-space points, never as images. Static mode (``SWINGBY_STATIC=1``) draws only the
+default view and creates no widget (:func:`swingby.live.explorer`)."""
 from __future__ import annotations
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
-from IPython.display import display
 
 from swingby import _checks
 from swingby.diffusion import capability as C
 from swingby.diffusion.capability_plots import CAP_COLOUR
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.live import Explorer, explorer
 
 
 def _prompt_points(res: dict) -> np.ndarray:
@@ -77,9 +77,10 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
 
 
 def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None,
-                        prompt: int = 0):
+                        prompt: int = 0) -> Explorer | None:
     """Static view at the given values (drawn at once, so a page without a kernel shows
-    it), then menus for separation, seed, checkpoint and prompt that redraw it below.
+    it), then, in a live notebook, menus for separation, seed, checkpoint and prompt that
+    redraw it below.
 
     Parameters
     ----------
@@ -91,6 +92,11 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         Starting checkpoint (None: the last).
     prompt : int
         Starting prompt (0: plain).
+
+    Returns
+    -------
+    swingby.live.Explorer or None
+        The live explorer; ``None`` in static mode.
     """
     if not isinstance(res, dict) or not {"thumbs", "cap_probs", "done", "meta"} <= set(res):
         raise ValueError("res must be a results dict of swingby.diffusion.storage.load_results with thumbs and "
@@ -98,35 +104,29 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
     cfg, steps = res["meta"]["config"], res["meta"]["checkpoint_steps"]
     D, S, K = np.shape(res["done"])
     k0 = K - 1 if checkpoint is None else _checks.index("checkpoint", checkpoint, K)
+    values = dict(i=dc_index, j=seed_index, k=k0, q=prompt)
 
     def draw(i, j, k, q):
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1.1]})
         draw_capability_view(res, i, j, k, q, axes)
         fig.suptitle(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
         plt.tight_layout()
-        plt.show()
+        return fig
 
-    draw(dc_index, seed_index, k0, prompt)  # checks the starting values, and is the static view
-    dc_w = widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
-                            value=dc_index, description="dc")
-    seed_w = widgets.Dropdown(options=[(str(s), j) for j, s in enumerate(cfg["seeds"])], value=seed_index,
-                              description="seed")
-    ck_w = widgets.SelectionSlider(options=[(str(s), k) for k, s in enumerate(steps)], value=k0,
-                                   description="step", continuous_update=False)
-    names = [lab.split(":")[0] for lab in C.prompt_labels(res, dc_index)]  # the same at every dc
-    pr_w = widgets.Dropdown(options=[(lab, q) for q, lab in enumerate(names)],
-                            value=prompt, description="prompt", layout=widgets.Layout(width="360px"))
-    out = widgets.Output()
-    with out:
-        print("Move a control to redraw the view above for other values (needs a running kernel).")
+    def make_controls():
+        import ipywidgets as widgets
+        names = [lab.split(":")[0] for lab in C.prompt_labels(res, dc_index)]  # the same at every dc
+        return dict(
+            i=widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
+                               value=dc_index, description="dc"),
+            j=widgets.Dropdown(options=[(str(s), j) for j, s in enumerate(cfg["seeds"])], value=seed_index,
+                               description="seed"),
+            k=widgets.SelectionSlider(options=[(str(s), k) for k, s in enumerate(steps)], value=k0,
+                                      description="step", continuous_update=False),
+            q=widgets.Dropdown(options=[(lab, q) for q, lab in enumerate(names)], value=prompt,
+                               description="prompt", layout=widgets.Layout(width="360px")),
+        )
 
-    def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
-            draw(dc_w.value, seed_w.value, ck_w.value, pr_w.value)
-
-    for w in (dc_w, seed_w, ck_w, pr_w):
-        w.observe(redraw, names="value")
-    box = widgets.VBox([widgets.HBox([dc_w, seed_w]), widgets.HBox([ck_w, pr_w]), out])
-    display(box)
-    return box
+    # the default view checks the starting values (draw_capability_view) before any widget exists
+    return explorer(draw, values, make_controls, layout=(2, 2), side=False,
+                    note="Move a control to redraw the view above for other values (needs a running kernel).")

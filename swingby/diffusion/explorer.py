@@ -1,17 +1,17 @@
 """Interactive explorer of a stored sweep: pick a colour separation, a seed and a
 checkpoint; see the stored samples of each class and where the classes sit in
-concept space at that moment."""
+concept space at that moment. Static mode (``SWINGBY_STATIC=1``) draws only the
+default view and creates no widget (:func:`swingby.live.explorer`)."""
 from __future__ import annotations
 
-import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import numpy as np
-from IPython.display import display
 
 from swingby import _checks
 from swingby.diffusion import analysis as A
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.live import Explorer, explorer
 
 
 def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) -> None:
@@ -27,12 +27,15 @@ def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) ->
         _checks.index("checkpoint", checkpoint, n_ckpt)
 
 
-def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None):
-    """Sliders for separation, seed and checkpoint; draws the samples (left) and the
-    concept-space points of every class for that seed, with its path so far (right).
+def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
+                   checkpoint: int | None = None) -> Explorer | None:
+    """Menus for separation and seed and a slider for the checkpoint; draws the samples
+    (left) and the concept-space points of every class for that seed, with its path so
+    far (right).
 
-    The default view is drawn at once as a plain figure (so the static book shows it),
-    then the controls; a change of a control redraws below them.
+    The default view is drawn at once as a plain figure (so the static book shows it);
+    in a live notebook the controls follow, and a change of a control redraws below
+    them.
 
     Parameters
     ----------
@@ -45,22 +48,16 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint
 
     Returns
     -------
-    ipywidgets.VBox
-        The controls and their output area.
+    swingby.live.Explorer or None
+        The live explorer; ``None`` in static mode.
     """
     traj = A.trajectories(res)  # checks res
     cfg = res["meta"]["config"]
     steps = res["meta"]["checkpoint_steps"]
     _check_indices(res, traj.shape, dc_index, seed_index, checkpoint)
-    dc_w = widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
-                            value=dc_index, description="dc")
-    seed_w = widgets.Dropdown(options=[(str(s), j) for j, s in enumerate(cfg["seeds"])],
-                              value=seed_index, description="seed")
-    ck_w = widgets.IntSlider(value=len(steps) - 1 if checkpoint is None else checkpoint, min=0,
-                             max=len(steps) - 1, description="checkpoint", continuous_update=False)
-    out = widgets.Output()
+    values = dict(i=dc_index, j=seed_index, k=len(steps) - 1 if checkpoint is None else checkpoint)
 
-    def draw(i: int, j: int, k: int) -> None:
+    def draw(i: int, j: int, k: int):
         fig, (a0, a1) = plt.subplots(1, 2, figsize=(9, 4), gridspec_kw={"width_ratios": [1.1, 1]})
         plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
                         title=f"samples at step {steps[k]}")
@@ -73,18 +70,17 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint
         a1.legend(fontsize=7, loc="center")
         a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
         plt.tight_layout()
-        plt.show()
+        return fig
 
-    def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
-            draw(dc_w.value, seed_w.value, ck_w.value)
+    def make_controls():
+        import ipywidgets as widgets
+        return dict(
+            i=widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
+                               value=values["i"], description="dc"),
+            j=widgets.Dropdown(options=[(str(s), j) for j, s in enumerate(cfg["seeds"])],
+                               value=values["j"], description="seed"),
+            k=widgets.IntSlider(value=values["k"], min=0, max=len(steps) - 1, description="checkpoint",
+                                continuous_update=False),
+        )
 
-    for w in (dc_w, seed_w, ck_w):
-        w.observe(redraw, names="value")
-    # the default view as a plain image (visible in the static book, without a kernel),
-    # then the controls, whose output area fills when one of them changes
-    draw(dc_w.value, seed_w.value, ck_w.value)
-    box = widgets.VBox([widgets.HBox([dc_w, seed_w, ck_w]), out])
-    display(box)
-    return box
+    return explorer(draw, values, make_controls, layout=(3,), side=False)

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from swingby import _checks
+from swingby import _checks, live
 from swingby.models import SymmetricModel
 from swingby.sim import second_moment
 from swingby.theory._args import _eta, _square, _vector, _vector_a
@@ -332,7 +331,7 @@ def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate:
     apa = a[:, None] + a[None, :]  # a_i + a_j
     two_a = 2.0 * np.diag(a)
     eye = np.eye(d)
-    for n in tqdm(range(1, int(rec[-1]) + 1), disable=not progress, desc="steps", mininterval=0.5):
+    for n in live.progress(range(1, int(rec[-1]) + 1), desc="steps", enabled=progress, mininterval=0.5):
         if iterate == "W":
             # (D.2) = -(M W + W M) / 2 with M = (W - I) A + A (W - I) symmetric
             M = W * apa
