@@ -7,9 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
-
 import jupytext
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
