@@ -74,3 +74,24 @@ def test_the_build_fails_on_a_failing_cell():
     assert cfg["sphinx"]["config"]["nb_execution_raise_on_error"] is True
     make = (ROOT / "Makefile").read_text()
     assert "jupyter-book build . --all --builder html -W" in make.split("\ntest:")[1].split("\n\n")[0]
+
+
+def test_figures_are_numbered_per_chapter():
+    """The book's own figures read "Figure <chapter>.<k>" so that they are never taken
+    for the paper's figure numbers ("the paper's Fig. 19" in prose): the content parts
+    of the toc are numbered (continuously across parts by sphinx-multitoc-numbering,
+    which must stay on), "About this book" is not, and numbers carry one level of the
+    section number."""
+    import yaml
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbered = {p["caption"]: p.get("numbered", False) for p in toc["parts"]}
+    assert numbered.pop("About this book") is False, "the back matter must not be numbered"
+    assert numbered and all(v is True for v in numbered.values()), numbered
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert cfg.get("html", {}).get("use_multitoc_numbering", True) is True
+    sphinx = cfg["sphinx"]["config"]
+    assert sphinx["numfig"] is True and sphinx["numfig_secnum_depth"] == 1
+    assert sphinx["numfig_format"]["figure"] == "Figure %s"
+    # every reference to a figure of the book spells it the same way
+    for md in BOOK.glob("*.md"):
+        assert "{numref}`Fig. {number}" not in md.read_text(), f'{md.name}: write {{numref}}`Figure {{number}} <...>`'
