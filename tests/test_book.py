@@ -1,5 +1,6 @@
 """Checks of the book's own rules: paired notebooks in sync and without outputs,
-every chapter in the table of contents, and CI really in fast mode."""
+every chapter in the table of contents, CI really in fast mode, figures numbered per
+chapter, and bookkeeping cells (glue and asserts) folded in the HTML."""
 import ast
 import json
 import os
