@@ -1,5 +1,7 @@
 """Checks of the book's own rules: paired notebooks in sync and without outputs,
-every chapter in the table of contents, and CI really in fast mode."""
+every chapter in the table of contents, chapters executed in static mode and once by nbval, figures numbered per
+chapter, and bookkeeping cells (glue and asserts) folded in the HTML."""
+import ast
 import json
 import os
 import re
@@ -145,3 +147,88 @@ def test_nbval_fails_a_chapter_naming_it_and_the_cell(tmp_path, code, cell, mess
     out = run.stdout + run.stderr
     assert run.returncode != 0, out
     assert f"chapter.ipynb::{cell}" in out and message in out, out[-2000:]
+
+
+def test_figures_are_numbered_per_chapter():
+    """The book's own figures read "Figure <chapter>.<k>" so that they are never taken
+    for the paper's figure numbers ("the paper's Fig. 19" in prose): the content parts
+    of the toc are numbered (continuously across parts by sphinx-multitoc-numbering,
+    which must stay on), "About this book" is not, and numbers carry one level of the
+    section number."""
+    import yaml
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbered = {p["caption"]: p.get("numbered", False) for p in toc["parts"]}
+    assert numbered.pop("About this book") is False, "the back matter must not be numbered"
+    assert numbered and all(v is True for v in numbered.values()), numbered
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert cfg.get("html", {}).get("use_multitoc_numbering", True) is True
+    sphinx = cfg["sphinx"]["config"]
+    assert sphinx["numfig"] is True and sphinx["numfig_secnum_depth"] == 1
+    assert sphinx["numfig_format"]["figure"] == "Figure %s"
+    # every reference to a figure of the book spells it the same way
+    for md in BOOK.glob("*.md"):
+        assert "{numref}`Fig. {number}" not in md.read_text(), f'{md.name}: write {{numref}}`Figure {{number}} <...>`'
+
+
+FOLDED = {"hide-input", "hide-cell", "remove-input", "remove-cell"}
+
+
+def _is_glue(node):
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name) and node.value.func.id == "glue")
+
+
+def _bookkeeping_counts(body):
+    """(glue calls and asserts, assignments) in `body`, or None when some statement
+    is neither (nor a for/if made only of them)."""
+    kept = assigned = 0
+    for node in body:
+        if _is_glue(node) or isinstance(node, ast.Assert):
+            kept += 1
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            assigned += 1
+        elif isinstance(node, (ast.For, ast.If)):
+            inner = _bookkeeping_counts(node.body + node.orelse)
+            if inner is None:
+                return None
+            kept, assigned = kept + inner[0], assigned + inner[1]
+        else:
+            return None
+    return kept, assigned
+
+
+def is_bookkeeping(source):
+    """Whether a code cell only keeps books: see test_bookkeeping_cells_are_folded."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    counts = _bookkeeping_counts(ast.parse(code).body)
+    return counts is not None and counts[0] >= 1 and counts[1] <= counts[0]
+
+
+def test_the_bookkeeping_rule():
+    assert is_bookkeeping('glue("a", 1, display=False)\nglue("b", 2, display=False)')
+    assert is_bookkeeping("for m in M:\n    assert x[m] > 0, m\nassert y")
+    assert is_bookkeeping('n = len(xs)\nassert n > 3\nglue("n", n, display=False)')
+    assert not is_bookkeeping("n = len(xs)\nm = 2 * n\nassert m")          # mostly computing
+    assert not is_bookkeeping('plt.plot(x)\nglue("a", 1, display=False)')  # draws
+    assert not is_bookkeeping("x = run()\ny = 2")                         # nothing kept
+
+
+@pytest.mark.parametrize("md", NOTEBOOK_CHAPTERS, ids=lambda p: p.name)
+def test_bookkeeping_cells_are_folded(md):
+    """Cells that only keep books are folded in the HTML, so the reader sees the code
+    that teaches. The rule: a code cell is bookkeeping when every statement in it (at
+    the top level, and inside the bodies of `for` and `if` statements) is a `glue(...)`
+    call (a number published for the prose), an `assert` (a check, such as the claim
+    check after a Claim box) or an assignment, when at least one statement is a glue
+    call or an assert, and when the assignments (which prepare what is glued or
+    checked) are no more than the glue calls and asserts, counted over the whole
+    cell. A cell that mostly assigns (runs an experiment) or calls anything else (draws,
+    prints) is not bookkeeping by this rule. A bookkeeping cell must carry the tag
+    hide-input (or hide-cell, remove-input, remove-cell): its code folds into a
+    toggle, its outputs stay. Claim checks that also print are folded by hand; a
+    cell that mixes teaching code with many glue lines is split in two."""
+    nb = jupytext.read(md)
+    bare = [cell.source.splitlines()[0] for cell in nb.cells
+            if cell.cell_type == "code" and not FOLDED & set(cell.metadata.get("tags", []))
+            and is_bookkeeping(cell.source)]
+    assert not bare, f"{md.name}: bookkeeping cells without hide-input, starting with {bare}"
