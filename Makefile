@@ -25,6 +25,9 @@ STAMP  := $(VENV)/.installed
 CACHE  := _build/.jupyter_cache
 # seconds a cell may run before nbval fails it (the build's own limit is execute.timeout)
 CELL_TIMEOUT := 300
+# pytest-xdist workers: the unit tests and the chapters run two at a time (each chapter
+# whole in one worker, --dist loadfile); torch uses one thread per process
+JOBS := 2
 export PATH := $(abspath $(BIN)):$(PATH)
 export SWINGBY_STATIC := 1
 SHELL := /bin/bash
@@ -44,9 +47,9 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --builder html
 
 test: $(STAMP)
-	$(BIN)/python -m pytest --ignore=tests/test_offline_html.py tests
+	$(BIN)/python -m pytest -n $(JOBS) --ignore=tests/test_offline_html.py tests
 	rm -rf $(CACHE)
-	$(BIN)/python -m pytest --nbval-cell-timeout=$(CELL_TIMEOUT) book/*.ipynb
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-cell-timeout=$(CELL_TIMEOUT) book/*.ipynb
 	mkdir -p _build
 	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going 2>&1 | tee _build/build.log
 	$(BIN)/python tools/chapters.py check-build-log _build/build.log

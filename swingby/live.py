@@ -113,19 +113,12 @@ class Explorer:
     :mod:`swingby.diffusion.explorer` and :mod:`swingby.diffusion.capability_explorer`
     return one in live mode (``None`` in static mode).
 
-    Attributes
-    ----------
-    box : ipywidgets.Box
-        The controls and the output area, as displayed.
-    controls : dict of str to ipywidgets.Widget
-        The controls by the name of the value each one sets.
-    out : ipywidgets.Output
-        The area that each redraw fills (empty until a control moves).
-    draws : int
-        How many times the view was drawn: 1 for the default view, plus one per redraw.
-    last_png : bytes or None
-        The PNG of the last figure drawn (None when the last draw printed a message
-        instead of drawing a figure).
+    Its attributes: ``box``, the controls and the output area as displayed (an
+    ipywidgets box); ``controls``, the controls by the name of the value each one sets
+    (a dict of ipywidgets); ``out``, the output area that each redraw fills (empty until
+    a control moves); ``draws``, how many times the view was drawn (1 for the default
+    view, plus one per redraw); ``last_png``, the PNG bytes of the last figure drawn
+    (``None`` when the last draw printed a message instead of drawing a figure).
     """
 
     def __init__(self, box, controls: dict, out):

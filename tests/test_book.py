@@ -90,7 +90,8 @@ def test_each_chapter_is_executed_once_by_nbval_and_the_build_reads_it():
     assert ex["execute_notebooks"] == "cache" and ex["allow_errors"] is False and 60 <= ex["timeout"] <= 600
     assert cfg["sphinx"]["config"]["nb_execution_raise_on_error"] is True
     test = _recipe("test")
-    nbval = re.search(r"pytest --nbval-cell-timeout=\$\(CELL_TIMEOUT\) book/\*\.ipynb", test)
+    nbval = re.search(r"pytest -n \$\(JOBS\) --dist loadfile --nbval-cell-timeout=\$\(CELL_TIMEOUT\) book/\*\.ipynb",
+                      test)
     build = test.index("jupyter-book build . --all --builder html -W -n")
     assert nbval and test.index("rm -rf $(CACHE)") < nbval.start() < build < test.index("check-build-log")
     timeout = int(re.search(r"^CELL_TIMEOUT := (\d+)$", (ROOT / "Makefile").read_text(), re.M).group(1))

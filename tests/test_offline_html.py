@@ -248,6 +248,27 @@ def test_math_and_widgets_are_served_by_the_book(html_dir, pages):
             )
 
 
+def test_explorers_are_plain_images_without_widget_state(html_dir, pages):
+    """Chapters are executed in static mode (SWINGBY_STATIC=1): no page embeds widget
+    state (controls that would move without redrawing anything), and in an executed
+    build every explorer cell shows its default view as an image."""
+    with_state = [str(p.relative_to(html_dir)) for p, parsed in pages.items()
+                  if any(kind == WIDGET_STATE for kind, _ in parsed.scripts)]
+    assert not with_state, f"pages with ipywidgets state (built without SWINGBY_STATIC=1?): {with_state}"
+    explorers = 0
+    for page in pages:
+        for cell in page.read_text(encoding="utf-8").split('<div class="cell docutils container')[1:]:
+            code = re.sub(r"<[^>]+>", "", cell.split('<div class="cell_output', 1)[0])
+            if re.search(r"\w+_explorer\(", code) and "import" not in code.split("_explorer(")[0].splitlines()[-1]:
+                if '<div class="cell_output' not in cell:
+                    continue  # an unexecuted (quick) build has no outputs to check
+                explorers += 1
+                output = cell.split('<div class="cell_output', 1)[1]
+                assert "<img" in output, f"{page.relative_to(html_dir)}: an explorer cell without its image"
+    executed = any('<div class="cell_output' in p.read_text(encoding="utf-8") for p in pages)
+    assert explorers >= 5 or not executed, f"found {explorers} explorer cells with output, expected 5"
+
+
 def test_the_widget_manager_is_configured_local(html_dir):
     """myst-nb adds the scripts of ``nb_ipywidgets_js`` to every page with widget state;
     they must be files of the book (its default is require.js and a manager from CDNs)."""

@@ -34,6 +34,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
@@ -91,12 +92,15 @@ def store_executed(md: Path, outputs: dict[int, list], cache_path: Path = CACHE)
         for o in cell.outputs:
             if o.get("output_type") == "execute_result":
                 o["execution_count"] = n + 1
-    cache = get_cache(str(cache_path))
-    record = cache.cache_notebook_bundle(CacheBundleIn(nb, str(md), data={"executed_by": "nbval"}),
-                                         check_validity=False, overwrite=True)
-    # the build must find it: the same reading of the .md, the same hash
-    if cache.match_cache_notebook(read_chapter(md)).pk != record.pk:
-        raise RuntimeError(f"{md.name}: the stored execution does not match the chapter as the build reads it")
+    Path(cache_path).mkdir(parents=True, exist_ok=True)
+    # nbval may run chapters in parallel (pytest-xdist): one writer of the cache at a time
+    with FileLock(str(Path(cache_path).with_suffix(".lock"))):
+        cache = get_cache(str(cache_path))
+        record = cache.cache_notebook_bundle(CacheBundleIn(nb, str(md), data={"executed_by": "nbval"}),
+                                             check_validity=False, overwrite=True)
+        # the build must find it: the same reading of the .md, the same hash
+        if cache.match_cache_notebook(read_chapter(md)).pk != record.pk:
+            raise RuntimeError(f"{md.name}: the stored execution does not match the chapter as the build reads it")
     return record.pk
 
 
