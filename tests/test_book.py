@@ -88,6 +88,7 @@ def test_each_chapter_is_executed_once_by_nbval_and_the_build_reads_it():
     cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
     ex = cfg["execute"]
     assert ex["execute_notebooks"] == "cache" and ex["allow_errors"] is False and 60 <= ex["timeout"] <= 600
+    assert ex["show_tb"] is True  # a failure or timeout in `make book` names the chapter and shows the cell
     assert cfg["sphinx"]["config"]["nb_execution_raise_on_error"] is True
     test = _recipe("test")
     nbval = re.search(r"pytest -n \$\(JOBS\) --dist loadfile --nbval-cell-timeout=\$\(CELL_TIMEOUT\) book/\*\.ipynb",
