@@ -26,6 +26,8 @@ from typing import Callable, Sequence
 
 import matplotlib.pyplot as plt
 
+from swingby import _checks
+
 #: The environment variable that switches the chapters to static mode.
 ENV_VAR = "SWINGBY_STATIC"
 _TRUE = {"1", "true", "yes", "on"}
@@ -176,6 +178,12 @@ def explorer(draw: Callable[..., object], values: dict, make_controls: Callable[
     Explorer or None
         The live explorer; ``None`` in static mode.
     """
+    for name, fn in (("draw", draw), ("make_controls", make_controls)):
+        if not callable(fn):
+            raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+    side = _checks.flag("side", side)
+    if note is not None and not isinstance(note, str):
+        raise TypeError(f"note must be a string or None, got {type(note).__name__}")
     if not isinstance(values, dict) or not values:
         raise ValueError(f"values must be a non-empty dict of the explorer's default values, got {values!r}")
     if layout is not None and (any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in layout)

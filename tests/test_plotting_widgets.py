@@ -161,6 +161,10 @@ def test_live_explorer_refuses_controls_that_do_not_match_its_values(monkeypatch
         live.explorer(draw, {"x": 1.0}, lambda: {"x": widgets.FloatSlider(value=1.0)}, layout=(2,))
     with pytest.raises(ValueError, match="values"):
         live.explorer(draw, {}, dict)
+    with pytest.raises(TypeError, match="make_controls"):
+        live.explorer(draw, {"x": 1.0}, None)
+    with pytest.raises(ValueError, match="side"):
+        live.explorer(draw, {"x": 1.0}, dict, side="yes")
 
 
 @pytest.mark.parametrize("value, expected", [("1", True), ("yes", True), ("0", False), ("", False)])
