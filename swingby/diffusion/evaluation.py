@@ -14,13 +14,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from swingby.diffusion import storage
+from swingby import _checks
+from swingby.diffusion import _inputs, storage
 from swingby.diffusion.classifier import ConceptClassifier, accuracy_by_class, train_classifier
 from swingby.diffusion.concept_space import pixel_measure
 from swingby.diffusion.data import CLASSES, CirclesConfig, capability_prompts, class_prompt
-from swingby.diffusion.presets import Preset
+from swingby.diffusion.presets import Preset, validate_preset
 from swingby.diffusion.storage import atomic_save
 from swingby.diffusion.training import autocast, weight_norms
+from swingby.diffusion.vdm import VDM
 
 #: colour separations the classifier is trained on (one classifier serves every sweep)
 CLASSIFIER_SEPARATIONS = tuple(np.round(np.linspace(0.1, 0.75, 14), 3).tolist())
@@ -43,7 +45,9 @@ def circles_config(p: Preset, dc: float) -> CirclesConfig:
     -------
     CirclesConfig
     """
-    return CirclesConfig(image_size=p.image_size, dc=float(dc), ds=p.ds, position=p.position)
+    validate_preset(p)
+    return CirclesConfig(image_size=p.image_size, dc=_checks.number("dc", dc, low=0.0, high=1.0), ds=p.ds,
+                         position=p.position)
 
 
 def plain_prompts(p: Preset, dc: float) -> np.ndarray:
@@ -80,6 +84,9 @@ def classifier_path(out_dir: Path, p: Preset) -> Path:
     -------
     pathlib.Path
     """
+    validate_preset(p)
+    if not isinstance(out_dir, (str, Path)) or not str(out_dir):
+        raise TypeError(f"out_dir must be a directory path (str or pathlib.Path), got {out_dir!r}")
     return Path(out_dir) / f"classifier_{p.image_size}px_w{p.classifier_width}_s{p.classifier_steps}.pt"
 
 
@@ -108,6 +115,7 @@ def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple
     classifier : ConceptClassifier
     report : dict
     """
+    _checks.flag("progress", progress)
     path = classifier_path(out_dir, p)
     if path.exists():
         blob = storage.load_torch(path, what="classifier", remedy="delete it to train a new one")
@@ -145,6 +153,8 @@ def class_embeddings(model, prompts: torch.Tensor) -> np.ndarray:
     -------
     numpy.ndarray (P, E)
     """
+    _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
+    _inputs.batch_cond("prompts", prompts, None, getattr(model.net, "cond_dim", None))
     net = model.net
     with torch.no_grad():
         if net.style == "shared":
@@ -152,6 +162,18 @@ def class_embeddings(model, prompts: torch.Tensor) -> np.ndarray:
         else:
             e = torch.cat([m.c_proj(prompts) for m in net.modules() if hasattr(m, "c_proj")], dim=1)
     return e.float().cpu().numpy()
+
+
+def _check_eval(model, clf, p: Preset, dc, seed, device) -> torch.device:
+    """Check the arguments shared by :func:`evaluate` and :func:`final_repeats`."""
+    _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
+    _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
+    validate_preset(p)
+    _checks.number("dc", dc, low=0.0, high=1.0)
+    _checks.seed("seed", seed)
+    if isinstance(device, str):
+        device = torch.device(device)
+    return _inputs.instance("device", device, torch.device, "torch.device")
 
 
 def _sample(model, p: Preset, prompts: np.ndarray, n: int, g: torch.Generator, device) -> torch.Tensor:
@@ -188,6 +210,8 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
     -------
     dict
     """
+    device = _check_eval(model, clf, p, dc, seed, device)
+    k = _checks.integer("k", k, low=0, high=p.n_checkpoints)
     cfg, plain = circles_config(p, dc), plain_prompts(p, dc)
     n = p.samples_per_class
     cap, _ = capability_prompts(cfg)
@@ -236,6 +260,7 @@ def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int
     -------
     dict
     """
+    device = _check_eval(model, clf, p, dc, seed, device)
     plain = plain_prompts(p, dc)
     n = p.samples_per_class
     model.eval()

@@ -4,6 +4,7 @@ search to run on a 2-core CPU; ``book/diffusion.md`` shows the search) and ``tin
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, fields, replace
 
 from swingby.diffusion.vdm import DETAILS
@@ -53,35 +54,33 @@ class Preset:
     workers: int = 1  #: parallel training processes
     threads: int = 1  #: torch threads per process (fixed, so that numbers do not depend on the machine)
 
+    def __post_init__(self):
+        for k in ("widths", "separations", "seeds"):  # a list is stored as a tuple, as get_preset does
+            if isinstance(getattr(self, k), list):
+                object.__setattr__(self, k, tuple(getattr(self, k)))
+        validate_preset(self)
+
     def to_dict(self) -> dict:
+        """The preset as a JSON-ready dict (tuples as lists).
+
+        Returns
+        -------
+        dict
+        """
         d = asdict(self)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
-
-PRESETS = {
-    "paper": Preset(name="paper", image_size=32, **AUTHORS_DETAILS, batch=64),
-    # found by the measured search (book/diffusion.md): the book's first model design,
-    # discs always at the centre (the one simplification of the data), 2400 steps
-    "cpu": Preset(
-        name="cpu", image_size=16, widths=(16, 32, 64), n_res=1, attention=True, position=0.0,
-        steps=2400, batch=48, lr=2e-3, ema=0.99,
-        separations=(0.137, 0.175, 0.247, 0.3, 0.468, 0.689), seeds=(0, 1, 2, 3, 4),
-        n_checkpoints=16, sample_steps=25, samples_per_class=64, n_thumbs=4,
-        classifier_steps=3000, workers=2, threads=1,
-    ),
-    "tiny": Preset(  # the end-to-end smoke test of the chapter's quick mode and of the tests
-        name="tiny", image_size=8, widths=(8, 8, 8), n_res=1, attention=False,
-        steps=30, batch=16, lr=2e-3, ema=0.0, n_per_class=64,
-        separations=(0.2, 0.6), seeds=(0,), n_checkpoints=3, sample_steps=4,
-        samples_per_class=4, n_thumbs=2, n_loss_records=5, classifier_steps=40,
-        classifier_width=8, workers=1, threads=1,
-    ),
-}
 
 _CHOICES = {"block": BLOCKS, **DETAILS}
 _POSITIVE_INTS = ("image_size", "steps", "batch", "n_checkpoints", "sample_steps", "samples_per_class",
                   "workers", "n_per_class", "classifier_steps", "classifier_width", "n_res",
                   "n_loss_records", "threads")
+
+#: upper bounds of the integer fields: beyond them a sweep would not end on any machine this
+#: book targets (steps, sampling steps), or could not be held in memory (batch, samples)
+_UPPER = {"steps": 10 ** 7, "batch": 2 ** 14, "sample_steps": 100_000, "samples_per_class": 2 ** 14,
+          "n_checkpoints": 10 ** 4, "workers": 256, "threads": 1024, "classifier_steps": 10 ** 7,
+          "classifier_width": 1024, "n_res": 16, "n_loss_records": 10 ** 6}
 
 
 def get_preset(name: str, **overrides) -> Preset:
@@ -122,10 +121,20 @@ def _is_real(v) -> bool:
 
 
 def validate_preset(p: Preset) -> None:
-    """Raise ``ValueError`` naming the first bad field of ``p``; every field is checked."""
+    """Raise ``ValueError`` naming the first bad field of ``p``; every field is checked.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset to check.
+    """
+    if not isinstance(p, Preset):
+        raise TypeError(f"p must be a swingby.diffusion.presets.Preset (see get_preset), got {p!r}"[:200])
+    if not isinstance(p.name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", p.name):
+        raise ValueError(f"name must be 1 to 64 letters, digits, '_', '.' or '-' (it names files), got {p.name!r}")
     for k in _POSITIVE_INTS:
-        if not _is_int(getattr(p, k)) or getattr(p, k) < 1:
-            raise ValueError(f"{k} must be a positive integer, got {getattr(p, k)!r}")
+        if not _is_int(getattr(p, k)) or not 1 <= getattr(p, k) <= _UPPER.get(k, 2 ** 31):
+            raise ValueError(f"{k} must be an integer in [1, {_UPPER.get(k, 2 ** 31)}], got {getattr(p, k)!r}")
     if p.image_size < 8 or p.image_size % 4:
         raise ValueError(f"image_size must be >= 8 and divisible by 4, got {p.image_size!r}")
     if p.image_size > 128:
@@ -133,7 +142,7 @@ def validate_preset(p: Preset) -> None:
     if not isinstance(p.widths, tuple) or len(p.widths) != 3 or not all(_is_int(w) and w >= 1 for w in p.widths):
         raise ValueError(f"widths must be three positive integers, got {p.widths!r}")
     for k, allowed in _CHOICES.items():
-        if getattr(p, k) not in allowed:
+        if not isinstance(getattr(p, k), str) or getattr(p, k) not in allowed:
             raise ValueError(f"{k} must be one of {allowed}, got {getattr(p, k)!r}")
     for k in ("attention", "residual", "bf16"):
         if not isinstance(getattr(p, k), bool):
@@ -144,21 +153,44 @@ def validate_preset(p: Preset) -> None:
         if not _is_real(v) or not lo <= v <= hi or (k == "lr" and v == 0):
             raise ValueError(f"{k} must be a finite number in [{lo}, {hi}]{' and > 0' if k == 'lr' else ''}, "
                              f"got {v!r}")
-    if not p.separations or not all(_is_real(s) and 0 <= s <= 1 for s in p.separations):
+    if not isinstance(p.separations, tuple) or not p.separations or not all(_is_real(s) and 0 <= s <= 1 for s in p.separations):
         raise ValueError(f"separations must be colour separations in [0, 1], got {p.separations!r}")
     if len(set(p.separations)) != len(p.separations):
         raise ValueError(f"separations must not repeat, got {p.separations!r}")
-    if not p.seeds or not all(_is_int(s) and 0 <= s < 2 ** 31 for s in p.seeds):
+    if not isinstance(p.seeds, tuple) or not p.seeds or not all(_is_int(s) and 0 <= s < 2 ** 31 for s in p.seeds):
         raise ValueError(f"seeds must be integers in [0, 2**31), got {p.seeds!r}")
     if len(set(p.seeds)) != len(p.seeds):
         raise ValueError(f"seeds must not repeat (a repeated seed is the same run), got {p.seeds!r}")
     if p.n_checkpoints < 2:
         raise ValueError(f"n_checkpoints must be >= 2, got {p.n_checkpoints!r}")
-    if p.n_thumbs < 0 or not _is_int(p.n_thumbs) or p.n_thumbs > p.samples_per_class:
+    if not _is_int(p.n_thumbs) or p.n_thumbs < 0 or p.n_thumbs > p.samples_per_class:
         raise ValueError(f"n_thumbs must be an integer in [0, samples_per_class={p.samples_per_class}], "
                          f"got {p.n_thumbs!r}")
     if p.n_loss_records > p.steps:
         raise ValueError(f"n_loss_records must be <= steps={p.steps}, got {p.n_loss_records!r}")
+    if max(p.widths) > 1024:
+        raise ValueError(f"widths above 1024 do not fit this package's U-Net budget, got widths={p.widths}")
     if p.n_per_class * 3 * 3 * p.image_size ** 2 * 4 > 8e9:
         raise ValueError(f"n_per_class={p.n_per_class} at image_size={p.image_size} needs more than 8 GB "
                          "for the training set; use fewer images")
+
+
+PRESETS = {
+    "paper": Preset(name="paper", image_size=32, **AUTHORS_DETAILS, batch=64),
+    # found by the measured search (book/diffusion.md): the book's first model design,
+    # discs always at the centre (the one simplification of the data), 2400 steps
+    "cpu": Preset(
+        name="cpu", image_size=16, widths=(16, 32, 64), n_res=1, attention=True, position=0.0,
+        steps=2400, batch=48, lr=2e-3, ema=0.99,
+        separations=(0.137, 0.175, 0.247, 0.3, 0.468, 0.689), seeds=(0, 1, 2, 3, 4),
+        n_checkpoints=16, sample_steps=25, samples_per_class=64, n_thumbs=4,
+        classifier_steps=3000, workers=2, threads=1,
+    ),
+    "tiny": Preset(  # the end-to-end smoke test of the chapter's quick mode and of the tests
+        name="tiny", image_size=8, widths=(8, 8, 8), n_res=1, attention=False,
+        steps=30, batch=16, lr=2e-3, ema=0.0, n_per_class=64,
+        separations=(0.2, 0.6), seeds=(0,), n_checkpoints=3, sample_steps=4,
+        samples_per_class=4, n_thumbs=2, n_loss_records=5, classifier_steps=40,
+        classifier_width=8, workers=1, threads=1,
+    ),
+}
