@@ -17,6 +17,7 @@ from swingby import sim as S
 from swingby.diffusion import data as D
 from swingby.diffusion import evaluation as E
 from swingby.diffusion import presets as PR
+from swingby.diffusion import sweep as SW
 from swingby.diffusion import training as TR
 from swingby.diffusion import unet as U
 from swingby.diffusion import vdm as V
@@ -111,6 +112,8 @@ CASES = [
     case(V.to_model_space, dict(images=NAN_IMG), "images"),
     case(V.to_model_space, dict(images=IMG, data_range="pm2"), "data_range"),
     case(V.to_model_space, dict(images=IMG.numpy()), "images", TE),
+    case(V.to_model_space, dict(images=IMG.double()), "images", TE),
+    case(V.to_model_space, dict(images=IMG[0]), "images"),
     case(V.from_model_space, dict(x=NAN_IMG), "x"),
     case(V.discretized_gaussian_nll, dict(x=IMG * 2 - 1, mean=IMG, scale=torch.tensor(0.0)), "scale"),
     case(V.discretized_gaussian_nll, dict(x=IMG * 2 - 1, mean=IMG, scale=torch.tensor(-1.0)), "scale"),
@@ -173,6 +176,14 @@ CASES = [
     case(NET, dict(z=IMG, gamma=torch.tensor(float("inf")), cond=COND), "gamma"),
     case(NET, dict(z=IMG, gamma=G, cond=NAN_COND), "cond"),
     case(NET, dict(z=IMG.double(), gamma=G, cond=COND), "z", TE),
+    case(NET, dict(z=IMG, gamma=G, cond=COND.double()), "cond", TE),
+    case(NET.embed, dict(gamma=0.5, cond=COND), "gamma", TE),
+    case(NET.embed, dict(gamma=torch.zeros(3), cond=COND), "cond"),
+    case(NET.embed, dict(gamma=G, cond=[[0.1] * 4] * 2), "cond", TE),
+    case(U.ResBlock(8, 8, 32), dict(x=torch.rand(2, 5, 4, 4), emb=torch.rand(2, 32)), "c_in"),
+    case(U.ResBlock(8, 8, 32), dict(x=torch.rand(2, 8, 4, 4), emb=None), "emb", TE),
+    case(U.ResBlock(8, 8, 32), dict(x=torch.rand(2, 8, 4, 4), emb=torch.rand(3, 32)), "emb"),
+    case(U.Attention(8), dict(x=torch.rand(2, 5, 4, 4)), "channels"),
     # ------------------------------------------------------------------ presets
     case(PR.Preset, dict(name="x", image_size=7), "image_size"),
     case(PR.Preset, dict(name="x", image_size=16, widths=(8.5, 8, 8)), "widths"),
@@ -200,6 +211,16 @@ CASES = [
     case(E.evaluate, dict(model=MODEL, clf=CLF, p=TINY, dc=0.3, seed=-1, k=0), "seed"),
     case(E.evaluate, dict(model=MODEL, clf=CLF, p=TINY, dc=0.3, seed=0, k=-1), "k must"),
     case(E.final_repeats, dict(model=None, clf=CLF, p=TINY, dc=0.3, seed=0), "model", TE),
+    case(E.evaluate, dict(model=MODEL, clf=CLF, p=TINY, dc=0.3, seed=0, k=0, device="gpu"), "device"),
+    case(PR.get_preset, dict(name="gpu"), "name"),
+    # ------------------------------------------------------------------ sweep helpers
+    case(SW.checkpoint_steps, dict(steps=1.5, n_checkpoints=3), "steps"),
+    case(SW.checkpoint_steps, dict(steps=10, n_checkpoints=10**30), "n_checkpoints"),
+    case(SW.state_path, dict(scratch=None, dc=0.3, seed=0), "scratch", TE),
+    case(SW.state_path, dict(scratch="s", dc=float("nan"), seed=0), "dc"),
+    case(SW.state_path, dict(scratch="s", dc=0.3, seed="a"), "seed"),
+    case(SW.results_path, dict(out_dir="o", p="cpu"), "Preset", TE),
+    case(SW.config_hash, dict(p=None), "Preset", TE),
     # ------------------------------------------------------------------ SIM: float32 overflow
     case(S.make_sim, dict(sim_good, mu=[1e200, 1.0]), "mu must hold numbers <="),
     case(S.make_sim, dict(sim_good, sigma=1e39), "sigma must hold numbers <="),
@@ -237,7 +258,7 @@ BORDERLINE = [
     (D.colour_mean, dict(cfg=CFG, blue=np.int64(1))),
     (D.render, dict(cfg=CFG, attrs={k: v[:0] for k, v in ATTRS.items()}, rng=RNG)),
     (U.CondUNet, dict(widths=[np.int64(8), 8, 8], emb_dim=np.int32(16), attention=np.True_)),
-    (V.to_model_space, dict(images=torch.zeros(1, 3, 8, 8).double())),
+    (V.to_model_space, dict(images=torch.zeros(1, 3, 5, 7))),
     (MODEL.sample, dict(cond=COND, n_steps=np.int64(1), image_size=np.int64(8))),
     (PR.Preset, dict(name="x", image_size=16, separations=[0.2, 0.3], seeds=[0])),
     (S.make_sim, dict(sim_good, mu=[1e19, 1.0])),

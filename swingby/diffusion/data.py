@@ -99,7 +99,7 @@ def validate(cfg: CirclesConfig) -> None:
 
 def _check_class(cls: str) -> tuple[int, int]:
     if not isinstance(cls, str) or cls not in CLASSES:
-        raise ValueError(f"class must be one of {list(CLASSES)}, got {cls!r}")
+        raise ValueError(f"cls: the class must be one of {list(CLASSES)}, got {cls!r}")
     return int(cls[0]), int(cls[1])
 
 

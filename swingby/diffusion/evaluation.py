@@ -21,7 +21,7 @@ from swingby.diffusion.concept_space import pixel_measure
 from swingby.diffusion.data import CLASSES, CirclesConfig, capability_prompts, class_prompt
 from swingby.diffusion.presets import Preset, validate_preset
 from swingby.diffusion.storage import atomic_save
-from swingby.diffusion.training import autocast, weight_norms
+from swingby.diffusion.training import autocast, resolve_device, weight_norms
 from swingby.diffusion.vdm import VDM
 
 #: colour separations the classifier is trained on (one classifier serves every sweep)
@@ -172,7 +172,7 @@ def _check_eval(model, clf, p: Preset, dc, seed, device) -> torch.device:
     _checks.number("dc", dc, low=0.0, high=1.0)
     _checks.seed("seed", seed)
     if isinstance(device, str):
-        device = torch.device(device)
+        device = resolve_device(device)
     return _inputs.instance("device", device, torch.device, "torch.device")
 
 

@@ -100,7 +100,7 @@ def get_preset(name: str, **overrides) -> Preset:
     Preset
     """
     if not isinstance(name, str) or name not in PRESETS:
-        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
+        raise ValueError(f"name: the preset must be one of {sorted(PRESETS)}, got {name!r}")
     names = {f.name for f in fields(Preset)}
     unknown = sorted(set(overrides) - names)
     if unknown:

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from swingby import _checks
 from swingby.diffusion import storage
 from swingby.diffusion.classifier import ConceptClassifier
 from swingby.diffusion.data import make_dataset
@@ -73,8 +74,8 @@ def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
     -------
     numpy.ndarray of int
     """
-    if steps < 1 or n_checkpoints < 2:
-        raise ValueError(f"need steps >= 1 and n_checkpoints >= 2, got {steps!r}, {n_checkpoints!r}")
+    steps = _checks.integer("steps", steps, low=1, high=10 ** 9)
+    n_checkpoints = _checks.integer("n_checkpoints", n_checkpoints, low=2, high=10 ** 6)
     return np.unique(np.round(np.linspace(0, np.sqrt(steps), n_checkpoints) ** 2).astype(int))
 
 
@@ -106,6 +107,13 @@ def code_version() -> dict:
 
 
 # --------------------------------------------------------------------- one run
+def _path(name: str, value) -> Path:
+    """``value`` as a ``Path`` if it is a non-empty ``str`` or path, else a ``TypeError``."""
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise TypeError(f"{name} must be a directory path (str or pathlib.Path), got {value!r}")
+    return Path(value)
+
+
 def state_path(scratch: Path, dc: float, seed: int) -> Path:
     """The resumable state file of run ``(dc, seed)`` in ``scratch``.
 
@@ -122,6 +130,8 @@ def state_path(scratch: Path, dc: float, seed: int) -> Path:
     -------
     pathlib.Path
     """
+    _path("scratch", scratch)
+    dc, seed = _checks.number("dc", dc, low=0.0, high=1.0), _checks.seed("seed", seed)
     return Path(scratch) / f"dc{dc:.4f}_seed{seed}.pt"
 
 
@@ -239,7 +249,18 @@ def _tag(p: Preset) -> str:
 
 
 def config_hash(p: Preset) -> str:
-    """SHA-256 of the preset's config."""
+    """SHA-256 of the preset's config.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    str
+    """
+    validate_preset(p)
     return hashlib.sha256(json.dumps(p.to_dict(), sort_keys=True).encode()).hexdigest()
 
 
@@ -257,7 +278,8 @@ def results_path(out_dir: Path, p: Preset) -> Path:
     -------
     pathlib.Path
     """
-    return Path(out_dir) / f"sweep_{_tag(p)}.npz"
+    validate_preset(p)
+    return _path("out_dir", out_dir) / f"sweep_{_tag(p)}.npz"
 
 
 save_results = storage.save_results
@@ -267,7 +289,18 @@ runs_from_results = storage.runs_from_results
 
 # --------------------------------------------------------------------- the sweep
 def default_scratch(p: Preset) -> Path:
-    """``$XDG_CACHE_HOME/swingby-diffusion/<preset>-<config hash>`` (or ``~/.cache/...``)."""
+    """``$XDG_CACHE_HOME/swingby-diffusion/<preset>-<config hash>`` (or ``~/.cache/...``).
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    validate_preset(p)
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     return base / "swingby-diffusion" / f"{p.name}-{config_hash(p)[:12]}"
 

@@ -65,6 +65,21 @@ class ResBlock(nn.Module):
             nn.init.zeros_(self.c2.bias)
         self.skip = nn.Conv2d(c_in, c_out, 1) if c_in != c_out else nn.Identity()
 
+    def _check_emb(self, emb, n: int) -> None:
+        """Refuse an embedding that does not fit this block (kind, batch size, width)."""
+        per_block = hasattr(self, "t_proj")
+        if per_block != isinstance(emb, tuple):
+            raise TypeError(f"emb must be {'a pair (time features, conditioning)' if per_block else 'a tensor'} "
+                            f"for this block, got {_checks.short_repr(emb)}")
+        parts = emb if per_block else (emb,)
+        dims = (self.t_proj[0].in_features, self.c_proj[0].in_features) if per_block else (self.emb.in_features,)
+        if len(parts) != len(dims):
+            raise ValueError(f"emb must be a pair (time features, conditioning), got {len(parts)} entries")
+        for part, d in zip(parts, dims):
+            _inputs.tensor("emb", part, ndim=2)
+            if part.shape != (n, d):
+                raise ValueError(f"emb must have shape ({n}, {d}) to match x, got {tuple(part.shape)}")
+
     def forward(self, x: torch.Tensor, emb) -> torch.Tensor:
         """The block's output.
 
@@ -80,6 +95,10 @@ class ResBlock(nn.Module):
         -------
         torch.Tensor (n, c_out, H, W)
         """
+        _inputs.tensor("x", x, ndim=4, min_len=1)
+        if x.shape[1] != self.c1.in_channels:
+            raise ValueError(f"x must have c_in = {self.c1.in_channels} channels, got shape {tuple(x.shape)}")
+        self._check_emb(emb, x.shape[0])
         h = self.c1(F.gelu(self.n1(x)))
         if isinstance(emb, tuple):  # (time features, conditioning): per-block MLPs
             e = self.t_proj(emb[0]) + self.c_proj(emb[1])
@@ -250,6 +269,10 @@ class CondUNet(nn.Module):
         -------
         torch.Tensor or tuple of torch.Tensor
         """
+        _inputs.tensor("gamma", gamma, ndim=1, min_len=1)
+        _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
+        if cond.shape != (gamma.shape[0], self.cond_dim):
+            raise ValueError(f"cond must be ({gamma.shape[0]}, {self.cond_dim}) to match gamma, got {tuple(cond.shape)}")
         t = self.t_mlp(self._time_features(gamma))
         if self.style == "shared":
             return t + self.c_mlp(cond)
@@ -273,7 +296,7 @@ class CondUNet(nn.Module):
         torch.Tensor (n, 3, H, W)
         """
         _inputs.images("z", z, low=None, high=None, dtypes=(torch.float32, torch.bfloat16, torch.float16))
-        _inputs.tensor("cond", cond, ndim=2)
+        _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
         if cond.shape != (z.shape[0], self.cond_dim):
             raise ValueError(f"cond must be ({z.shape[0]}, {self.cond_dim}) to match z, got {tuple(cond.shape)}")
         _inputs.tensor("gamma", gamma)

@@ -95,8 +95,8 @@ def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tenso
 
     Parameters
     ----------
-    images : torch.Tensor
-        Images in [0, 1].
+    images : torch.Tensor (n, 3, H, W)
+        Images in [0, 1], float32 (nothing is cast or rescaled).
     data_range : {"pm1", "01"}
         The model's data range.
 
@@ -105,7 +105,9 @@ def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tenso
     torch.Tensor
     """
     _checks.choice("data_range", data_range, DETAILS["data_range"])
-    _inputs.tensor("images", images, low=0.0, high=1.0)
+    _inputs.tensor("images", images, ndim=4, dtypes=(torch.float32,), min_len=1, low=0.0, high=1.0)
+    if images.shape[1] != 3:
+        raise ValueError(f"images must be a batch (n, 3, H, W) of RGB images, got shape {tuple(images.shape)}")
     return images * 2 - 1 if data_range == "pm1" else images
 
 
