@@ -250,3 +250,26 @@ def test_signals_stop_the_whole_process_tree(tmp_path, sig):
     for k in left:
         os.kill(k, signal.SIGKILL)
     assert not left, f"{sig!r} left {len(left)} worker process(es) running"
+
+
+def test_the_lock_is_portable_and_refuses_a_second_process(tmp_path):
+    """Issue 20 item 4: the lock is filelock's (fcntl is POSIX only), and a lock held by
+    another process is refused with the same clear message."""
+    import inspect
+
+    assert "import fcntl" not in inspect.getsource(storage)
+    results = tmp_path / "sweep_x.npz"
+    code = ("import sys, time\nfrom swingby.diffusion import storage\n"
+            f"with storage.lock({str(results)!r}):\n    print('held', flush=True)\n    time.sleep(30)\n")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(Path(S.__file__).parents[2])})
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(ValueError, match="another sweep is writing"):
+            with storage.lock(results):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with storage.lock(results):  # free again once the holder is gone
+        pass

@@ -132,21 +132,31 @@ def load_torch(path: Path, *, what: str, remedy: str):
 
 @contextlib.contextmanager
 def lock(results: Path):
-    """An exclusive lock file ``<results>.lock``, held while a sweep writes ``results``."""
-    import fcntl
+    """An exclusive lock file ``<results>.lock``, held while a sweep writes ``results``.
+
+    The lock is :class:`filelock.FileLock` (``fcntl`` on POSIX, ``msvcrt`` on Windows),
+    so a sweep starts on every system; it is not re-entrant across calls, so a second
+    sweep of the same results file, in this process or another, is refused at once.
+
+    Parameters
+    ----------
+    results : path-like
+        The results file the sweep writes.
+    """
+    from filelock import FileLock, Timeout
 
     lock_path = Path(str(results) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    f = open(lock_path, "w")
+    flock = FileLock(lock_path, is_singleton=False, thread_local=False)
     try:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ValueError(f"another sweep is writing {results} (lock {lock_path} is held); "
-                             "wait for it or use another --out") from None
+        flock.acquire(timeout=0)
+    except Timeout:
+        raise ValueError(f"another sweep is writing {results} (lock {lock_path} is held); "
+                         "wait for it or use another --out") from None
+    try:
         yield
     finally:
-        f.close()
+        flock.release()
 
 
 # ------------------------------------------------------------------ run states
