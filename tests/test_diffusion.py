@@ -323,7 +323,7 @@ def test_sweep_round_trip(tmp_path):
     assert res["probs"].shape == (1, 1, 3, 4, p.samples_per_class, 2)
     assert res["cap_probs"].shape[3] == 8 and res["emb"].shape[:4] == (1, 1, 3, 4)
     assert res["rep_probs"].shape[2] == S.N_REPEATS and np.isfinite(res["rep_probs"]).all()
-    assert res["thumbs"].dtype == np.uint8 and res["meta"]["code_version"]["diffusion_sources_sha256"]
+    assert res["thumbs"].dtype == np.uint8 and res["meta"]["code_version"]["code_identity"] == S.code_hash()
     runs = S.runs_from_results(res)
     S.save_results(tmp_path / "copy.npz", p, runs, {"finished": True})
     res2 = S.load_results(tmp_path / "copy.npz")

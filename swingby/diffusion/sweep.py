@@ -48,6 +48,7 @@ from swingby.diffusion.evaluation import (  # noqa: F401 - re-exported: the swee
     final_repeats,
     get_classifier,
 )
+from swingby.diffusion.identity import IDENTITY_KEY, code_identity
 from swingby.diffusion.presets import PRESETS, Preset, get_preset, validate_preset
 from swingby.diffusion.storage import SweepFileError, atomic_save, results_dir
 from swingby.diffusion.training import Run, resolve_device
@@ -55,9 +56,6 @@ from swingby.diffusion.training import Run, resolve_device
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parents[1]
 DEFAULT_OUT = results_dir()
-#: the sources whose code makes the numbers of a results file (plots and analysis excluded)
-RESULT_SOURCES = ("data.py", "unet.py", "vdm.py", "training.py", "sweep.py", "evaluation.py", "classifier.py",
-                  "concept_space.py")
 
 
 def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
@@ -79,31 +77,36 @@ def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, np.sqrt(steps), n_checkpoints) ** 2).astype(int))
 
 
-def _hash_sources() -> str:
-    h = hashlib.sha256()
-    for name in RESULT_SOURCES:
-        h.update(name.encode())
-        h.update((PACKAGE_DIR / name).read_bytes())
-    return h.hexdigest()
-
-
-_CODE_HASH = _hash_sources()  # the code this process runs: hashed when it was imported
+_CODE_IDENTITY = code_identity()  # the code this process runs: computed when it was imported
 
 
 def code_hash() -> str:
-    """SHA-256 of the sources that make a results file's numbers (:data:`RESULT_SOURCES`),
-    as they were when this process imported them."""
-    return _CODE_HASH
+    """The identity of the code that makes a results file's numbers
+    (:func:`swingby.diffusion.identity.code_identity`: normalised syntax trees of the
+    covered definitions, so docstrings, comments and moves between modules keep it), as
+    the code was when this process imported it.
+
+    Returns
+    -------
+    str
+    """
+    return _CODE_IDENTITY
 
 
 def code_version() -> dict:
-    """Git commit (if any) and :func:`code_hash` of the result-making sources."""
+    """Git commit (if any) and the :func:`code_hash` identity of the result-making code.
+
+    Returns
+    -------
+    dict
+        ``{"git_commit": ..., "code_identity": ...}``.
+    """
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
                                 text=True, timeout=10).stdout.strip() or None
     except Exception:  # noqa: BLE001 - no git: still record the source hash
         commit = None
-    return {"git_commit": commit, "diffusion_sources_sha256": code_hash()}
+    return {"git_commit": commit, IDENTITY_KEY: code_hash()}
 
 
 # --------------------------------------------------------------------- one run
@@ -330,7 +333,7 @@ def _existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, 
     if meta["config"] != p.to_dict():
         log(f"{path.name}: made by another preset config; its runs are redone")
         return {}, 0.0, False
-    made_by = meta.get("code_version", {}).get("diffusion_sources_sha256")
+    made_by = meta.get("code_version", {}).get(IDENTITY_KEY)
     if meta.get("finished"):
         if made_by != code:
             log(f"{path.name}: a finished sweep made by other code ({str(made_by)[:12]}); left as it is. "
