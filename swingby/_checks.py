@@ -387,52 +387,6 @@ def index(name: str, value, size: int) -> int:
     return integer(name, value, low=0, high=size - 1)
 
 
-# ------------------------------------------------------------------ generators, outputs
-def generator(name: str, value, cls, *, optional: bool = False):
-    """Return ``value`` if it is a random generator of class ``cls`` (or ``None`` when
-    ``optional``), else raise ``TypeError``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    cls : type
-        ``numpy.random.Generator`` or ``torch.Generator``.
-    optional : bool
-        Accept ``None``.
-
-    Returns
-    -------
-    object
-        ``value`` itself.
-    """
-    if (value is None and optional) or isinstance(value, cls):
-        return value
-    hint = "np.random.default_rng(seed)" if cls is np.random.Generator else "torch.Generator().manual_seed(seed)"
-    raise TypeError(f"{name} must be a {cls.__module__}.{cls.__name__} (e.g. {hint})"
-                    f"{' or None' if optional else ''}, got {short_repr(value)}")
-
-
-def finite_output(where: str, value) -> None:
-    """Raise ``FloatingPointError`` if ``value`` (a tensor or array) holds NaN or inf,
-    saying ``where`` it arose.
-
-    Parameters
-    ----------
-    where : str
-        The function and quantity, for the message.
-    value : torch.Tensor or numpy.ndarray
-        The result to check.
-    """
-    if hasattr(value, "detach"):
-        value = value.detach().float().cpu().numpy()
-    if not np.all(np.isfinite(value)):
-        raise FloatingPointError(f"{where} is not finite (NaN or inf): the model's weights or its inputs "
-                                 "have diverged; lower the learning rate or check the inputs")
-
-
 # ------------------------------------------------------------------ resources
 def memory(n_bytes: float, what: str) -> None:
     """Raise if a call needs more than :data:`MAX_BYTES`; ``what`` names the arguments

@@ -17,6 +17,8 @@ from swingby import sim as S
 from swingby.diffusion import data as D
 from swingby.diffusion import evaluation as E
 from swingby.diffusion import presets as PR
+from swingby.diffusion import search as SE
+from swingby.diffusion import storage as ST
 from swingby.diffusion import sweep as SW
 from swingby.diffusion import training as TR
 from swingby.diffusion import unet as U
@@ -221,6 +223,30 @@ CASES = [
     case(SW.state_path, dict(scratch="s", dc=0.3, seed="a"), "seed"),
     case(SW.results_path, dict(out_dir="o", p="cpu"), "Preset", TE),
     case(SW.config_hash, dict(p=None), "Preset", TE),
+    case(SW.sweep, dict(preset="tiny", seeds=0), "seeds", TE),
+    case(SW.sweep, dict(preset="tiny", out_dir=1), "out_dir", TE),
+    case(SW.sweep, dict(preset="tiny", progress="no"), "progress"),
+    case(SW.sweep, dict(preset="tiny", log="print"), "log", TE),
+    case(SW.run_one, dict(p=TINY, dc=0.3, seed=0, scratch="s", clf=None), "clf", TE),
+    case(SW.run_one, dict(p=TINY, dc=0.3, seed=0, scratch="s", clf=CLF, progress_queue=1), "progress_queue", TE),
+    # ------------------------------------------------------------------ storage, search, classifier input
+    case(ST.atomic_save, dict(obj_writer=None, path="x"), "obj_writer", TE),
+    case(ST.atomic_save, dict(obj_writer=print, path=None), "path", TE),
+    case(ST.load_torch, dict(path=None, what="x", remedy="y"), "path", TE),
+    case(ST.check_writable, dict(directory=1, name="out_dir"), "out_dir", TE),
+    case(ST.records_to_state, dict(records={}), "records", TE),
+    case(ST.records_from_state, dict(st=None), "st", TE),
+    case(ST.save_results, dict(path="x.npz", p=None, runs={}, meta_extra={}), "Preset", TE),
+    case(ST.save_results, dict(path="x.npz", p=TINY, runs={(0.2, 0): None}, meta_extra={}), "runs[", TE),
+    case(ST.save_results, dict(path="x.npz", p=TINY, runs={}, meta_extra=[]), "meta_extra", TE),
+    case(ST.load_results, dict(path=None), "path", TE),
+    case(ST.runs_from_results, dict(res={}), "res", TE),
+    case(SE.outcome, dict(res=None), "res", TE),
+    case(SE.candidate_preset, dict(overrides={"stepz": 1}), "overrides", TE),
+    case(SE.run_candidate, dict(name=["a"]), "name"),
+    case(SE.run_candidate, dict(name="4x steps", progress="yes"), "progress"),
+    case(CLF.probabilities, dict(images=IMG * 255), "images must hold finite pixel values in [0, 1]"),
+    case(CLF.probabilities, dict(images=NAN_IMG), "images must hold finite"),
     # ------------------------------------------------------------------ SIM: float32 overflow
     case(S.make_sim, dict(sim_good, mu=[1e200, 1.0]), "mu must hold numbers <="),
     case(S.make_sim, dict(sim_good, sigma=1e39), "sigma must hold numbers <="),

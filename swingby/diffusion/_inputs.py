@@ -4,6 +4,7 @@ wrong type) that names the argument, what was given and what is allowed.
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from swingby import _checks
@@ -150,3 +151,92 @@ def instance(name: str, value, cls, what: str):
     if not isinstance(value, cls):
         raise TypeError(f"{name} must be a {what}, got {_checks.short_repr(value)}")
     return value
+
+
+def generator(name: str, value, cls, *, optional: bool = False):
+    """Return ``value`` if it is a random generator of class ``cls`` (or ``None`` when
+    ``optional``), else raise ``TypeError``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+    cls : type
+        ``numpy.random.Generator`` or ``torch.Generator``.
+    optional : bool
+        Accept ``None``.
+
+    Returns
+    -------
+    object
+        ``value`` itself.
+    """
+    if (value is None and optional) or isinstance(value, cls):
+        return value
+    hint = "np.random.default_rng(seed)" if cls is np.random.Generator else "torch.Generator().manual_seed(seed)"
+    raise TypeError(f"{name} must be a {cls.__module__}.{cls.__name__} (e.g. {hint})"
+                    f"{' or None' if optional else ''}, got {_checks.short_repr(value)}")
+
+
+def path(name: str, value):
+    """Return ``value`` as a ``pathlib.Path`` if it is a non-empty ``str`` or path, else raise ``TypeError``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    import os
+    from pathlib import Path
+
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise TypeError(f"{name} must be a path (a non-empty str or pathlib.Path), got {_checks.short_repr(value)}")
+    return Path(value)
+
+
+def function(name: str, value, *, optional: bool = False):
+    """Return ``value`` if it is callable (or ``None`` when ``optional``), else raise ``TypeError``.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        The value to check.
+    optional : bool
+        Accept ``None``.
+
+    Returns
+    -------
+    object
+        ``value`` itself.
+    """
+    if (value is None and optional) or callable(value):
+        return value
+    raise TypeError(f"{name} must be a function{' or None' if optional else ''}, got {_checks.short_repr(value)}")
+
+
+def finite_output(where: str, value) -> None:
+    """Raise ``FloatingPointError`` if ``value`` (a tensor or array) holds NaN or inf,
+    saying ``where`` it arose.
+
+    Parameters
+    ----------
+    where : str
+        The function and quantity, for the message.
+    value : torch.Tensor or numpy.ndarray
+        The result to check.
+    """
+    if hasattr(value, "detach"):
+        value = value.detach().float().cpu().numpy()
+    if not np.all(np.isfinite(value)):
+        raise FloatingPointError(f"{where} is not finite (NaN or inf): the model's weights or its inputs "
+                                 "have diverged; lower the learning rate or check the inputs")

@@ -208,7 +208,7 @@ def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Gener
     validate(cfg)
     n = _checks.integer("n", n, low=0, high=10 ** 8)
     blue, small = _check_class(cls)
-    _checks.generator("rng", rng, np.random.Generator)
+    _inputs.generator("rng", rng, np.random.Generator)
     test = _checks.flag("test", test)
     if test:
         colour = np.tile(colour_mean(cfg, blue), (n, 1))
@@ -292,7 +292,7 @@ def render(cfg: CirclesConfig, attrs: dict, rng: np.random.Generator) -> np.ndar
     """
     validate(cfg)
     attrs = check_attrs(attrs)
-    _checks.generator("rng", rng, np.random.Generator)
+    _inputs.generator("rng", rng, np.random.Generator)
     _checks.memory(8.0 * 3 * 3 * len(attrs["radius"]) * cfg.image_size ** 2,
                    f"{len(attrs['radius'])} images of {cfg.image_size}x{cfg.image_size}")
     g = np.linspace(-1, 1, cfg.image_size)

@@ -35,7 +35,7 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.diffusion import storage
+from swingby.diffusion import _inputs, storage
 from swingby.diffusion.classifier import ConceptClassifier
 from swingby.diffusion.data import make_dataset
 from swingby.diffusion.evaluation import (  # noqa: F401 - re-exported: the sweep's evaluation and classifier
@@ -110,13 +110,6 @@ def code_version() -> dict:
 
 
 # --------------------------------------------------------------------- one run
-def _path(name: str, value) -> Path:
-    """``value`` as a ``Path`` if it is a non-empty ``str`` or path, else a ``TypeError``."""
-    if not isinstance(value, (str, os.PathLike)) or not str(value):
-        raise TypeError(f"{name} must be a directory path (str or pathlib.Path), got {value!r}")
-    return Path(value)
-
-
 def state_path(scratch: Path, dc: float, seed: int) -> Path:
     """The resumable state file of run ``(dc, seed)`` in ``scratch``.
 
@@ -133,7 +126,7 @@ def state_path(scratch: Path, dc: float, seed: int) -> Path:
     -------
     pathlib.Path
     """
-    _path("scratch", scratch)
+    _inputs.path("scratch", scratch)
     dc, seed = _checks.number("dc", dc, low=0.0, high=1.0), _checks.seed("seed", seed)
     return Path(scratch) / f"dc{dc:.4f}_seed{seed}.pt"
 
@@ -185,6 +178,10 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
     dict
     """
     validate_preset(p)
+    _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
+    if progress_queue is not None and not callable(getattr(progress_queue, "put", None)):
+        raise TypeError(f"progress_queue must be None or have a put method (a queue), got {progress_queue!r}")
+    _inputs.function("log", log)
     torch.set_num_threads(p.threads)
     dev = resolve_device(device)
     code = code_hash()
@@ -282,7 +279,7 @@ def results_path(out_dir: Path, p: Preset) -> Path:
     pathlib.Path
     """
     validate_preset(p)
-    return _path("out_dir", out_dir) / f"sweep_{_tag(p)}.npz"
+    return _inputs.path("out_dir", out_dir) / f"sweep_{_tag(p)}.npz"
 
 
 save_results = storage.save_results
@@ -310,6 +307,9 @@ def default_scratch(p: Preset) -> Path:
 
 def _resolve_preset(preset, seeds, separations) -> Preset:
     over = {}
+    for name, value in (("seeds", seeds), ("separations", separations)):
+        if value is not None and (isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__")):
+            raise TypeError(f"{name} must be a sequence (or None for the preset's), got {value!r}")
     if seeds is not None:
         over["seeds"] = tuple(seeds)
     if separations is not None:
@@ -370,8 +370,10 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
 
     p = _resolve_preset(preset, seeds, separations)
     resolve_device(device)
-    out_dir = Path(out_dir) if out_dir is not None else results_dir(for_writing=True)
-    scratch = Path(scratch) if scratch is not None else default_scratch(p)
+    _checks.flag("progress", progress)
+    _inputs.function("log", log)
+    out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else results_dir(for_writing=True)
+    scratch = _inputs.path("scratch", scratch) if scratch is not None else default_scratch(p)
     storage.check_writable(out_dir, "out_dir")
     storage.check_writable(scratch, "scratch")
     path = results_path(out_dir, p)

@@ -320,5 +320,5 @@ class CondUNet(nn.Module):
                 h = unpool(F.interpolate(h, scale_factor=2.0, mode="nearest"))
         out = self.out(F.gelu(self.out_norm(h)))
         out = out + z if self.residual else out
-        _checks.finite_output("CondUNet.forward: the network output", out.detach())
+        _inputs.finite_output("CondUNet.forward: the network output", out.detach())
         return out

@@ -237,7 +237,7 @@ class VDM(nn.Module):
             The three terms of the bound.
         """
         self._check_batch(images, cond)
-        _checks.generator("generator", generator, torch.Generator, optional=True)
+        _inputs.generator("generator", generator, torch.Generator, optional=True)
         x = to_model_space(images, self.details["data_range"])
         b = x.shape[0]
         dims = x[0].numel()
@@ -265,7 +265,7 @@ class VDM(nn.Module):
         l_recon = nll.flatten(1).sum(1)
         total = (l_diff + l_prior + l_recon).mean()
         for name, term in (("diffusion", l_diff), ("prior", l_prior), ("reconstruction", l_recon)):
-            _checks.finite_output(f"VDM.loss: the {name} term", term.detach())
+            _inputs.finite_output(f"VDM.loss: the {name} term", term.detach())
         parts = {"diff": float(l_diff.detach().mean()) / dims, "prior": float(l_prior.detach().mean()) / dims,
                  "recon": float(l_recon.detach().mean()) / dims}
         return total, parts
@@ -300,7 +300,7 @@ class VDM(nn.Module):
         if not _checks.is_integer(image_size) or image_size < 8 or image_size % 4 or image_size > 256:
             raise ValueError(f"image_size must be an integer in [8, 256] divisible by 4, got {image_size!r}")
         _inputs.batch_cond("cond", cond, None, getattr(self.net, "cond_dim", None))
-        _checks.generator("generator", generator, torch.Generator, optional=True)
+        _inputs.generator("generator", generator, torch.Generator, optional=True)
         if cond.shape[0] * int(image_size) ** 2 > 2 ** 26:
             raise ValueError(f"{cond.shape[0]} prompts at image_size={image_size} do not fit one sampling "
                              "batch; sample in smaller batches")
@@ -321,12 +321,12 @@ class VDM(nn.Module):
             mean = (a_s / a_t) * (1 - c) * z + a_s * c * x_hat
             std = s_s * torch.sqrt(c)
             z = mean + std * torch.randn(z.shape, generator=generator, device=dev)
-            _checks.finite_output(f"VDM.sample: z at step {i + 1} of {n_steps}", z)
+            _inputs.finite_output(f"VDM.sample: z at step {i + 1} of {n_steps}", z)
         if clamp:
             g0 = self.gamma(torch.zeros((), device=dev))
             a0, s0 = alpha_sigma(g0)
             out, _ = self._x_and_eps(z, self.net(z, g0.expand(n), cond).float(), a0, s0)
         else:
             out = z
-        _checks.finite_output("VDM.sample: the sampled images", out)
+        _inputs.finite_output("VDM.sample: the sampled images", out)
         return from_model_space(out.clamp(lo, hi), self.details["data_range"]).float()
