@@ -69,9 +69,18 @@ class SimData(NamedTuple):
         return centres @ self.rotation.T
 
 
+#: largest mu or sigma: the data are float32 and the loss squares them
+FLOAT32_SQRT_MAX = float(np.sqrt(np.finfo(np.float32).max))
+
+
 def _check_mu_sigma_d(mu, sigma, d) -> tuple[np.ndarray, np.ndarray, int]:
     mu = _checks.nonneg_vector("mu", mu)
     sigma = _checks.nonneg_vector("sigma", sigma, length=len(mu))
+    for name, v in (("mu", mu), ("sigma", sigma)):
+        if v.max() > FLOAT32_SQRT_MAX:
+            raise ValueError(f"{name} must hold numbers <= {FLOAT32_SQRT_MAX:.3g} (the square root of the "
+                             f"float32 maximum, so that the float32 data and its second moment stay finite), "
+                             f"got a maximum of {v.max():.3g}")
     d = _checks.positive_int("d", d)
     if len(mu) > d:
         raise ValueError(

@@ -250,3 +250,57 @@ def test_signals_stop_the_whole_process_tree(tmp_path, sig):
     for k in left:
         os.kill(k, signal.SIGKILL)
     assert not left, f"{sig!r} left {len(left)} worker process(es) running"
+
+
+def test_the_lock_is_portable_and_refuses_a_second_process(tmp_path):
+    """Issue 20 item 4: the lock is filelock's (fcntl is POSIX only), and a lock held by
+    another process is refused with the same clear message."""
+    import inspect
+
+    assert "import fcntl" not in inspect.getsource(storage)
+    results = tmp_path / "sweep_x.npz"
+    code = ("import sys, time\nfrom swingby.diffusion import storage\n"
+            f"with storage.lock({str(results)!r}):\n    print('held', flush=True)\n    time.sleep(30)\n")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(Path(S.__file__).parents[2])})
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(ValueError, match="another sweep is writing"):
+            with storage.lock(results):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with storage.lock(results):  # free again once the holder is gone
+        pass
+
+
+def test_the_classifier_key_records_its_training_distribution(tmp_path, monkeypatch):
+    """Issue 20 item 5: the stored cpu classifier is found by the cpu preset (never
+    retrained), its key records the distribution that trained it, and a preset with
+    another distribution gets a classifier of its own, never the stored one."""
+    def no_training(*a, **k):
+        raise AssertionError("the stored classifier was retrained")
+
+    cpu = get_preset("cpu")
+    path = S.classifier_path(S.DEFAULT_OUT, cpu)
+    assert path.exists(), path
+    blob = storage.load_torch(path, what="classifier", remedy="")
+    dist = blob["key"]["distribution"]
+    assert dist == evaluation.classifier_distribution(cpu) and dist["image_size"] == 16 and dist["position"] == 0.5
+    with monkeypatch.context() as m:
+        m.setattr(evaluation, "train_classifier", no_training)
+        evaluation.get_classifier(cpu, S.DEFAULT_OUT)
+    for other in (replace(cpu, ds=0.3), replace(cpu, position=0.8), replace(cpu, image_size=32)):
+        assert S.classifier_path(S.DEFAULT_OUT, other) != path
+    # a file at the right name whose key holds another distribution is retrained, not reused
+    p, q = tiny(), tiny(ds=0.3)
+    evaluation.get_classifier(p, tmp_path)
+    S.classifier_path(tmp_path, p).rename(S.classifier_path(tmp_path, q))
+    calls = []
+    real = evaluation.train_classifier
+    monkeypatch.setattr(evaluation, "train_classifier", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    evaluation.get_classifier(q, tmp_path)
+    assert len(calls) == 1 and calls[0].ds == 0.3
+    key = storage.load_torch(S.classifier_path(tmp_path, q), what="classifier", remedy="")["key"]
+    assert key["distribution"]["ds"] == 0.3

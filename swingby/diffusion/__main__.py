@@ -58,7 +58,7 @@ def main(argv=None) -> int:
             return 0
         path = S.sweep(p, seeds=args.seeds, separations=args.separations, out_dir=args.out,
                        scratch=args.scratch, progress=not args.no_progress, device=args.device)
-    except (ValueError, FloatingPointError) as e:
+    except (ValueError, TypeError, FloatingPointError) as e:
         ap.error(str(e))
     print(f"results: {path}")
     return 0

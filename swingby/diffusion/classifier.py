@@ -31,6 +31,9 @@ def _images(images, batch: int | None = None) -> torch.Tensor:
             or images.shape[0] == 0 or min(images.shape[2:]) < 4 or not images.is_floating_point():
         raise ValueError("images must be a float tensor (n, 3, H, W) with n >= 1 and H, W >= 4, got "
                          f"{tuple(images.shape) if hasattr(images, 'shape') else type(images).__name__}")
+    lo, hi = float(images.min()), float(images.max())
+    if not (0.0 <= lo and hi <= 1.0):  # NaN fails too
+        raise ValueError(f"images must hold finite pixel values in [0, 1], got values from {lo:.4g} to {hi:.4g}")
     return images.float()
 
 

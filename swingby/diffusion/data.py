@@ -30,6 +30,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
+from swingby import _checks
+from swingby.diffusion import _inputs
+
 CLASSES = ("00", "01", "10", "11")  #: (colour bit, size bit); colour 1 = blue, size 1 = small
 TRAIN_CLASSES = ("00", "01", "10")
 #: the over-prompted colours of seed 003 (App. B), all at the small radius
@@ -63,27 +66,40 @@ class CirclesConfig:
         return asdict(self)
 
 
+#: allowed range of each real field of :class:`CirclesConfig`: the grid is [-1, 1], colours
+#: and backgrounds are in [0, 1]; a colour (size) jitter of half the separation or more makes
+#: the two colours (sizes) overlap; a blur of a whole grid unit or more blurs the disc away
+FIELD_RANGES = {"dc": (0.0, 1.0), "ds": (0.0, 1.0), "colour_jitter": (0.0, 0.5), "size_jitter": (0.0, 0.5),
+                "min_radius": (0.0, 1.0), "position": (0.0, 1.0), "bg_low": (0.0, 1.0), "bg_high": (0.0, 1.0),
+                "bg_test": (0.0, 1.0), "blur": (0.0, 1.0), "pixel_noise": (0.0, 1.0)}
+
+
 def validate(cfg: CirclesConfig) -> None:
-    """Raise ``ValueError`` naming the bad field of ``cfg``."""
-    if isinstance(cfg.image_size, bool) or not isinstance(cfg.image_size, (int, np.integer)) \
-            or cfg.image_size < 8 or cfg.image_size % 4 or cfg.image_size > 256:
+    """Raise ``ValueError`` naming the bad field of ``cfg``.
+
+    Parameters
+    ----------
+    cfg : CirclesConfig
+        The configuration to check.
+    """
+    _inputs.instance("cfg", cfg, CirclesConfig, "swingby.diffusion.data.CirclesConfig")
+    if not _checks.is_integer(cfg.image_size) or cfg.image_size < 8 or cfg.image_size % 4 \
+            or cfg.image_size > 256:
         raise ValueError(f"image_size must be an integer >= 8 divisible by 4 (the U-Net halves it "
                          f"twice) and at most 256, got {cfg.image_size!r}")
-    for name in ("dc", "ds"):
-        v = getattr(cfg, name)
-        if not np.isfinite(v) or v < 0 or v > 1:
-            raise ValueError(f"{name} (a separation) must be in [0, 1], got {v!r}")
-    for name in ("colour_jitter", "size_jitter", "blur", "pixel_noise", "position", "min_radius"):
-        v = getattr(cfg, name)
-        if not np.isfinite(v) or v < 0:
-            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
-    if not 0 <= cfg.bg_low <= cfg.bg_high <= 1:
-        raise ValueError(f"need 0 <= bg_low <= bg_high <= 1, got {cfg.bg_low}, {cfg.bg_high}")
+    for name, (lo, hi) in FIELD_RANGES.items():
+        _checks.number(name, getattr(cfg, name), low=lo, high=hi)
+    if cfg.dc * (0.5 + cfg.colour_jitter) > 0.5:
+        raise ValueError(f"dc={cfg.dc} with colour_jitter={cfg.colour_jitter} puts jittered colours outside "
+                         "[0, 1] (the colour means are 0.5 +- dc/2, jittered by +- colour_jitter * dc); "
+                         "need dc * (0.5 + colour_jitter) <= 0.5")
+    if not cfg.bg_low <= cfg.bg_high:
+        raise ValueError(f"need bg_low <= bg_high, got bg_low={cfg.bg_low}, bg_high={cfg.bg_high}")
 
 
 def _check_class(cls: str) -> tuple[int, int]:
-    if cls not in CLASSES:
-        raise ValueError(f"class must be one of {list(CLASSES)}, got {cls!r}")
+    if not isinstance(cls, str) or cls not in CLASSES:
+        raise ValueError(f"cls: the class must be one of {list(CLASSES)}, got {cls!r}")
     return int(cls[0]), int(cls[1])
 
 
@@ -101,6 +117,8 @@ def colour_mean(cfg: CirclesConfig, blue: int) -> np.ndarray:
     -------
     numpy.ndarray (3,)
     """
+    validate(cfg)
+    blue = _checks.integer("blue", blue, low=0, high=1)
     h = cfg.dc / 2
     return np.array([0.5 - h, 0.5 - h, 0.5 + h]) if blue else np.array([0.5 + h, 0.5 - h, 0.5 - h])
 
@@ -119,6 +137,8 @@ def radius_mean(cfg: CirclesConfig, small: int) -> float:
     -------
     float
     """
+    validate(cfg)
+    _checks.integer("small", small, low=0, high=1)
     return 0.45 - cfg.ds / 2 if small else 0.45 + cfg.ds / 2
 
 
@@ -148,6 +168,7 @@ def capability_prompts(cfg: CirclesConfig) -> tuple[np.ndarray, list[str]]:
     Returns ``(prompts (P, 4) float32, labels)``; capability is the best joint accuracy
     of class 11 over these prompts.
     """
+    validate(cfg)
     r = radius_mean(cfg, 1)
     cols = [np.array(c) for c in CAPABILITY_COLOURS]
     labels = [f"({c[0]:.1f}, {c[1]:.1f}, {c[2]:.1f})" for c in CAPABILITY_COLOURS]
@@ -184,9 +205,11 @@ def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Gener
     dict
         Arrays ``colour (n, 3)``, ``radius (n,)``, ``centre (n, 2)``, ``background (n, 3)``.
     """
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 0 <= n <= 10 ** 8:
-        raise ValueError(f"n must be an integer in [0, 1e8], got {n!r}")
+    validate(cfg)
+    n = _checks.integer("n", n, low=0, high=10 ** 8)
     blue, small = _check_class(cls)
+    _inputs.generator("rng", rng, np.random.Generator)
+    test = _checks.flag("test", test)
     if test:
         colour = np.tile(colour_mean(cfg, blue), (n, 1))
         radius = np.full(n, radius_mean(cfg, small))
@@ -198,6 +221,47 @@ def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Gener
         bg = rng.uniform(cfg.bg_low, cfg.bg_high, size=(n, 3))
     centre = rng.uniform(-cfg.position, cfg.position, size=(n, 2))
     return {"colour": colour, "radius": radius, "centre": centre, "background": bg}
+
+
+#: the arrays of an attribute dict: (columns or None for a vector, allowed range)
+ATTRS = {"colour": (3, (0.0, 1.0)), "radius": (None, (0.0, 3.0)), "centre": (2, (-1.0, 1.0)),
+         "background": (3, (0.0, 1.0))}
+
+
+def check_attrs(attrs, keys=tuple(ATTRS)) -> dict:
+    """Return ``attrs`` with its arrays ``keys`` as float arrays of one length ``n``, or raise.
+
+    Colours and backgrounds are RGB in [0, 1], radii in [0, 3] grid units (3 covers
+    the whole [-1, 1] grid from any centre in it), centres in the grid.
+
+    Parameters
+    ----------
+    attrs : dict
+        Image attributes, as :func:`sample_attributes` returns them.
+    keys : sequence of str
+        The entries needed.
+
+    Returns
+    -------
+    dict
+    """
+    if not isinstance(attrs, dict):
+        raise TypeError(f"attrs must be a dict of arrays {list(keys)} (from sample_attributes), "
+                        f"got {_checks.short_repr(attrs)}")
+    missing = [k for k in keys if k not in attrs]
+    if missing:
+        raise ValueError(f"attrs lacks {missing}; it needs {list(keys)} (from sample_attributes)")
+    out, n = {}, None
+    for k in keys:
+        cols, (lo, hi) = ATTRS[k]
+        a = _checks.array(f"attrs[{k!r}]", attrs[k], shape=(None,) if cols is None else (None, cols), min_size=0)
+        if a.size and (a.min() < lo or a.max() > hi):
+            raise ValueError(f"attrs[{k!r}] must lie in [{lo}, {hi}], got values from {a.min():.4g} to "
+                             f"{a.max():.4g}")
+        if n is not None and len(a) != n:
+            raise ValueError(f"attrs[{k!r}] has {len(a)} rows but attrs[{keys[0]!r}] has {n}: one per image")
+        out[k], n = a, len(a)
+    return out
 
 
 def _blur_kernel(cfg: CirclesConfig) -> np.ndarray | None:
@@ -226,6 +290,11 @@ def render(cfg: CirclesConfig, attrs: dict, rng: np.random.Generator) -> np.ndar
     -------
     numpy.ndarray (n, 3, H, W)
     """
+    validate(cfg)
+    attrs = check_attrs(attrs)
+    _inputs.generator("rng", rng, np.random.Generator)
+    _checks.memory(8.0 * 3 * 3 * len(attrs["radius"]) * cfg.image_size ** 2,
+                   f"{len(attrs['radius'])} images of {cfg.image_size}x{cfg.image_size}")
     g = np.linspace(-1, 1, cfg.image_size)
     X, Y = np.meshgrid(g, g, indexing="xy")
     cx, cy = attrs["centre"][:, 0, None, None], attrs["centre"][:, 1, None, None]
@@ -244,7 +313,18 @@ def render(cfg: CirclesConfig, attrs: dict, rng: np.random.Generator) -> np.ndar
 
 
 def conditioning(attrs: dict) -> np.ndarray:
-    """Conditioning vectors ``(n, 4)``: the sampled RGB colour and radius of each image."""
+    """Conditioning vectors ``(n, 4)``: the sampled RGB colour and radius of each image.
+
+    Parameters
+    ----------
+    attrs : dict
+        From :func:`sample_attributes` (``colour`` and ``radius`` are read).
+
+    Returns
+    -------
+    numpy.ndarray (n, 4)
+    """
+    attrs = check_attrs(attrs, ("colour", "radius"))
     return np.concatenate([attrs["colour"], attrs["radius"][:, None]], axis=1).astype(np.float32)
 
 
@@ -270,8 +350,13 @@ def make_dataset(cfg: CirclesConfig, n_per_class: int = 2048, *, classes=TRAIN_C
     -------
     dict
     """
-    if not isinstance(n_per_class, (int, np.integer)) or isinstance(n_per_class, bool) or n_per_class < 1:
-        raise ValueError(f"n_per_class must be a positive integer, got {n_per_class!r}")
+    validate(cfg)
+    n_per_class = _checks.positive_int("n_per_class", n_per_class)
+    if isinstance(classes, str) or not isinstance(classes, (tuple, list)) or not classes \
+            or not all(isinstance(c, str) and c in CLASSES for c in classes) or len(set(classes)) != len(classes):
+        raise ValueError(f"classes must be a non-empty list of distinct classes from {list(CLASSES)}, "
+                         f"got {classes!r}")
+    seed = _checks.seed("seed", seed)
     need = 8 * 3 * cfg.image_size ** 2 * int(n_per_class) * len(classes)  # float64 while rendering
     if need > 8e9:
         raise ValueError(f"n_per_class={n_per_class} at image_size={cfg.image_size} needs about "

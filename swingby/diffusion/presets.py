@@ -4,6 +4,7 @@ search to run on a 2-core CPU; ``book/diffusion.md`` shows the search) and ``tin
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, fields, replace
 
 from swingby.diffusion.vdm import DETAILS
@@ -53,9 +54,125 @@ class Preset:
     workers: int = 1  #: parallel training processes
     threads: int = 1  #: torch threads per process (fixed, so that numbers do not depend on the machine)
 
+    def __post_init__(self):
+        for k in ("widths", "separations", "seeds"):  # a list is stored as a tuple, as get_preset does
+            if isinstance(getattr(self, k), list):
+                object.__setattr__(self, k, tuple(getattr(self, k)))
+        validate_preset(self)
+
     def to_dict(self) -> dict:
+        """The preset as a JSON-ready dict (tuples as lists).
+
+        Returns
+        -------
+        dict
+        """
         d = asdict(self)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+_CHOICES = {"block": BLOCKS, **DETAILS}
+_POSITIVE_INTS = ("image_size", "steps", "batch", "n_checkpoints", "sample_steps", "samples_per_class",
+                  "workers", "n_per_class", "classifier_steps", "classifier_width", "n_res",
+                  "n_loss_records", "threads")
+
+#: upper bounds of the integer fields: beyond them a sweep would not end on any machine this
+#: book targets (steps, sampling steps), or could not be held in memory (batch, samples)
+_UPPER = {"steps": 10 ** 7, "batch": 2 ** 14, "sample_steps": 100_000, "samples_per_class": 2 ** 14,
+          "n_checkpoints": 10 ** 4, "workers": 256, "threads": 1024, "classifier_steps": 10 ** 7,
+          "classifier_width": 1024, "n_res": 16, "n_loss_records": 10 ** 6}
+
+
+def get_preset(name: str, **overrides) -> Preset:
+    """The preset called ``name`` (``paper``, ``cpu`` or ``tiny``), with optional overrides.
+
+    Every field is validated (:func:`validate_preset`) before anything runs.
+
+    Parameters
+    ----------
+    name : {"paper", "cpu", "tiny"}
+        Which preset.
+    **overrides
+        Fields of :class:`Preset` to change (a list is stored as a tuple).
+
+    Returns
+    -------
+    Preset
+    """
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ValueError(f"name: the preset must be one of {sorted(PRESETS)}, got {name!r}")
+    names = {f.name for f in fields(Preset)}
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise ValueError(f"unknown preset field(s) {unknown}; the fields are {sorted(names)}")
+    p = PRESETS[name]
+    if overrides:
+        p = replace(p, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
+    validate_preset(p)
+    return p
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def validate_preset(p: Preset) -> None:
+    """Raise ``ValueError`` naming the first bad field of ``p``; every field is checked.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset to check.
+    """
+    if not isinstance(p, Preset):
+        raise TypeError(f"p must be a swingby.diffusion.presets.Preset (see get_preset), got {p!r}"[:200])
+    if not isinstance(p.name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", p.name):
+        raise ValueError(f"name must be 1 to 64 letters, digits, '_', '.' or '-' (it names files), got {p.name!r}")
+    for k in _POSITIVE_INTS:
+        if not _is_int(getattr(p, k)) or not 1 <= getattr(p, k) <= _UPPER.get(k, 2 ** 31):
+            raise ValueError(f"{k} must be an integer in [1, {_UPPER.get(k, 2 ** 31)}], got {getattr(p, k)!r}")
+    if p.image_size < 8 or p.image_size % 4:
+        raise ValueError(f"image_size must be >= 8 and divisible by 4, got {p.image_size!r}")
+    if p.image_size > 128:
+        raise ValueError(f"image_size above 128 does not fit this package's U-Net budget, got {p.image_size}")
+    if not isinstance(p.widths, tuple) or len(p.widths) != 3 or not all(_is_int(w) and w >= 1 for w in p.widths):
+        raise ValueError(f"widths must be three positive integers, got {p.widths!r}")
+    for k, allowed in _CHOICES.items():
+        if not isinstance(getattr(p, k), str) or getattr(p, k) not in allowed:
+            raise ValueError(f"{k} must be one of {allowed}, got {getattr(p, k)!r}")
+    for k in ("attention", "residual", "bf16"):
+        if not isinstance(getattr(p, k), bool):
+            raise ValueError(f"{k} must be True or False, got {getattr(p, k)!r}")
+    for k, lo, hi in (("lr", 0, 1), ("weight_decay", 0, 1), ("grad_clip", 0, 1e6), ("dropout", 0, 0.99),
+                      ("ema", 0, 0.999999), ("ds", 0, 1), ("position", 0, 0.9)):
+        v = getattr(p, k)
+        if not _is_real(v) or not lo <= v <= hi or (k == "lr" and v == 0):
+            raise ValueError(f"{k} must be a finite number in [{lo}, {hi}]{' and > 0' if k == 'lr' else ''}, "
+                             f"got {v!r}")
+    if not isinstance(p.separations, tuple) or not p.separations or not all(_is_real(s) and 0 <= s <= 1 for s in p.separations):
+        raise ValueError(f"separations must be colour separations in [0, 1], got {p.separations!r}")
+    if len(set(p.separations)) != len(p.separations):
+        raise ValueError(f"separations must not repeat, got {p.separations!r}")
+    if not isinstance(p.seeds, tuple) or not p.seeds or not all(_is_int(s) and 0 <= s < 2 ** 31 for s in p.seeds):
+        raise ValueError(f"seeds must be integers in [0, 2**31), got {p.seeds!r}")
+    if len(set(p.seeds)) != len(p.seeds):
+        raise ValueError(f"seeds must not repeat (a repeated seed is the same run), got {p.seeds!r}")
+    if p.n_checkpoints < 2:
+        raise ValueError(f"n_checkpoints must be >= 2, got {p.n_checkpoints!r}")
+    if not _is_int(p.n_thumbs) or p.n_thumbs < 0 or p.n_thumbs > p.samples_per_class:
+        raise ValueError(f"n_thumbs must be an integer in [0, samples_per_class={p.samples_per_class}], "
+                         f"got {p.n_thumbs!r}")
+    if p.n_loss_records > p.steps:
+        raise ValueError(f"n_loss_records must be <= steps={p.steps}, got {p.n_loss_records!r}")
+    if max(p.widths) > 1024:
+        raise ValueError(f"widths above 1024 do not fit this package's U-Net budget, got widths={p.widths}")
+    if p.n_per_class * 3 * 3 * p.image_size ** 2 * 4 > 8e9:
+        raise ValueError(f"n_per_class={p.n_per_class} at image_size={p.image_size} needs more than 8 GB "
+                         "for the training set; use fewer images")
 
 
 PRESETS = {
@@ -77,88 +194,3 @@ PRESETS = {
         classifier_width=8, workers=1, threads=1,
     ),
 }
-
-_CHOICES = {"block": BLOCKS, **DETAILS}
-_POSITIVE_INTS = ("image_size", "steps", "batch", "n_checkpoints", "sample_steps", "samples_per_class",
-                  "workers", "n_per_class", "classifier_steps", "classifier_width", "n_res",
-                  "n_loss_records", "threads")
-
-
-def get_preset(name: str, **overrides) -> Preset:
-    """The preset called ``name`` (``paper``, ``cpu`` or ``tiny``), with optional overrides.
-
-    Every field is validated (:func:`validate_preset`) before anything runs.
-
-    Parameters
-    ----------
-    name : {"paper", "cpu", "tiny"}
-        Which preset.
-    **overrides
-        Fields of :class:`Preset` to change (a list is stored as a tuple).
-
-    Returns
-    -------
-    Preset
-    """
-    if not isinstance(name, str) or name not in PRESETS:
-        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
-    names = {f.name for f in fields(Preset)}
-    unknown = sorted(set(overrides) - names)
-    if unknown:
-        raise ValueError(f"unknown preset field(s) {unknown}; the fields are {sorted(names)}")
-    p = PRESETS[name]
-    if overrides:
-        p = replace(p, **{k: tuple(v) if isinstance(v, list) else v for k, v in overrides.items()})
-    validate_preset(p)
-    return p
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_real(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def validate_preset(p: Preset) -> None:
-    """Raise ``ValueError`` naming the first bad field of ``p``; every field is checked."""
-    for k in _POSITIVE_INTS:
-        if not _is_int(getattr(p, k)) or getattr(p, k) < 1:
-            raise ValueError(f"{k} must be a positive integer, got {getattr(p, k)!r}")
-    if p.image_size < 8 or p.image_size % 4:
-        raise ValueError(f"image_size must be >= 8 and divisible by 4, got {p.image_size!r}")
-    if p.image_size > 128:
-        raise ValueError(f"image_size above 128 does not fit this package's U-Net budget, got {p.image_size}")
-    if not isinstance(p.widths, tuple) or len(p.widths) != 3 or not all(_is_int(w) and w >= 1 for w in p.widths):
-        raise ValueError(f"widths must be three positive integers, got {p.widths!r}")
-    for k, allowed in _CHOICES.items():
-        if getattr(p, k) not in allowed:
-            raise ValueError(f"{k} must be one of {allowed}, got {getattr(p, k)!r}")
-    for k in ("attention", "residual", "bf16"):
-        if not isinstance(getattr(p, k), bool):
-            raise ValueError(f"{k} must be True or False, got {getattr(p, k)!r}")
-    for k, lo, hi in (("lr", 0, 1), ("weight_decay", 0, 1), ("grad_clip", 0, 1e6), ("dropout", 0, 0.99),
-                      ("ema", 0, 0.999999), ("ds", 0, 1), ("position", 0, 0.9)):
-        v = getattr(p, k)
-        if not _is_real(v) or not lo <= v <= hi or (k == "lr" and v == 0):
-            raise ValueError(f"{k} must be a finite number in [{lo}, {hi}]{' and > 0' if k == 'lr' else ''}, "
-                             f"got {v!r}")
-    if not p.separations or not all(_is_real(s) and 0 <= s <= 1 for s in p.separations):
-        raise ValueError(f"separations must be colour separations in [0, 1], got {p.separations!r}")
-    if len(set(p.separations)) != len(p.separations):
-        raise ValueError(f"separations must not repeat, got {p.separations!r}")
-    if not p.seeds or not all(_is_int(s) and 0 <= s < 2 ** 31 for s in p.seeds):
-        raise ValueError(f"seeds must be integers in [0, 2**31), got {p.seeds!r}")
-    if len(set(p.seeds)) != len(p.seeds):
-        raise ValueError(f"seeds must not repeat (a repeated seed is the same run), got {p.seeds!r}")
-    if p.n_checkpoints < 2:
-        raise ValueError(f"n_checkpoints must be >= 2, got {p.n_checkpoints!r}")
-    if p.n_thumbs < 0 or not _is_int(p.n_thumbs) or p.n_thumbs > p.samples_per_class:
-        raise ValueError(f"n_thumbs must be an integer in [0, samples_per_class={p.samples_per_class}], "
-                         f"got {p.n_thumbs!r}")
-    if p.n_loss_records > p.steps:
-        raise ValueError(f"n_loss_records must be <= steps={p.steps}, got {p.n_loss_records!r}")
-    if p.n_per_class * 3 * 3 * p.image_size ** 2 * 4 > 8e9:
-        raise ValueError(f"n_per_class={p.n_per_class} at image_size={p.image_size} needs more than 8 GB "
-                         "for the training set; use fewer images")

@@ -13,12 +13,13 @@ sweep results file under ``<results>/search/``; :func:`summarise` collects them 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
+from swingby import _checks
 from swingby.diffusion.capability import joint_accuracy
 from swingby.diffusion.presets import AUTHORS_DETAILS, Preset, validate_preset
-from swingby.diffusion.storage import atomic_save, load_results, results_dir
+from swingby.diffusion.storage import atomic_save, check_results_dict, load_results, results_dir
 
 #: the case every candidate is measured on
 DECISIVE = dict(separations=(0.689,), seeds=(0,), samples_per_class=64, n_checkpoints=6, workers=1)
@@ -40,7 +41,20 @@ CANDIDATES = (
 
 def candidate_preset(overrides: dict) -> Preset:
     """The preset of a candidate: the first ``cpu`` preset with ``overrides``, set to the
-    decisive case (independent of the current ``cpu`` preset)."""
+    decisive case (independent of the current ``cpu`` preset).
+
+    Parameters
+    ----------
+    overrides : dict
+        Preset fields that the candidate changes.
+
+    Returns
+    -------
+    Preset
+    """
+    names = {f.name for f in fields(Preset)}
+    if not isinstance(overrides, dict) or not set(overrides) <= names:
+        raise TypeError(f"overrides must be a dict of Preset fields {sorted(names)}, got {overrides!r}"[:300])
     p = replace(Preset(name="cpu", image_size=16), **{**FIRST_CPU, **DECISIVE, **overrides})
     validate_preset(p)
     return p
@@ -52,7 +66,18 @@ def search_dir() -> Path:
 
 
 def outcome(res: dict) -> dict:
-    """Class-11 outcome of a one-run results file at its last checkpoint (and class 01's)."""
+    """Class-11 outcome of a one-run results file at its last checkpoint (and class 01's).
+
+    Parameters
+    ----------
+    res : dict
+        A one-run results file from :func:`~swingby.diffusion.storage.load_results`.
+
+    Returns
+    -------
+    dict
+    """
+    check_results_dict("res", res)
     pix, probs = res["pixels"][0, 0, -1].astype(float), res["probs"][0, 0, -1].astype(float)
     valid = pix[..., 0] > 0.5
     return {"disc_11": float(valid[3].mean()), "blue_small_11": float(joint_accuracy(probs[3], pix[3], "pixels")),
@@ -78,9 +103,10 @@ def run_candidate(name: str, *, progress: bool = True) -> dict:
     """
     from swingby.diffusion.sweep import sweep
 
+    _checks.flag("progress", progress)
     over = {n: o for n, _, o in CANDIDATES}
-    if name not in over:
-        raise ValueError(f"candidate must be one of {[n for n, _, _ in CANDIDATES]}, got {name!r}")
+    if not isinstance(name, str) or name not in over:
+        raise ValueError(f"name: the candidate must be one of {[n for n, _, _ in CANDIDATES]}, got {name!r}")
     path = sweep(candidate_preset(over[name]), out_dir=search_dir(), progress=progress)
     return outcome(load_results(path))
 

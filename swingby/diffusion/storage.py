@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from swingby import _checks
+from swingby.diffusion import _inputs
 from swingby.diffusion.data import CLASSES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +67,9 @@ def check_writable(directory: Path, name: str) -> None:
     ValueError
         If ``directory`` is a file or cannot be written to.
     """
-    d = Path(directory)
+    d = _inputs.path(name if isinstance(name, str) else "directory", directory)
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the argument's name, for messages), got {name!r}")
     if d.exists() and not d.is_dir():
         raise ValueError(f"{name} must be a directory, but {d} is a file")
     try:
@@ -87,7 +91,8 @@ def atomic_save(obj_writer, path: Path) -> None:
     path : path-like
         The file to replace; it never holds a partly written file.
     """
-    path = Path(path)
+    _inputs.function("obj_writer", obj_writer)
+    path = _inputs.path("path", path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     os.close(fd)
@@ -124,6 +129,10 @@ def load_torch(path: Path, *, what: str, remedy: str):
     SweepFileError
         If the file cannot be read.
     """
+    path = _inputs.path("path", path)
+    for name, text in (("what", what), ("remedy", remedy)):
+        if not isinstance(text, str):
+            raise TypeError(f"{name} must be a str (it goes into the message), got {text!r}")
     try:
         return torch.load(path, weights_only=True, map_location="cpu")
     except Exception as e:  # noqa: BLE001 - truncated, bit-flipped, foreign or unsafe pickles
@@ -132,26 +141,55 @@ def load_torch(path: Path, *, what: str, remedy: str):
 
 @contextlib.contextmanager
 def lock(results: Path):
-    """An exclusive lock file ``<results>.lock``, held while a sweep writes ``results``."""
-    import fcntl
+    """An exclusive lock file ``<results>.lock``, held while a sweep writes ``results``.
 
-    lock_path = Path(str(results) + ".lock")
+    The lock is :class:`filelock.FileLock` (``fcntl`` on POSIX, ``msvcrt`` on Windows),
+    so a sweep starts on every system; it is not re-entrant across calls, so a second
+    sweep of the same results file, in this process or another, is refused at once.
+
+    Parameters
+    ----------
+    results : path-like
+        The results file the sweep writes.
+    """
+    from filelock import FileLock, Timeout
+
+    lock_path = Path(str(_inputs.path("results", results)) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    f = open(lock_path, "w")
+    flock = FileLock(lock_path, is_singleton=False, thread_local=False)
     try:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ValueError(f"another sweep is writing {results} (lock {lock_path} is held); "
-                             "wait for it or use another --out") from None
+        flock.acquire(timeout=0)
+    except Timeout:
+        raise ValueError(f"another sweep is writing {results} (lock {lock_path} is held); "
+                         "wait for it or use another --out") from None
+    try:
         yield
     finally:
-        f.close()
+        flock.release()
 
 
 # ------------------------------------------------------------------ run states
+def _check_records(name: str, records) -> None:
+    """Refuse run records without their ``evals``, ``loss`` and ``seconds``."""
+    if not isinstance(records, dict) or not {"evals", "loss", "seconds"} <= set(records) \
+            or not isinstance(records["evals"], list):
+        raise TypeError(f"{name} must be a run's records: a dict with 'evals' (a list), 'loss' and 'seconds', "
+                        f"got {_checks.short_repr(records)}")
+
+
 def records_to_state(records: dict) -> dict:
-    """Run records with numpy arrays turned into tensors (for ``weights_only`` loading)."""
+    """Run records with numpy arrays turned into tensors (for ``weights_only`` loading).
+
+    Parameters
+    ----------
+    records : dict
+        ``evals``, ``loss``, ``seconds`` (and ``repeats``) of a run.
+
+    Returns
+    -------
+    dict
+    """
+    _check_records("records", records)
     evals = [{k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in e.items()} for e in records["evals"]]
     out = {"evals": evals, "loss": [list(map(float, r)) for r in records["loss"]],
            "seconds": float(records["seconds"])}
@@ -161,7 +199,18 @@ def records_to_state(records: dict) -> dict:
 
 
 def records_from_state(st: dict) -> dict:
-    """Inverse of :func:`records_to_state`."""
+    """Inverse of :func:`records_to_state`.
+
+    Parameters
+    ----------
+    st : dict
+        What :func:`records_to_state` made.
+
+    Returns
+    -------
+    dict
+    """
+    _check_records("st", st)
     evals = [{k: v.numpy() for k, v in e.items()} for e in st["evals"]]
     out = {"evals": evals, "loss": [list(r) for r in st["loss"]], "seconds": float(st["seconds"])}
     if "repeats" in st:
@@ -200,9 +249,20 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
     meta_extra : dict
         Entries added to ``meta`` (code version, classifier report, wall time, ...).
     """
+    from swingby.diffusion.presets import validate_preset
     from swingby.diffusion.sweep import checkpoint_steps
     from swingby.diffusion.training import LOSS_FIELDS
 
+    path = _inputs.path("path", path)
+    validate_preset(p)
+    if not isinstance(runs, dict):
+        raise TypeError(f"runs must be a dict (dc, seed) -> run records, got {_checks.short_repr(runs)}")
+    for key, r in runs.items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError(f"runs must be keyed by (dc, seed) pairs, got the key {key!r}")
+        _check_records(f"runs[{key!r}]", r)
+    if not isinstance(meta_extra, dict):
+        raise TypeError(f"meta_extra must be a dict, got {_checks.short_repr(meta_extra)}")
     first = next((r["evals"][0] for r in runs.values() if r["evals"]), None)
     n_cap = first["cap_probs"].shape[0] if first is not None else 0
     emb_dim = first["emb"].shape[1] if first is not None else 0
@@ -239,7 +299,7 @@ def load_results(path: Path) -> dict:
     A missing, truncated, corrupt or inconsistent file raises :class:`SweepFileError`
     naming it and the way out.
     """
-    path = Path(path)
+    path = _inputs.path("path", path)
     remedy = ("restore it (git checkout -- <file> for a stored sweep) or delete it and rerun "
               "`python -m swingby.diffusion sweep`")
     if not path.exists():
@@ -255,6 +315,24 @@ def load_results(path: Path) -> dict:
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError, TypeError) as e:
         raise SweepFileError(f"results file {path} is corrupt ({type(e).__name__}: {e}); {remedy}") from None
     return out
+
+
+def check_results_dict(name: str, res) -> None:
+    """Refuse anything but a results dict of :func:`load_results` (``meta`` with its
+    config, ``done`` and the evaluation arrays).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    res : object
+        The value to check.
+    """
+    need = {"meta", "done", "loss", "run_seconds", *EVAL_ARRAYS}
+    if not isinstance(res, dict) or not need <= set(res) or not isinstance(res["meta"], dict) \
+            or "config" not in res["meta"]:
+        raise TypeError(f"{name} must be a results dict from load_results (with {sorted(need)} and "
+                        f"meta['config']), got {_checks.short_repr(res)}")
 
 
 def _check_results(res: dict) -> None:
@@ -279,7 +357,19 @@ def _check_results(res: dict) -> None:
 
 
 def runs_from_results(res: dict) -> dict:
-    """Completed runs of a results file, as run records (for resuming)."""
+    """Completed runs of a results file, as run records (for resuming).
+
+    Parameters
+    ----------
+    res : dict
+        What :func:`load_results` returns.
+
+    Returns
+    -------
+    dict
+        ``(dc, seed) -> records``.
+    """
+    check_results_dict("res", res)
     p = res["meta"]["config"]
     codes = res["meta"].get("run_code", {})
     runs = {}

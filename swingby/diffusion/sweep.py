@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from swingby.diffusion import storage
+from swingby import _checks
+from swingby.diffusion import _inputs, storage
 from swingby.diffusion.classifier import ConceptClassifier
 from swingby.diffusion.data import make_dataset
 from swingby.diffusion.evaluation import (  # noqa: F401 - re-exported: the sweep's evaluation and classifier
@@ -47,6 +48,7 @@ from swingby.diffusion.evaluation import (  # noqa: F401 - re-exported: the swee
     final_repeats,
     get_classifier,
 )
+from swingby.diffusion.identity import IDENTITY_KEY, code_identity
 from swingby.diffusion.presets import PRESETS, Preset, get_preset, validate_preset
 from swingby.diffusion.storage import SweepFileError, atomic_save, results_dir
 from swingby.diffusion.training import Run, resolve_device
@@ -54,9 +56,6 @@ from swingby.diffusion.training import Run, resolve_device
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parents[1]
 DEFAULT_OUT = results_dir()
-#: the sources whose code makes the numbers of a results file (plots and analysis excluded)
-RESULT_SOURCES = ("data.py", "unet.py", "vdm.py", "training.py", "sweep.py", "evaluation.py", "classifier.py",
-                  "concept_space.py")
 
 
 def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
@@ -73,36 +72,41 @@ def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
     -------
     numpy.ndarray of int
     """
-    if steps < 1 or n_checkpoints < 2:
-        raise ValueError(f"need steps >= 1 and n_checkpoints >= 2, got {steps!r}, {n_checkpoints!r}")
+    steps = _checks.integer("steps", steps, low=1, high=10 ** 9)
+    n_checkpoints = _checks.integer("n_checkpoints", n_checkpoints, low=2, high=10 ** 6)
     return np.unique(np.round(np.linspace(0, np.sqrt(steps), n_checkpoints) ** 2).astype(int))
 
 
-def _hash_sources() -> str:
-    h = hashlib.sha256()
-    for name in RESULT_SOURCES:
-        h.update(name.encode())
-        h.update((PACKAGE_DIR / name).read_bytes())
-    return h.hexdigest()
-
-
-_CODE_HASH = _hash_sources()  # the code this process runs: hashed when it was imported
+_CODE_IDENTITY = code_identity()  # the code this process runs: computed when it was imported
 
 
 def code_hash() -> str:
-    """SHA-256 of the sources that make a results file's numbers (:data:`RESULT_SOURCES`),
-    as they were when this process imported them."""
-    return _CODE_HASH
+    """The identity of the code that makes a results file's numbers
+    (:func:`swingby.diffusion.identity.code_identity`: normalised syntax trees of the
+    covered definitions, so docstrings, comments and moves between modules keep it), as
+    the code was when this process imported it.
+
+    Returns
+    -------
+    str
+    """
+    return _CODE_IDENTITY
 
 
 def code_version() -> dict:
-    """Git commit (if any) and :func:`code_hash` of the result-making sources."""
+    """Git commit (if any) and the :func:`code_hash` identity of the result-making code.
+
+    Returns
+    -------
+    dict
+        ``{"git_commit": ..., "code_identity": ...}``.
+    """
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
                                 text=True, timeout=10).stdout.strip() or None
     except Exception:  # noqa: BLE001 - no git: still record the source hash
         commit = None
-    return {"git_commit": commit, "diffusion_sources_sha256": code_hash()}
+    return {"git_commit": commit, IDENTITY_KEY: code_hash()}
 
 
 # --------------------------------------------------------------------- one run
@@ -122,6 +126,8 @@ def state_path(scratch: Path, dc: float, seed: int) -> Path:
     -------
     pathlib.Path
     """
+    _inputs.path("scratch", scratch)
+    dc, seed = _checks.number("dc", dc, low=0.0, high=1.0), _checks.seed("seed", seed)
     return Path(scratch) / f"dc{dc:.4f}_seed{seed}.pt"
 
 
@@ -172,6 +178,10 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
     dict
     """
     validate_preset(p)
+    _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
+    if progress_queue is not None and not callable(getattr(progress_queue, "put", None)):
+        raise TypeError(f"progress_queue must be None or have a put method (a queue), got {progress_queue!r}")
+    _inputs.function("log", log)
     torch.set_num_threads(p.threads)
     dev = resolve_device(device)
     code = code_hash()
@@ -239,7 +249,18 @@ def _tag(p: Preset) -> str:
 
 
 def config_hash(p: Preset) -> str:
-    """SHA-256 of the preset's config."""
+    """SHA-256 of the preset's config.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    str
+    """
+    validate_preset(p)
     return hashlib.sha256(json.dumps(p.to_dict(), sort_keys=True).encode()).hexdigest()
 
 
@@ -257,7 +278,8 @@ def results_path(out_dir: Path, p: Preset) -> Path:
     -------
     pathlib.Path
     """
-    return Path(out_dir) / f"sweep_{_tag(p)}.npz"
+    validate_preset(p)
+    return _inputs.path("out_dir", out_dir) / f"sweep_{_tag(p)}.npz"
 
 
 save_results = storage.save_results
@@ -267,13 +289,27 @@ runs_from_results = storage.runs_from_results
 
 # --------------------------------------------------------------------- the sweep
 def default_scratch(p: Preset) -> Path:
-    """``$XDG_CACHE_HOME/swingby-diffusion/<preset>-<config hash>`` (or ``~/.cache/...``)."""
+    """``$XDG_CACHE_HOME/swingby-diffusion/<preset>-<config hash>`` (or ``~/.cache/...``).
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    validate_preset(p)
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     return base / "swingby-diffusion" / f"{p.name}-{config_hash(p)[:12]}"
 
 
 def _resolve_preset(preset, seeds, separations) -> Preset:
     over = {}
+    for name, value in (("seeds", seeds), ("separations", separations)):
+        if value is not None and (isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__")):
+            raise TypeError(f"{name} must be a sequence (or None for the preset's), got {value!r}")
     if seeds is not None:
         over["seeds"] = tuple(seeds)
     if separations is not None:
@@ -297,7 +333,7 @@ def _existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, 
     if meta["config"] != p.to_dict():
         log(f"{path.name}: made by another preset config; its runs are redone")
         return {}, 0.0, False
-    made_by = meta.get("code_version", {}).get("diffusion_sources_sha256")
+    made_by = meta.get("code_version", {}).get(IDENTITY_KEY)
     if meta.get("finished"):
         if made_by != code:
             log(f"{path.name}: a finished sweep made by other code ({str(made_by)[:12]}); left as it is. "
@@ -334,8 +370,10 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
 
     p = _resolve_preset(preset, seeds, separations)
     resolve_device(device)
-    out_dir = Path(out_dir) if out_dir is not None else results_dir(for_writing=True)
-    scratch = Path(scratch) if scratch is not None else default_scratch(p)
+    _checks.flag("progress", progress)
+    _inputs.function("log", log)
+    out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else results_dir(for_writing=True)
+    scratch = _inputs.path("scratch", scratch) if scratch is not None else default_scratch(p)
     storage.check_writable(out_dir, "out_dir")
     storage.check_writable(scratch, "scratch")
     path = results_path(out_dir, p)

@@ -15,7 +15,9 @@ import copy
 import numpy as np
 import torch
 
-from swingby.diffusion.presets import Preset
+from swingby import _checks
+from swingby.diffusion import _inputs
+from swingby.diffusion.presets import Preset, validate_preset
 from swingby.diffusion.unet import CondUNet
 from swingby.diffusion.vdm import VDM
 
@@ -49,13 +51,26 @@ def autocast(p: Preset, device: torch.device):
     -------
     context manager
     """
+    validate_preset(p)
+    _inputs.instance("device", device, torch.device, "torch.device (see resolve_device)")
     if not p.bf16:
         return contextlib.nullcontext()
     return torch.autocast(device.type, dtype=torch.bfloat16)
 
 
 def build_model(p: Preset) -> VDM:
-    """The preset's VDM with its conditional U-Net."""
+    """The preset's VDM with its conditional U-Net.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset (network and VDM details).
+
+    Returns
+    -------
+    VDM
+    """
+    validate_preset(p)
     net = CondUNet(p.widths, n_res=p.n_res, attention=p.attention, style=p.block, dropout=p.dropout,
                    residual=p.residual)
     return VDM(net, parameterization=p.parameterization, decoder=p.decoder, data_range=p.data_range,
@@ -64,8 +79,21 @@ def build_model(p: Preset) -> VDM:
 
 def cond_first_layers(model: VDM) -> list[torch.nn.Linear]:
     """The first linear layer(s) that read the raw conditioning vector (one shared MLP,
-    or one per block in the authors' style)."""
+    or one per block in the authors' style).
+
+    Parameters
+    ----------
+    model : VDM
+        A model of :func:`build_model`.
+
+    Returns
+    -------
+    list of torch.nn.Linear
+    """
+    _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
     net = model.net
+    if not hasattr(net, "style"):
+        raise ValueError(f"model.net must be a swingby.diffusion.unet.CondUNet, got {type(net).__name__}")
     if net.style == "shared":
         return [net.c_mlp[0]]
     return [m.c_proj[0] for m in net.modules() if hasattr(m, "c_proj")]
@@ -88,13 +116,33 @@ def _conv_norm(model: VDM, attr: str) -> float:
 
 
 def weight_norms(model: VDM) -> np.ndarray:
-    """``(colour, size, conv)`` weight norms (seed 003, App. D)."""
+    """``(colour, size, conv)`` weight norms (seed 003, App. D).
+
+    Parameters
+    ----------
+    model : VDM
+        A model of :func:`build_model`.
+
+    Returns
+    -------
+    numpy.ndarray (3,)
+    """
     c, s = _column_norms(cond_first_layers(model), "data")
     return np.array([c, s, _conv_norm(model, "data")])
 
 
 def grad_norms(model: VDM) -> np.ndarray:
-    """``(colour, size, conv)`` gradient norms after a backward pass (seed 003, App. D)."""
+    """``(colour, size, conv)`` gradient norms after a backward pass (seed 003, App. D).
+
+    Parameters
+    ----------
+    model : VDM
+        A model of :func:`build_model`.
+
+    Returns
+    -------
+    numpy.ndarray (3,)
+    """
     c, s = _column_norms(cond_first_layers(model), "grad")
     return np.array([c, s, _conv_norm(model, "grad")])
 
@@ -113,7 +161,9 @@ class Run:
     """
 
     def __init__(self, p: Preset, seed: int, device: torch.device):
-        self.p, self.seed, self.device = p, int(seed), device
+        validate_preset(p)
+        _inputs.instance("device", device, torch.device, "torch.device (see resolve_device)")
+        self.p, self.seed, self.device = p, _checks.seed("seed", seed), device
         torch.manual_seed(self.seed)
         self.model = build_model(p).to(device)
         self.ema = copy.deepcopy(self.model) if p.ema > 0 else self.model
@@ -130,12 +180,13 @@ class Run:
         p = self.p
         idx = torch.randint(0, len(images), (p.batch,), generator=self.gen, device=self.device)
         self.model.train()
-        with autocast(p, self.device):
-            loss, parts = self.model.loss(images[idx], cond[idx], generator=self.gen)
-        if not torch.isfinite(loss):
+        try:
+            with autocast(p, self.device):
+                loss, parts = self.model.loss(images[idx], cond[idx], generator=self.gen)
+        except FloatingPointError as e:
             raise FloatingPointError(
-                f"training diverged: the loss is {float(loss)} at step {self.step} (lr={p.lr}, "
-                f"grad_clip={p.grad_clip}); lower the learning rate or clip the gradients")
+                f"training diverged at step {self.step} (lr={p.lr}, grad_clip={p.grad_clip}): {e}; "
+                "lower the learning rate or clip the gradients") from None
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
         g = grad_norms(self.model)
@@ -172,6 +223,14 @@ class Run:
         check : callable, optional
             Called without arguments every 20 steps.
         """
+        target = _checks.integer("target", target, low=self.step, high=self.p.steps)
+        _inputs.images("images", images)
+        _inputs.batch_cond("cond", cond, images.shape[0], self.model.net.cond_dim)
+        if images.shape[2] != self.p.image_size:
+            raise ValueError(f"images must be {self.p.image_size}x{self.p.image_size} like the preset, got "
+                             f"{tuple(images.shape[2:])}")
+        if check is not None and not callable(check):
+            raise TypeError(f"check must be a callable or None, got {check!r}")
         while self.step < target:
             if check is not None and self.step % 20 == 0:
                 check()

@@ -15,6 +15,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from swingby import _checks
+from swingby.diffusion import _inputs
+
 
 def _groups(ch: int) -> int:
     for g in (8, 4, 2, 1):
@@ -36,6 +39,16 @@ class ResBlock(nn.Module):
     def __init__(self, c_in: int, c_out: int, emb_dim: int, *, per_block: tuple | None = None,
                  dropout: float = 0.0, zero_second: bool = False):
         super().__init__()
+        c_in, c_out = _checks.positive_int("c_in", c_in), _checks.positive_int("c_out", c_out)
+        emb_dim = _checks.positive_int("emb_dim", emb_dim)
+        if per_block is not None:
+            if not isinstance(per_block, tuple) or len(per_block) != 2:
+                raise ValueError(f"per_block must be None or a pair (t_dim, c_dim) of positive integers, "
+                                 f"got {per_block!r}")
+            per_block = tuple(_checks.positive_int(f"per_block[{i}]", d) for i, d in enumerate(per_block))
+        dropout = _checks.number("dropout", dropout, low=0.0, high=1.0, high_open=True)
+        zero_second = _checks.flag("zero_second", zero_second)
+        _checks.memory(4.0 * (9 * (c_in + c_out) * c_out + emb_dim * c_out), f"c_in = {c_in}, c_out = {c_out}")
         self.n1 = nn.GroupNorm(_groups(c_in), c_in)
         self.c1 = nn.Conv2d(c_in, c_out, 3, padding=1)
         if per_block is None:
@@ -52,6 +65,21 @@ class ResBlock(nn.Module):
             nn.init.zeros_(self.c2.bias)
         self.skip = nn.Conv2d(c_in, c_out, 1) if c_in != c_out else nn.Identity()
 
+    def _check_emb(self, emb, n: int) -> None:
+        """Refuse an embedding that does not fit this block (kind, batch size, width)."""
+        per_block = hasattr(self, "t_proj")
+        if per_block != isinstance(emb, tuple):
+            raise TypeError(f"emb must be {'a pair (time features, conditioning)' if per_block else 'a tensor'} "
+                            f"for this block, got {_checks.short_repr(emb)}")
+        parts = emb if per_block else (emb,)
+        dims = (self.t_proj[0].in_features, self.c_proj[0].in_features) if per_block else (self.emb.in_features,)
+        if len(parts) != len(dims):
+            raise ValueError(f"emb must be a pair (time features, conditioning), got {len(parts)} entries")
+        for part, d in zip(parts, dims):
+            _inputs.tensor("emb", part, ndim=2)
+            if part.shape != (n, d):
+                raise ValueError(f"emb must have shape ({n}, {d}) to match x, got {tuple(part.shape)}")
+
     def forward(self, x: torch.Tensor, emb) -> torch.Tensor:
         """The block's output.
 
@@ -67,6 +95,10 @@ class ResBlock(nn.Module):
         -------
         torch.Tensor (n, c_out, H, W)
         """
+        _inputs.tensor("x", x, ndim=4, min_len=1)
+        if x.shape[1] != self.c1.in_channels:
+            raise ValueError(f"x must have c_in = {self.c1.in_channels} channels, got shape {tuple(x.shape)}")
+        self._check_emb(emb, x.shape[0])
         h = self.c1(F.gelu(self.n1(x)))
         if isinstance(emb, tuple):  # (time features, conditioning): per-block MLPs
             e = self.t_proj(emb[0]) + self.c_proj(emb[1])
@@ -82,7 +114,10 @@ class Attention(nn.Module):
 
     def __init__(self, ch: int, heads: int = 1):
         super().__init__()
-        if heads < 1 or ch % heads:
+        ch = _checks.positive_int("ch", ch)
+        heads = _checks.positive_int("heads", heads)
+        _checks.memory(4.0 * 4 * ch * ch, f"ch = {ch}")
+        if ch % heads:
             raise ValueError(f"heads must be a positive divisor of the channels {ch}, got {heads!r}")
         self.heads = heads
         self.norm = nn.GroupNorm(_groups(ch), ch)
@@ -90,6 +125,20 @@ class Attention(nn.Module):
         self.out = nn.Conv2d(ch, ch, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` plus self-attention over its pixels.
+
+        Parameters
+        ----------
+        x : torch.Tensor (n, ch, H, W)
+            Feature maps.
+
+        Returns
+        -------
+        torch.Tensor (n, ch, H, W)
+        """
+        _inputs.tensor("x", x, ndim=4)
+        if x.shape[1] != self.qkv.in_channels:
+            raise ValueError(f"x must have {self.qkv.in_channels} channels, got shape {tuple(x.shape)}")
         b, c, h, w = x.shape
         qkv = self.qkv(self.norm(x)).reshape(b, 3, self.heads, c // self.heads, h * w)
         q, k, v = qkv.transpose(-1, -2).unbind(1)  # (b, heads, hw, c/heads)
@@ -99,6 +148,20 @@ class Attention(nn.Module):
 
 #: the two block styles: the book's first design and the authors' code (``sep_mlp``)
 BLOCK_STYLES = ("shared", "authors")
+
+
+def _check_unet_args(widths, cond_dim, n_res, emb_dim) -> tuple[tuple, int, int, int]:
+    """Checked ``(widths, cond_dim, n_res, emb_dim)`` of :class:`CondUNet` (``emb_dim``
+    filled in), refusing a network that would not fit in memory."""
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__") or len(widths) != 3:
+        raise ValueError(f"widths must be three positive integers (channels per level), got {widths!r}")
+    widths = tuple(_checks.positive_int(f"widths[{i}]", w) for i, w in enumerate(widths))
+    cond_dim = _checks.positive_int("cond_dim", cond_dim)
+    n_res = _checks.integer("n_res", n_res, low=1, high=64)
+    e = 4 * widths[0] if emb_dim is None else _checks.positive_int("emb_dim", emb_dim)
+    _checks.memory(4.0 * 9 * 4 * sum(w * w for w in widths) * (2 * n_res + 2) + 4.0 * e * e * 2,
+                   f"widths = {widths} with n_res = {n_res} and emb_dim = {e}")
+    return widths, cond_dim, n_res, e
 
 
 class CondUNet(nn.Module):
@@ -133,19 +196,11 @@ class CondUNet(nn.Module):
                  attention: bool = True, emb_dim: int | None = None, *, style: str = "shared",
                  dropout: float = 0.0, residual: bool = False):
         super().__init__()
-        widths = tuple(int(w) for w in widths)
-        if len(widths) != 3 or any(w < 1 for w in widths):
-            raise ValueError(f"widths must be three positive channel counts, got {widths!r}")
-        if isinstance(n_res, bool) or int(n_res) != n_res or n_res < 1:
-            raise ValueError(f"n_res must be an integer >= 1, got {n_res!r}")
-        if style not in BLOCK_STYLES:
-            raise ValueError(f"style must be one of {BLOCK_STYLES}, got {style!r}")
-        if not 0 <= dropout < 1:
-            raise ValueError(f"dropout must be in [0, 1), got {dropout!r}")
-        if isinstance(cond_dim, bool) or int(cond_dim) != cond_dim or cond_dim < 1:
-            raise ValueError(f"cond_dim must be a positive integer, got {cond_dim!r}")
-        self.cond_dim, self.residual, self.style = int(cond_dim), bool(residual), style
-        e = emb_dim or 4 * widths[0]
+        widths, cond_dim, n_res, e = _check_unet_args(widths, cond_dim, n_res, emb_dim)
+        attention, residual = _checks.flag("attention", attention), _checks.flag("residual", residual)
+        _checks.choice("style", style, BLOCK_STYLES)
+        dropout = _checks.number("dropout", dropout, low=0.0, high=1.0, high_open=True)
+        self.cond_dim, self.residual, self.style = cond_dim, residual, style
         self.t_dim = widths[0]
         self.t_mlp = nn.Sequential(nn.Linear(widths[0], e), nn.GELU(), nn.Linear(e, e))
         if style == "shared":
@@ -214,6 +269,10 @@ class CondUNet(nn.Module):
         -------
         torch.Tensor or tuple of torch.Tensor
         """
+        _inputs.tensor("gamma", gamma, ndim=1, min_len=1)
+        _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
+        if cond.shape != (gamma.shape[0], self.cond_dim):
+            raise ValueError(f"cond must be ({gamma.shape[0]}, {self.cond_dim}) to match gamma, got {tuple(cond.shape)}")
         t = self.t_mlp(self._time_features(gamma))
         if self.style == "shared":
             return t + self.c_mlp(cond)
@@ -236,10 +295,13 @@ class CondUNet(nn.Module):
         -------
         torch.Tensor (n, 3, H, W)
         """
-        if z.ndim != 4 or z.shape[1] != 3:
-            raise ValueError(f"z must be a batch of RGB images (n, 3, H, W), got shape {tuple(z.shape)}")
-        if cond.ndim != 2 or cond.shape != (z.shape[0], self.cond_dim):
+        _inputs.images("z", z, low=None, high=None, dtypes=(torch.float32, torch.bfloat16, torch.float16))
+        _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
+        if cond.shape != (z.shape[0], self.cond_dim):
             raise ValueError(f"cond must be ({z.shape[0]}, {self.cond_dim}) to match z, got {tuple(cond.shape)}")
+        _inputs.tensor("gamma", gamma)
+        if gamma.ndim > 1 or (gamma.ndim == 1 and gamma.shape[0] != z.shape[0]):
+            raise ValueError(f"gamma must be a scalar or ({z.shape[0]},) like z, got shape {tuple(gamma.shape)}")
         if gamma.ndim == 0:
             gamma = gamma.expand(z.shape[0])
         emb = self.embed(gamma, cond)
@@ -257,4 +319,6 @@ class CondUNet(nn.Module):
             if not isinstance(unpool, nn.Identity):
                 h = unpool(F.interpolate(h, scale_factor=2.0, mode="nearest"))
         out = self.out(F.gelu(self.out_norm(h)))
-        return out + z if self.residual else out
+        out = out + z if self.residual else out
+        _inputs.finite_output("CondUNet.forward: the network output", out.detach())
+        return out

@@ -30,7 +30,19 @@ import math
 import torch
 from torch import nn
 
+from swingby import _checks
+from swingby.diffusion import _inputs
+
 N_BINS = 256
+#: the schedule's ends must lie in [-GAMMA_LIMIT, GAMMA_LIMIT]: beyond it sigmoid(-gamma) is
+#: below float32's resolution next to 1 squared (about 1e-14), so alpha or sigma is lost
+GAMMA_LIMIT = 30.0
+
+
+#: the allowed values of each VDM detail; the first is the book's, the second the authors'
+DETAILS = {"parameterization": ("v", "eps"), "decoder": ("discrete", "gaussian"),
+           "data_range": ("pm1", "01"), "sampler": ("clamp_xhat", "z0")}
+STYLES = {"book": {k: v[0] for k, v in DETAILS.items()}, "authors": {k: v[1] for k, v in DETAILS.items()}}
 
 
 class LinearSchedule(nn.Module):
@@ -38,17 +50,43 @@ class LinearSchedule(nn.Module):
 
     def __init__(self, gamma_min: float = -5.0, gamma_max: float = 10.0, learned: bool = True):
         super().__init__()
+        gamma_min = _checks.number("gamma_min", gamma_min, low=-GAMMA_LIMIT, high=GAMMA_LIMIT)
+        gamma_max = _checks.number("gamma_max", gamma_max, low=-GAMMA_LIMIT, high=GAMMA_LIMIT)
+        learned = _checks.flag("learned", learned)
         if not gamma_min < gamma_max:
             raise ValueError(f"need gamma_min < gamma_max, got {gamma_min}, {gamma_max}")
         self.gamma_min = nn.Parameter(torch.tensor(float(gamma_min)), requires_grad=learned)
         self.gamma_max = nn.Parameter(torch.tensor(float(gamma_max)), requires_grad=learned)
 
     def forward(self, t: torch.Tensor) -> torch.Tensor:
+        """``gamma(t)``.
+
+        Parameters
+        ----------
+        t : torch.Tensor
+            Diffusion times in [0, 1].
+
+        Returns
+        -------
+        torch.Tensor
+        """
+        _inputs.tensor("t", t, low=0.0, high=1.0)
         return self.gamma_min + (self.gamma_max - self.gamma_min) * t
 
 
 def alpha_sigma(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(alpha, sigma)`` of a variance-preserving process at log-SNR ``-gamma``."""
+    """``(alpha, sigma)`` of a variance-preserving process at log-SNR ``-gamma``.
+
+    Parameters
+    ----------
+    gamma : torch.Tensor
+        Negated log-SNR values, finite.
+
+    Returns
+    -------
+    alpha, sigma : torch.Tensor
+    """
+    _inputs.tensor("gamma", gamma)
     return torch.sqrt(torch.sigmoid(-gamma)), torch.sqrt(torch.sigmoid(gamma))
 
 
@@ -57,8 +95,8 @@ def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tenso
 
     Parameters
     ----------
-    images : torch.Tensor
-        Images in [0, 1].
+    images : torch.Tensor (n, 3, H, W)
+        Images in [0, 1], float32 (nothing is cast or rescaled).
     data_range : {"pm1", "01"}
         The model's data range.
 
@@ -66,6 +104,10 @@ def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tenso
     -------
     torch.Tensor
     """
+    _checks.choice("data_range", data_range, DETAILS["data_range"])
+    _inputs.tensor("images", images, ndim=4, dtypes=(torch.float32,), min_len=1, low=0.0, high=1.0)
+    if images.shape[1] != 3:
+        raise ValueError(f"images must be a batch (n, 3, H, W) of RGB images, got shape {tuple(images.shape)}")
     return images * 2 - 1 if data_range == "pm1" else images
 
 
@@ -84,6 +126,8 @@ def from_model_space(x: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
     torch.Tensor
         Images in [0, 1] (not clipped).
     """
+    _checks.choice("data_range", data_range, DETAILS["data_range"])
+    _inputs.tensor("x", x)
     return (x + 1) / 2 if data_range == "pm1" else x
 
 
@@ -104,17 +148,21 @@ def discretized_gaussian_nll(x: torch.Tensor, mean: torch.Tensor, scale: torch.T
     torch.Tensor
         Same shape as ``x``, in nats.
     """
+    _inputs.tensor("x", x, low=-1.0, high=1.0)
+    _inputs.tensor("mean", mean)
+    _inputs.tensor("scale", scale)
+    if scale.numel() and not bool((scale > 0).all()):
+        raise ValueError(f"scale must be > 0 everywhere (a standard deviation), got a minimum of {float(scale.min())}")
+    try:
+        torch.broadcast_shapes(x.shape, mean.shape, scale.shape)
+    except RuntimeError:
+        raise ValueError(f"mean {tuple(mean.shape)} and scale {tuple(scale.shape)} must broadcast to x "
+                         f"{tuple(x.shape)}") from None
     half = 1.0 / (N_BINS - 1)
     upper = torch.where(x > 1 - half, torch.full_like(x, float("inf")), (x + half - mean) / scale)
     lower = torch.where(x < -1 + half, torch.full_like(x, float("-inf")), (x - half - mean) / scale)
     p = torch.special.ndtr(upper) - torch.special.ndtr(lower)
     return -torch.log(p.clamp_min(1e-12))
-
-
-#: the allowed values of each VDM detail; the first is the book's, the second the authors'
-DETAILS = {"parameterization": ("v", "eps"), "decoder": ("discrete", "gaussian"),
-           "data_range": ("pm1", "01"), "sampler": ("clamp_xhat", "z0")}
-STYLES = {"book": {k: v[0] for k, v in DETAILS.items()}, "authors": {k: v[1] for k, v in DETAILS.items()}}
 
 
 class VDM(nn.Module):
@@ -144,27 +192,21 @@ class VDM(nn.Module):
                  style: str = "book", parameterization: str | None = None, decoder: str | None = None,
                  data_range: str | None = None, sampler: str | None = None, data_noise: float = 1e-3):
         super().__init__()
-        if style not in STYLES:
-            raise ValueError(f"style must be one of {sorted(STYLES)}, got {style!r}")
+        _inputs.instance("net", net, nn.Module, "torch.nn.Module such as swingby.diffusion.unet.CondUNet")
+        _checks.choice("style", style, sorted(STYLES))
         given = {"parameterization": parameterization, "decoder": decoder, "data_range": data_range,
                  "sampler": sampler}
         for k, v in given.items():
-            if v is not None and v not in DETAILS[k]:
-                raise ValueError(f"{k} must be one of {DETAILS[k]}, got {v!r}")
+            if v is not None:
+                _checks.choice(k, v, DETAILS[k])
         self.details = {k: (v if v is not None else STYLES[style][k]) for k, v in given.items()}
-        if not (isinstance(data_noise, (int, float)) and math.isfinite(data_noise) and data_noise > 0):
-            raise ValueError(f"data_noise must be a positive finite number, got {data_noise!r}")
-        self.data_noise = float(data_noise)
+        self.data_noise = _checks.positive_float("data_noise", data_noise)
         self.net = net
         self.gamma = LinearSchedule(gamma_min, gamma_max)
 
     def _check_batch(self, images: torch.Tensor, cond: torch.Tensor) -> None:
-        if not isinstance(images, torch.Tensor) or images.ndim != 4 or images.shape[1] != 3:
-            shape = tuple(images.shape) if hasattr(images, "shape") else type(images).__name__
-            raise ValueError(f"images must be a batch (n, 3, H, W) of RGB images, got {shape}")
-        if not isinstance(cond, torch.Tensor) or cond.ndim != 2 or cond.shape[0] != images.shape[0]:
-            shape = tuple(cond.shape) if hasattr(cond, "shape") else type(cond).__name__
-            raise ValueError(f"cond must be a batch (n, d) with n = {images.shape[0]} like images, got {shape}")
+        _inputs.images("images", images)
+        _inputs.batch_cond("cond", cond, images.shape[0], getattr(self.net, "cond_dim", None))
 
     def _x_and_eps(self, z: torch.Tensor, out: torch.Tensor, a: torch.Tensor, s: torch.Tensor):
         """``(x_hat, eps_hat)`` from the network output under the parameterization."""
@@ -195,6 +237,7 @@ class VDM(nn.Module):
             The three terms of the bound.
         """
         self._check_batch(images, cond)
+        _inputs.generator("generator", generator, torch.Generator, optional=True)
         x = to_model_space(images, self.details["data_range"])
         b = x.shape[0]
         dims = x[0].numel()
@@ -221,6 +264,8 @@ class VDM(nn.Module):
             nll = 0.5 * ((x - z_0 / a0) / self.data_noise) ** 2 + math.log(self.data_noise * math.sqrt(2 * math.pi))
         l_recon = nll.flatten(1).sum(1)
         total = (l_diff + l_prior + l_recon).mean()
+        for name, term in (("diffusion", l_diff), ("prior", l_prior), ("reconstruction", l_recon)):
+            _inputs.finite_output(f"VDM.loss: the {name} term", term.detach())
         parts = {"diff": float(l_diff.detach().mean()) / dims, "prior": float(l_prior.detach().mean()) / dims,
                  "recon": float(l_recon.detach().mean()) / dims}
         return total, parts
@@ -251,13 +296,11 @@ class VDM(nn.Module):
         -------
         torch.Tensor (n, 3, H, W)
         """
-        if isinstance(n_steps, bool) or not isinstance(n_steps, int) or not 1 <= n_steps <= 100_000:
-            raise ValueError(f"n_steps must be an integer in [1, 100000], got {n_steps!r}")
-        if isinstance(image_size, bool) or int(image_size) != image_size or image_size < 8 or image_size % 4:
-            raise ValueError(f"image_size must be an integer >= 8 divisible by 4, got {image_size!r}")
-        if not isinstance(cond, torch.Tensor) or cond.ndim != 2 or cond.shape[0] < 1:
-            shape = tuple(cond.shape) if hasattr(cond, "shape") else type(cond).__name__
-            raise ValueError(f"cond must be a non-empty batch of prompts (n, d), got {shape}")
+        n_steps = _checks.integer("n_steps", n_steps, low=1, high=100_000)
+        if not _checks.is_integer(image_size) or image_size < 8 or image_size % 4 or image_size > 256:
+            raise ValueError(f"image_size must be an integer in [8, 256] divisible by 4, got {image_size!r}")
+        _inputs.batch_cond("cond", cond, None, getattr(self.net, "cond_dim", None))
+        _inputs.generator("generator", generator, torch.Generator, optional=True)
         if cond.shape[0] * int(image_size) ** 2 > 2 ** 26:
             raise ValueError(f"{cond.shape[0]} prompts at image_size={image_size} do not fit one sampling "
                              "batch; sample in smaller batches")
@@ -278,10 +321,12 @@ class VDM(nn.Module):
             mean = (a_s / a_t) * (1 - c) * z + a_s * c * x_hat
             std = s_s * torch.sqrt(c)
             z = mean + std * torch.randn(z.shape, generator=generator, device=dev)
+            _inputs.finite_output(f"VDM.sample: z at step {i + 1} of {n_steps}", z)
         if clamp:
             g0 = self.gamma(torch.zeros((), device=dev))
             a0, s0 = alpha_sigma(g0)
             out, _ = self._x_and_eps(z, self.net(z, g0.expand(n), cond).float(), a0, s0)
         else:
             out = z
+        _inputs.finite_output("VDM.sample: the sampled images", out)
         return from_model_space(out.clamp(lo, hi), self.details["data_range"]).float()
