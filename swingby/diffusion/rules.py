@@ -66,11 +66,11 @@ class Rules:
     disc_min_samples: int = 8          #: ... and at least this many samples do
     mse_min_rise: float = 0.05         #: smallest rise (and later fall) of the disc-only concept MSE
     # -------------------------------------------------------- slowing (Fig. 6c)
-    moving_factor: float = 3.0         #: the first late speed must exceed this many noise floors
-    stopped_factor: float = 1.5        #: the last speed must be within this many noise floors
-    min_drop: float = 5.0              #: smallest drop from the first late speed to the last
-    late_window: int = 3               #: intervals at the end whose mean speed is the "late speed"
-    saturation_std: float = 0.01       #: per-sample std (both coordinates) below which the read-out is saturated
+    moving_factor: float = 3.0         #: the early speed must exceed this many of its noise floors
+    stopped_factor: float = 1.5        #: the late speed must be within this many of its noise floors
+    min_drop: float = 5.0              #: smallest drop from the early speed to the late speed
+    late_window: int = 3               #: intervals over which the early and the late speed are measured
+    saturation_eps: float = 0.01       #: a point within this of 0 or 1 in both coordinates reads saturated
     reached_mse: float = 0.01          #: final concept MSE below which class 11 "reached its target"
     min_fit_points: int = 3            #: speeds above the floor a decay fit needs
     # ------------------------------------------------------------- capability
