@@ -32,7 +32,7 @@ import numpy as np
 
 from swingby.diffusion import capability_measures as M
 from swingby.diffusion.capability_claims import noise_capability
-from swingby.diffusion.rules import RULES, Outcome, Rules, seeds_needed, verdict
+from swingby.diffusion.rules import RULES, Outcome, Rules, binomial_p, seeds_needed, verdict
 
 
 def sustained_crossing(steps: np.ndarray, y: np.ndarray, level: float, k: int) -> np.ndarray:
@@ -287,5 +287,7 @@ def blue_big_before_capability(res: dict, t_cap: np.ndarray, rules: Rules = RULE
     oc = Outcome(int(per_seed.sum()), per_seed.size, null)
     k = seeds_needed(per_seed.mean(), null, rules)
     need = (f"a null passing at most {rules.alpha:.0%} (here {null:.1%})" if null > rules.alpha else
+            f"decided at this size ({int(per_seed.sum())}/{per_seed.size})"
+            if binomial_p(int(per_seed.sum()), per_seed.size, null) <= rules.alpha else
             f"{k} seeds at the observed share" if k else "no sample size: the plain prompt does as often")
     return BlueBig(run, null_run, per_seed, float(null), verdict(oc, rules), need)

@@ -24,7 +24,7 @@ import numpy as np
 from swingby.diffusion import analysis as A
 from swingby.diffusion import claims as OLD
 from swingby.diffusion.concept_space import concept_mse
-from swingby.diffusion.rules import RULES, Outcome, Rules, seeds_needed, verdict
+from swingby.diffusion.rules import RULES, Outcome, Rules, binomial_p, seeds_needed, verdict
 
 CLASS_11 = A.CLASS_11
 CORNER = {"01": np.array([0.0, 1.0]), "10": np.array([1.0, 0.0])}  #: training classes class 11 swings toward
@@ -139,6 +139,8 @@ def _needed(n_pass: int, n: int, null: float, rules: Rules, decidable: bool = Tr
         return "a read-out that can show the effect (this one cannot)"
     if null > rules.alpha:
         return f"a more specific check: its null passes {null:.1%} > {rules.alpha:.0%}"
+    if n and binomial_p(n_pass, n, null) <= rules.alpha:
+        return f"decided at this size ({n_pass}/{n} against a null of {null:.1%})"
     k = seeds_needed(n_pass / max(n, 1), null, rules)
     return f"{k} seeds at the observed pass share {n_pass}/{n}" if k else "no sample size: it does not beat its null"
 
