@@ -293,8 +293,13 @@ def rise_fall(y: np.ndarray, se: np.ndarray, min_rise: float, z: float) -> tuple
     return np.nan_to_num(ok, nan=False).astype(bool), rise, fall
 
 
+def _mse(points: np.ndarray) -> np.ndarray:
+    """:func:`~swingby.diffusion.concept_space.concept_mse` to (1, 1) that keeps NaN points NaN."""
+    return ((np.asarray(points, float) - 1.0) ** 2).mean(-1)
+
+
 def _mse_se(points: np.ndarray, se: np.ndarray) -> np.ndarray:
-    """Delta-method standard error of ``concept_mse`` at ``points`` with errors ``se``."""
+    """Delta-method standard error of :func:`_mse` at ``points`` with errors ``se``."""
     return np.sqrt(((1 - points) ** 2 * se ** 2).sum(-1))
 
 
@@ -350,7 +355,7 @@ def swing_decidable(points: np.ndarray, rules: Rules = RULES) -> np.ndarray:
     p = np.asarray(points, float)
     dist = np.stack([np.nan_to_num(np.linalg.norm(p - c, axis=-1), nan=np.inf) for c in CORNER.values()])
     k_near = np.argmin(dist.min(axis=0), axis=-1)[..., None]
-    mse = np.where(np.arange(p.shape[-2]) <= k_near, concept_mse(p), np.nan)
+    mse = np.where(np.arange(p.shape[-2]) <= k_near, _mse(p), np.nan)
     with np.errstate(invalid="ignore"):
         low = np.nanmin(np.where(np.isnan(mse), np.inf, mse), axis=-1)
     return low <= min(float(concept_mse(c)) for c in CORNER.values()) - rules.mse_min_rise
@@ -375,7 +380,7 @@ def mse_rise_checks(res: dict, rules: Rules = RULES, seed: int = 0) -> list[MSEC
     """
     pts, se = disc_points(res, rules)
     steps = _steps(res)
-    mse, mse_se = concept_mse(pts), _mse_se(pts, se)
+    mse, mse_se = _mse(pts), _mse_se(pts, se)
     old_dec = swing_decidable(A.trajectories(res)[:, :, 1:, CLASS_11], rules)   # (D, S), every sample read
     rng = np.random.default_rng(seed)
     out = []

@@ -66,8 +66,13 @@ class Rules:
     disc_min_samples: int = 8          #: ... and at least this many samples do
     mse_min_rise: float = 0.05         #: smallest rise (and later fall) of the disc-only concept MSE
     # -------------------------------------------------------- slowing (Fig. 6c)
-    moving_factor: float = 3.0         #: the early speed must exceed this many of its noise floors
-    stopped_factor: float = 1.5        #: the late speed must be within this many of its noise floors
+    #: the early speed must exceed this many of its noise floors (a stopped model's displacement over a
+    #: window is Rayleigh with mean square floor^2: it exceeds 3 floors with probability exp(-9))
+    moving_factor: float = 3.0
+    #: the late speed must be within this many noise floors to count as stopped, and above it counts as
+    #: moving, in the check and in the prose alike (a stopped model exceeds 2 floors with probability
+    #: exp(-4) = 1.8 %)
+    stopped_factor: float = 2.0
     min_drop: float = 5.0              #: smallest drop from the early speed to the late speed
     late_window: int = 3               #: intervals over which the early and the late speed are measured
     saturation_eps: float = 0.01       #: a point within this of 0 or 1 in both coordinates reads saturated
