@@ -233,8 +233,12 @@ def window_spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, rul
             <= rules.max_spread_ratio
     rate = float(null / rules.n_null)
     passed = ratio <= rules.max_spread_ratio
-    word = verdict(Outcome(int(passed), 1, rate), rules) if rate <= rules.alpha else "inconclusive"
-    return WindowSpread(ratio, per_dc, ends, M.spread_ratio(cap, beh, steps), bool(passed), rate, word)
+    word = verdict(Outcome(int(passed), 1, rate), rules)
+    try:
+        whole = M.spread_ratio(cap, beh, steps)
+    except ValueError:   # behaviour does not vary between seeds: the old ratio is undefined
+        whole = float("nan")
+    return WindowSpread(ratio, per_dc, ends, whole, bool(passed), rate, word)
 
 
 class BlueBig(NamedTuple):

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import stats
 
 from swingby.diffusion import capability_measures as M
-from swingby.diffusion.rules import RULES, Outcome, Rules, runs_needed_for_r, verdict
+from swingby.diffusion.rules import RULES, Rules, runs_needed_for_r
 
 
 def _perm(data, statistic, rules: Rules, seed: int, kind: str, alternative: str) -> float:
@@ -75,8 +75,9 @@ def time_vs_separation(t_cap: np.ndarray, dcs: np.ndarray, rules: Rules = RULES,
     p = _perm((good,), np.mean, rules, seed, "samples", "less") if good.size >= 2 else 1.0
     n_neg = int(np.sum(good < 0))
     if p <= rules.alpha:
-        word = verdict(Outcome(n_neg, good.size, 0.5), rules) if n_neg / good.size >= rules.every_seed_fraction \
-            else "partly"
+        share = n_neg / good.size
+        word = "reproduced" if share >= rules.every_seed_fraction else \
+            "partly" if share >= rules.partly_seed_fraction else "inconclusive"
     elif good.size and np.mean(good) > 0 and _perm((good,), np.mean, rules, seed, "samples", "greater") <= rules.alpha:
         word = "differs"
     else:
@@ -85,7 +86,8 @@ def time_vs_separation(t_cap: np.ndarray, dcs: np.ndarray, rules: Rules = RULES,
     m = float(np.mean(good)) if good.size else float("nan")
     z = stats.norm.isf(rules.alpha) + stats.norm.ppf(rules.power)
     need = max(int(math.ceil((z * sd / abs(m)) ** 2)), 5) if m < 0 and sd > 0 else None
-    needed = (f"{need} seeds (one-sided, power {rules.power:.0%}, the observed mean and spread; a sign-flip "
+    needed = (f"decided at this size ({good.size} seeds)" if p <= rules.alpha else
+              f"{need} seeds (one-sided, power {rules.power:.0%}, the observed mean and spread; a sign-flip "
               f"test needs at least 5)" if need else "no sample size: the mean correlation is not negative")
     return SeparationDependence(rho, m, p, word, needed)
 
