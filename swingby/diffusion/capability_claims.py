@@ -80,6 +80,9 @@ def precedes_check(lead: Lead, min_lead: float, min_fraction: float = R.min_lead
     """Claim check: capability crosses at least ``min_lead`` steps before behaviour in at
     least ``min_fraction`` of the runs (censored leads count with their lower bound).
 
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.lead_over_levels` (sustained crossings, levels 0.5-0.8).
+
     Parameters
     ----------
     lead : Lead
@@ -145,6 +148,9 @@ def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ra
     """Claim check: capability's seed spread is at most ``max_ratio`` times behaviour's
     (:func:`spread_ratio`).
 
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.window_spread_ratio` (before capability saturates).
+
     Parameters
     ----------
     cap, beh : array (D, S, K)
@@ -201,6 +207,9 @@ class LinearFit(NamedTuple):
 
 def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = R.n_boot, seed: int = 0) -> LinearFit:
     """Fit ``y`` against ``x`` over the finite pairs (seed 003, Fig. 3; eq. ``eq-cap-fit``).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    a :func:`scipy.stats.bootstrap` interval with the seed as the unit.
 
     Parameters
     ----------
@@ -278,6 +287,9 @@ class ProbeScore(NamedTuple):
 def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm: int = R.n_perm,
                 seed: int = 0) -> ProbeScore:
     """Score one probe against the capability time (the probe table of the chapter).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_time_checks.disentanglement` (seed-level permutation, power).
 
     Parameters
     ----------

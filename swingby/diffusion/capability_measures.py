@@ -247,6 +247,9 @@ def repeat_noise_ratio(res: dict, by: str = "classifier") -> float:
 def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = R.crossing_level) -> np.ndarray:
     """Step at which each curve first reaches ``level`` (eq. ``eq-cap-time``).
 
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.sustained_crossing`.
+
     Parameters
     ----------
     steps : array (K,)
@@ -355,6 +358,9 @@ def time_mean(y: np.ndarray, steps: np.ndarray) -> np.ndarray:
 def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
     """Time-averaged seed spread of capability over that of behaviour (eq. ``eq-cap-spread``),
     pooled over the separations.
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.window_spread_ratio`.
 
     Parameters
     ----------

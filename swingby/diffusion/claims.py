@@ -175,6 +175,9 @@ def bend_checks(res: dict, z: float = R.z, n: int = R.n_null, seed: int = 0) -> 
     """:func:`swingby.diffusion.nulls.bend_check` at every separation, from the first
     learned concept on, with the null's pass rate at the runs' noise and at twice it.
 
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_checks.mse_rise_checks` (per seed, disc-only read-out).
+
     Parameters
     ----------
     res : dict
@@ -224,6 +227,9 @@ def swing_check(paths: np.ndarray, toward: str, z: float = R.z, min_swing: float
     ``z`` standard errors over seeds. A path straight from (P(blue), P(small)) near
     (1/3, 0) to (1, 1) stays below 1/3.
 
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_checks.dip` (per run).
+
     Parameters
     ----------
     paths : array (S, K, 2)
@@ -264,6 +270,9 @@ def swing_checks(res: dict, order: OrderCheck, z: float = R.z, n: int = R.n_null
     class that shares the concept learned first in most seeds, from the first checkpoint
     after the untrained one (step 0's point depends on the initialisation only) to the
     end; null: monotone paths between each run's own end points, with its sampling noise.
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_checks.dip_checks` (per seed, monotone-per-coordinate null).
 
     Parameters
     ----------
@@ -346,6 +355,9 @@ def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
 def slowing_checks(res: dict, factor: float = R.slowing_factor, min_drop: float = R.min_drop, n: int = R.n_null,
                    seed: int = 0) -> list[SlowingCheck]:
     """Fig. 6(c) per separation, over the late phase (from the first learned concept on).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_slowing.terminal_slowing` (per seed, a null that keeps moving).
 
     Parameters
     ----------

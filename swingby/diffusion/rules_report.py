@@ -213,6 +213,10 @@ def main(argv=None) -> None:
     ----------
     argv : list of str, optional
         Arguments (default: the command line).
+
+    Returns
+    -------
+    None
     """
     from swingby.diffusion.storage import load_results
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
