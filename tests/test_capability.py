@@ -574,3 +574,19 @@ def test_disentanglement_says_how_many_seeds_would_decide():
     assert weak.verdict in ("inconclusive", "not reproduced")
     unrelated = T.disentanglement(rng.uniform(200, 1000, (6, 6)), t_cap, rules)
     assert unrelated.verdict in ("inconclusive", "not reproduced") and unrelated.needed
+
+
+def test_best_probe_pays_for_choosing_among_probes():
+    from swingby.diffusion import capability_time_checks as T
+    rules = _new_rules()
+    rng = np.random.default_rng(0)
+    t_cap = rng.uniform(200, 1000, (4, 6))
+    probes = {"turn": np.abs(t_cap + rng.normal(0, 30, t_cap.shape)),
+              **{f"noise {k}": rng.uniform(200, 1000, t_cap.shape) for k in range(5)}}
+    bp = T.best_probe(probes, t_cap, "turn", rules)
+    assert bp.best == "turn" and bp.chosen_is_best and bp.familywise_p <= 0.05 and bp.verdict == "reproduced"
+    noise = {k: v for k, v in probes.items() if k != "turn"}
+    bp = T.best_probe(noise, t_cap, "noise 0", rules)
+    assert bp.familywise_p > 0.05 and bp.verdict in ("inconclusive", "differs")
+    with pytest.raises(ValueError, match="chosen"):
+        T.best_probe(noise, t_cap, "turn", rules)

@@ -26,6 +26,7 @@ wrong model passes (issue 22), with every threshold from
 """
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -102,6 +103,7 @@ class LevelScan(NamedTuple):
     t_behaviour: np.ndarray   #: (L, D, S)
     verdicts: tuple           #: per level
     verdict: str              #: the weakest over the levels (robust to the level)
+    needed: str               #: what would decide the weakest level
 
 
 def lead_over_levels(res: dict, by: str = "classifier", rules: Rules = RULES, seed: int = 0) -> LevelScan:
@@ -141,8 +143,14 @@ def lead_over_levels(res: dict, by: str = "classifier", rules: Rules = RULES, se
         shares.append(share), nulls.append(float(null)), tcs.append(tc), tbs.append(tb)
     shares = np.array(shares)
     order = {w: i for i, w in enumerate(("reproduced", "partly", "inconclusive", "differs", "not reproduced"))}
+    worst = max(range(len(words)), key=lambda j: order[words[j]])
+    n_pass = int(np.sum(shares[worst] >= rules.min_lead_runs))
+    k = seeds_needed(n_pass / shares.shape[1], nulls[worst], rules)
+    need = (f"decided at this size ({n_pass}/{shares.shape[1]} seeds at level {rules.crossing_levels[worst]})"
+            if binomial_p(n_pass, shares.shape[1], nulls[worst]) <= rules.alpha and nulls[worst] <= rules.alpha
+            else f"{k} seeds at the observed share" if k else "no sample size: it does not beat its null")
     return LevelScan(tuple(rules.crossing_levels), shares, (shares >= rules.min_lead_runs).all(axis=1),
-                     np.array(nulls), np.array(tcs), np.array(tbs), tuple(words), max(words, key=order.get))
+                     np.array(nulls), np.array(tcs), np.array(tbs), tuple(words), words[worst], need)
 
 
 class SeedSpread(NamedTuple):
@@ -169,8 +177,8 @@ def seed_spread(t_cap: np.ndarray) -> SeedSpread:
     """
     t = M._times("t_cap", t_cap)
     f = np.where(np.isfinite(t), t, np.nan)
-    with np.errstate(invalid="ignore"), np.testing.suppress_warnings() as sup:
-        sup.filter(RuntimeWarning)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a separation with fewer than two finite times
         std = np.nanstd(f, axis=1, ddof=1)
         return SeedSpread(np.nanmin(f, 1), np.nanmax(f, 1), std, std / np.nanmean(f, 1), np.isinf(t).sum(1))
 
@@ -185,6 +193,7 @@ class WindowSpread(NamedTuple):
     passed: bool            #: ``ratio <= max_spread_ratio``
     null_pass_rate: float   #: the curves swapped per seed (the same swap at every separation)
     verdict: str
+    needed: str             #: what would decide it
 
 
 def _window_ratio(cap, beh, steps, ends):
@@ -238,7 +247,10 @@ def window_spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, rul
         whole = M.spread_ratio(cap, beh, steps)
     except ValueError:   # behaviour does not vary between seeds: the old ratio is undefined
         whole = float("nan")
-    return WindowSpread(ratio, per_dc, ends, whole, bool(passed), rate, word)
+    S = cap.shape[1]
+    need = (f"more seeds: with {S} the per-seed swap null passes {rate:.1%} > {rules.alpha:.0%}" if rate > rules.alpha
+            else f"decided at this size ({S} seeds)")
+    return WindowSpread(ratio, per_dc, ends, whole, bool(passed), rate, word, need)
 
 
 class BlueBig(NamedTuple):

@@ -14,6 +14,8 @@ study, issue 22), checked with the seed as the unit of every permutation
 * :func:`disentanglement`: the embedding disentanglement's transition step tracks the
   capability time (study Fig. 5); an honest "inconclusive" with the seeds a decision
   would need (Fisher-z power from the observed correlation).
+* :func:`best_probe`: the probe that marks the capability time best, with a family-wise
+  p-value over all probes (choosing the best of several after the fact is paid for).
 """
 from __future__ import annotations
 
@@ -101,6 +103,7 @@ class LossMark(NamedTuple):
     old_spread: float           #: the old rule: std(t_loss) / std(t_cap)
     old_null_pass_rate: float   #: the old rule on loss curves shuffled among all runs
     verdict: str                #: "reproduced" (no hint, and the test can see one), "differs", "inconclusive"
+    needed: str                 #: what would decide it
 
 
 def _residual(log_loss: np.ndarray, w: int) -> np.ndarray:
@@ -169,7 +172,10 @@ def loss_mark(res: dict, t_cap: np.ndarray, rules: Rules = RULES, seed: int = 0)
     old_null = np.mean([np.nanstd(transition_step(rec, flat[rng.permutation(len(flat))]))
                         / np.nanstd(np.where(fin, t, np.nan)) < 0.25 for _ in range(min(rules.n_null, 50))])
     word = "differs" if p <= rules.alpha else "reproduced" if p_inj <= rules.alpha else "inconclusive"
-    return LossMark(stat, p, p_inj, spread, float(old_null), word)
+    need = ("decided at this size" if word != "inconclusive" else
+            f"more seeds: a {rules.loss_bump:.0%} feature at the capability time is not seen with {t.shape[1]} "
+            f"(the smallest p of a permutation of S seeds is 1 / S!)")
+    return LossMark(stat, p, p_inj, spread, float(old_null), word, need)
 
 
 class Disentanglement(NamedTuple):
@@ -225,3 +231,58 @@ def disentanglement(t_probe: np.ndarray, t_cap: np.ndarray, rules: Rules = RULES
     need = (f"about {runs} independent runs ({math.ceil(runs / tc.shape[0])} seeds at {tc.shape[0]} separations) "
             f"for r = {r:.2f}" if runs else "no sample size: the correlation is not positive")
     return Disentanglement(r, n, p, ci, word, need)
+
+
+class BestProbe(NamedTuple):
+    """Which probe marks the capability time best, with the choice among probes paid for."""
+
+    best: str               #: the probe with the largest correlation
+    r: dict                 #: name to correlation with the capability time
+    familywise_p: float     #: p of the largest correlation against seeds permuted (max over the probes)
+    chosen: str             #: the probe fixed in advance (the study's "end of concept memorization")
+    chosen_is_best: bool
+    verdict: str            #: for the chosen probe: "reproduced" if it is the best and ``familywise_p <= alpha``
+
+
+def best_probe(probes: dict, t_cap: np.ndarray, chosen: str, rules: Rules = RULES, seed: int = 0) -> BestProbe:
+    """The probe whose transition steps correlate best with the capability time, with a
+    family-wise p-value: the seeds of every probe are permuted together (the seed is the
+    unit) and the largest correlation over all probes is the statistic, so picking the
+    best of several probes after the fact is paid for.
+
+    Parameters
+    ----------
+    probes : dict
+        Name to transition steps ``(D, S)``.
+    t_cap : array (D, S)
+        Capability times.
+    chosen : str
+        The probe the claim names (one of ``probes``).
+    rules : Rules
+        The thresholds.
+    seed : int
+        Seeds the permutations.
+
+    Returns
+    -------
+    BestProbe
+    """
+    tc = M._times("t_cap", t_cap)
+    if chosen not in probes:
+        raise ValueError(f"chosen must be one of {sorted(probes)}, got {chosen!r}")
+    names = list(probes)
+    arr = np.stack([M._times(f"probes[{n!r}]", probes[n], tc.shape) for n in names])
+
+    def rs(idx):
+        x = arr[:, :, np.asarray(idx, int)]
+        out = []
+        for a in x:
+            ok = np.isfinite(a) & np.isfinite(tc)
+            out.append(np.corrcoef(a[ok], tc[ok])[0, 1] if ok.sum() >= 3 and np.ptp(a[ok]) > 0 else -np.inf)
+        return np.asarray(out)
+    r0 = rs(np.arange(tc.shape[1]))
+    p = _perm((np.arange(tc.shape[1]),), lambda idx: float(np.max(rs(idx))), rules, seed, "pairings", "greater")
+    best = names[int(np.argmax(r0))]
+    word = "reproduced" if best == chosen and p <= rules.alpha and r0.max() >= rules.min_r else \
+        "inconclusive" if best == chosen else "differs"
+    return BestProbe(best, {n: float(v) for n, v in zip(names, r0)}, p, chosen, best == chosen, word)

@@ -15,6 +15,7 @@ rule) once the chapter moves.
 """
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -56,7 +57,9 @@ def decay_sse(t: np.ndarray, v: np.ndarray) -> tuple[float, float]:
     t, lv = t[ok], np.log(v[ok])
     out = []
     for f, p0 in ((_log_exp, (lv[0], 1e-3)), (_log_power, (lv[0], 1.0))):
-        p, _ = optimize.curve_fit(f, t, lv, p0=p0, maxfev=5000)
+        with warnings.catch_warnings():   # an exact fit has no covariance; only the residual is used
+            warnings.simplefilter("ignore", optimize.OptimizeWarning)
+            p, _ = optimize.curve_fit(f, t, lv, p0=p0, maxfev=5000)
         out.append(float(((lv - f(t, *p)) ** 2).sum()))
     return out[0], out[1]
 

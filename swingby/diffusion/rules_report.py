@@ -125,12 +125,12 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
     old_r = R.OLD_RULES
     out = ["## Capability before behaviour (study Fig. 2)", ""]
     out += _head("reading", "old: first 50 % crossing, precedes", "new: per level " + str(rules.crossing_levels),
-                 "null per level", "new verdict (robust over levels)")
+                 "null per level", "new verdict (robust over levels)", "to decide")
     for by in ("classifier", "pixels"):
         old = C.precedes_check(C.capability_lead(C.crossing_times(res, by), end), old_r.min_lead_fraction * end)
         scan = K.lead_over_levels(res, by, rules)
         out.append(_row(by, old, " ".join(f"{lv}:{w}" for lv, w in zip(scan.levels, scan.verdicts)),
-                        _f(scan.null_pass_rate, ".1%"), scan.verdict))
+                        _f(scan.null_pass_rate, ".1%"), scan.verdict, scan.needed))
     t_old = C.crossing_times(res).capability
     t_cap = K.sustained_crossing(steps, C.capability(res), rules.crossing_level, rules.sustain_k)
     sp = K.seed_spread(t_cap)
@@ -146,7 +146,7 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
             f"{ws.whole_ratio <= old_r.max_spread_ratio}. New rule (each separation up to the first checkpoint where "
             f"every seed's capability >= {rules.cap_saturation}; windows end at steps {_f(ws.window_end, '.0f')}): "
             f"ratio {ws.ratio:.2f} (per dc {_f(ws.per_dc)}), null (curves swapped per seed) "
-            f"{ws.null_pass_rate:.1%}. **New verdict: {ws.verdict}.**", ""]
+            f"{ws.null_pass_rate:.1%}. **New verdict: {ws.verdict}**; to decide: {ws.needed}.", ""]
     sep = T.time_vs_separation(t_cap, dcs, rules)
     out += ["## Capability time against colour separation (study appendix)", "",
             f"Per-seed Spearman rho(dc, t_cap) {_f(sep.rho_per_seed)}, mean {sep.mean_rho:.2f}, sign-flip "
@@ -164,7 +164,7 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
             f"on {lm.old_null_pass_rate:.0%} of loss curves shuffled among runs (any early-dropping loss passes). "
             f"New: |residual| of log loss near t_cap minus elsewhere = {lm.statistic:.4f}, p = {lm.p_value:.3f} "
             f"(seeds' losses paired with other seeds' times); a {rules.loss_bump:.0%} bump at t_cap would give "
-            f"p = {lm.injected_p:.3f}. **New verdict: {lm.verdict}.**", ""]
+            f"p = {lm.injected_p:.3f}. **New verdict: {lm.verdict}**; to decide: {lm.needed}.", ""]
     ed = C.embedding_disentanglement(res)
     out += ["## Embedding disentanglement tracks the capability time (study Fig. 5)", ""]
     out += _head("probe", "old: probe_score r, p (within-dc shuffles)", "new: r [CI], p (seeds permuted)",
@@ -174,7 +174,26 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
         d = T.disentanglement(tp, t_cap, rules)
         out.append(_row(name, f"{o.r_capability:.2f}, {o.p_value:.3f} (chapter: not reproduced)",
                         f"{d.r:.2f} {_f(d.r_ci)}, {d.p_value:.3f}", d.verdict, d.needed))
-    out.append("")
+    out += ["", "## What marks the capability time (study Fig. 4): the best of the probes", ""]
+    bp = T.best_probe(_probes(res, steps, ed), t_cap, "concept space: turn", rules)
+    out += ["Correlations with the capability time: " + "; ".join(f"{k} {v:.2f}" for k, v in bp.r.items())
+            + f". Best: {bp.best}; family-wise p (seeds permuted, maximum over the {len(bp.r)} probes) = "
+            f"{bp.familywise_p:.3f}. Old rule: the turn was chosen because it scored best, with a p-value for that "
+            f"probe alone. **New verdict for the turn: {bp.verdict}.**", ""]
+    return out
+
+
+def _probes(res: dict, steps: np.ndarray, ed: np.ndarray) -> dict:
+    """The transition steps of the chapter's probes, ``(D, S)`` each."""
+    turn = C.concept_turn(res)
+    wnorm = np.where(res["done"][..., None], res["wnorm"], np.nan)
+    out = {"concept space: turn": turn.turn, "concept space: leaving step": turn.departure,
+           "embedding disentanglement": C.transition_step(steps, ed),
+           "parallelogram cosine": C.transition_step(steps, C.embedding_parallelogram(res))}
+    for j, name in enumerate(("colour inputs", "size input", "convolutions")):
+        out[f"weight norm, {name}"] = C.transition_step(steps, wnorm[..., j])
+    for f in ("grad_colour", "grad_size", "grad_conv", "loss"):
+        out[f] = C.transition_step(*C.loss_log(res, f))
     return out
 
 
