@@ -40,8 +40,17 @@ def test_stored_sweeps_were_judged_by_these_rules(path):
     if "rules_fingerprint" in meta:
         assert meta["rules_fingerprint"] == R.fingerprint(), (
             f"{path.name} was made under rules {meta['rules_fingerprint']}, today's are {R.fingerprint()}")
+        assert R.sweep_rules(meta) == "current"
     else:
+        assert R.sweep_rules(meta) == "predates"
         assert isinstance(R.OLD_RULES, R.OldRules) and R.fingerprint(R.OLD_RULES) != R.fingerprint()
+
+
+def test_sweep_rules_refuses_a_sweep_made_under_other_rules():
+    assert R.sweep_rules({"rules_fingerprint": R.fingerprint()}) == "current"
+    assert R.sweep_rules({}) == "predates"
+    with pytest.raises(ValueError, match="rule changed"):
+        R.sweep_rules({"rules_fingerprint": "0" * 16})
 
 
 def test_fingerprint_reads_values_not_text():

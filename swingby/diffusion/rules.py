@@ -175,6 +175,36 @@ def changed(old=OLD_RULES, new=RULES) -> dict:
     return {k: (a[k], b[k]) for k in sorted(set(a) & set(b)) if a[k] != b[k]}
 
 
+def sweep_rules(meta: dict) -> str:
+    """Which rules a stored sweep is judged by: ``"current"`` if its meta records today's
+    :func:`fingerprint` (``rules_fingerprint``), ``"predates"`` if it records none (made
+    before the rules were fixed: show it under :data:`OLD_RULES` and :data:`RULES`).
+
+    Parameters
+    ----------
+    meta : dict
+        ``res["meta"]`` of a stored sweep.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If the sweep records another fingerprint: the rules changed after it was made.
+    """
+    if not isinstance(meta, dict):
+        raise ValueError(f"meta must be a sweep's meta dict, got {type(meta).__name__}")
+    made = meta.get("rules_fingerprint")
+    if made is None:
+        return "predates"
+    if made != fingerprint():
+        raise ValueError(f"the sweep was made under rules {made}, today's are {fingerprint()}: a rule changed "
+                         "after the data; show the result under the old and the new rule")
+    return "current"
+
+
 # ----------------------------------------------------------------- verdicts
 class Outcome(NamedTuple):
     """What a check found, in the terms the verdict rule reads."""
