@@ -454,3 +454,139 @@ def test_median_seed_lead_null_and_coincidence_with_null():
     ok, rate = C.coincidence_with_null(t_cap + 10, t_cap, steps, n=50)
     assert ok and 0 <= rate <= 1
     assert not C.coincidence_with_null(t_cap[:, ::-1] * 0 + 400.0, t_cap, steps, n=20)[0]
+
+
+# ---------------------------------------------- the new checks (swingby.diffusion.capability_checks)
+def _new_rules():
+    import dataclasses
+
+    from swingby.diffusion.rules import RULES
+    return dataclasses.replace(RULES, n_null=40, n_resamples=199)
+
+
+def _lead_sweep(lead: bool, D=2, S=5, n=32, K=12, P=8):
+    """Capability (prompt 0, pure blue) from step 300 on, behaviour from 1500 on (with
+    ``lead``); without, the prompts are no better than the plain prompt. Before
+    capability the pure-blue prompt draws big blue discs."""
+    steps = [int(s) for s in np.round(np.linspace(0, np.sqrt(2400), K) ** 2)]
+    r = _res(D=D, S=S, K=K, n=n, P=P)
+    beh_on = np.array(steps) >= 1500
+    cap_on = np.array(steps) >= (300 if lead else 1500)
+    r["probs"][:, :, :, 3] = np.where(beh_on[None, None, :, None, None], 0.9, 0.1)
+    r["cap_probs"][:, :, :, 0] = np.where(cap_on[None, None, :, None, None], 0.9, [1.0, 0.0])
+    r["meta"] = {"checkpoint_steps": steps, "config": {"separations": [0.2, 0.3][:D], "seeds": list(range(S))}}
+    return r
+
+
+def test_sustained_crossing_ignores_a_blip():
+    from swingby.diffusion.capability_checks import sustained_crossing
+    steps = np.array([0.0, 100, 200, 300, 400, 500])
+    y = np.array([[0.0, 0.6, 0.1, 0.2, 0.8, 0.9], [0.0, 0.2, 0.6, 0.7, 0.8, 0.9], [0.0] * 6])
+    t = sustained_crossing(steps, y, 0.5, 2)
+    assert t[0] == pytest.approx(350) and t[1] == pytest.approx(175) and np.isinf(t[2])
+    assert C.first_crossing(steps, y[0]) == pytest.approx(250 / 3)   # the old rule counts the blip
+    assert np.isnan(sustained_crossing(steps, np.full(6, np.nan), 0.5, 2))
+
+
+def test_lead_over_levels_passes_with_a_lead_and_fails_without():
+    from swingby.diffusion import capability_checks as K
+    rules = _new_rules()
+    scan = K.lead_over_levels(_lead_sweep(True), rules=rules)
+    assert scan.passed.all() and scan.verdict == "reproduced" and (scan.null_pass_rate <= 0.05).all()
+    none = K.lead_over_levels(_lead_sweep(False), rules=rules)
+    assert not none.passed.any() and none.verdict == "not reproduced"
+
+
+def test_blue_big_before_capability_and_its_plain_prompt_null():
+    from swingby.diffusion import capability_checks as K
+    rules = _new_rules()
+    r = _lead_sweep(True)
+    steps = r["meta"]["checkpoint_steps"]
+    t_cap = K.sustained_crossing(steps, C.capability(r), 0.5, 3)
+    bb = K.blue_big_before_capability(r, t_cap, rules)
+    assert bb.per_run.all() and not bb.null_per_run.any() and bb.verdict == "reproduced"
+    r["probs"][:, :, :, 3] = np.where(np.array(steps)[None, None, :, None, None] < 300, [1.0, 0.0], 0.9)
+    bb = K.blue_big_before_capability(r, t_cap, rules)   # the plain prompt does the same: no evidence
+    assert bb.null_pass_rate > 0.05 and bb.verdict == "inconclusive"
+
+
+def test_window_spread_ratio_looks_before_capability_saturates():
+    from swingby.diffusion import capability_checks as K
+    steps = np.linspace(0, 2000, 11)
+    rng = np.random.default_rng(0)
+    cap = np.broadcast_to((steps >= 400).astype(float), (2, 10, 11)).copy()      # every seed at 400
+    beh = np.stack([[(steps >= t).astype(float) for t in rng.uniform(200, 1800, 10)] for _ in range(2)])
+    w = K.window_spread_ratio(cap, beh, steps, _new_rules())
+    assert w.ratio == pytest.approx(0) and w.passed and w.verdict == "reproduced" and w.null_pass_rate <= 0.05
+    assert (w.window_end == 400).all()
+    w = K.window_spread_ratio(beh, cap, steps, _new_rules())
+    assert not w.passed and w.verdict == "not reproduced"
+    sp = K.seed_spread(np.array([[100.0, 300.0, np.inf], [200.0, 200.0, 200.0]]))
+    assert sp.low[0] == 100 and sp.high[0] == 300 and sp.n_never.tolist() == [1, 0] and sp.std[1] == 0
+
+
+def test_time_vs_separation_with_the_seed_as_unit():
+    from swingby.diffusion import capability_time_checks as T
+    rules = _new_rules()
+    dcs = np.linspace(0.1, 0.7, 6)
+    falling = np.stack([1000 - 1000 * dcs + s for s in range(6)], axis=1)      # (D, S): falls with dc in every seed
+    dep = T.time_vs_separation(falling, dcs, rules)
+    assert (dep.rho_per_seed == -1).all() and dep.p_value <= 0.05 and dep.verdict == "reproduced"
+    rng = np.random.default_rng(0)
+    flat = rng.uniform(200, 800, (6, 3))
+    dep = T.time_vs_separation(flat, dcs, rules)
+    assert dep.p_value > 0.05 and dep.verdict in ("inconclusive", "differs")
+
+
+def _loss_sweep(bump: bool, D=2, S=5):
+    steps = np.arange(10, 1001, 10.0)
+    log = np.zeros((D, S, steps.size, len(LOSS_FIELDS)))
+    log[..., 0] = steps
+    rng = np.random.default_rng(1)
+    log[..., 1] = 1 + 2 * np.exp(-steps / 150) + rng.normal(0, 0.002, log.shape[:-1])
+    t_cap = np.array([[300.0, 400, 500, 600, 700], [350, 450, 550, 650, 750]])[:D, :S]
+    if bump:
+        for i, j in np.ndindex(D, S):
+            k = int(np.argmin(np.abs(steps - t_cap[i, j])))
+            log[i, j, k - 1:k + 2, 1] *= 1.05
+    r = {"loss": log, "done": np.ones((D, S, 3), bool), "meta": {"loss_fields": LOSS_FIELDS}}
+    return r, t_cap
+
+
+def test_loss_mark_has_a_null_and_a_sensitivity_test():
+    from swingby.diffusion import capability_time_checks as T
+    rules = _new_rules()
+    quiet = T.loss_mark(*_loss_sweep(False), rules)
+    assert quiet.p_value > 0.05 and quiet.injected_p <= 0.05 and quiet.verdict == "reproduced"
+    assert quiet.old_null_pass_rate == 1.0          # the old spread check passes on any early-dropping loss
+    marked = T.loss_mark(*_loss_sweep(True), rules)
+    assert marked.p_value <= 0.05 and marked.verdict == "differs"
+
+
+def test_disentanglement_says_how_many_seeds_would_decide():
+    from swingby.diffusion import capability_time_checks as T
+    rules = _new_rules()
+    rng = np.random.default_rng(0)
+    t_cap = rng.uniform(200, 1000, (6, 6))
+    close = T.disentanglement(np.abs(t_cap + rng.normal(0, 20, t_cap.shape)), t_cap, rules)
+    assert close.r > 0.9 and close.p_value <= 0.05 and close.verdict == "reproduced"
+    weak = T.disentanglement(np.abs(t_cap + rng.normal(0, 400, t_cap.shape)), t_cap, rules)
+    assert weak.verdict in ("inconclusive", "not reproduced")
+    unrelated = T.disentanglement(rng.uniform(200, 1000, (6, 6)), t_cap, rules)
+    assert unrelated.verdict in ("inconclusive", "not reproduced") and unrelated.needed
+
+
+def test_best_probe_pays_for_choosing_among_probes():
+    from swingby.diffusion import capability_time_checks as T
+    rules = _new_rules()
+    rng = np.random.default_rng(0)
+    t_cap = rng.uniform(200, 1000, (4, 6))
+    probes = {"turn": np.abs(t_cap + rng.normal(0, 30, t_cap.shape)),
+              **{f"noise {k}": rng.uniform(200, 1000, t_cap.shape) for k in range(5)}}
+    bp = T.best_probe(probes, t_cap, "turn", rules)
+    assert bp.best == "turn" and bp.chosen_is_best and bp.familywise_p <= 0.05 and bp.verdict == "reproduced"
+    noise = {k: v for k, v in probes.items() if k != "turn"}
+    bp = T.best_probe(noise, t_cap, "noise 0", rules)
+    assert bp.familywise_p > 0.05 and bp.verdict in ("inconclusive", "differs")
+    with pytest.raises(ValueError, match="chosen"):
+        T.best_probe(noise, t_cap, "turn", rules)

@@ -135,3 +135,15 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     monkeypatch.setenv("SWINGBY_STATIC", "1")
     assert sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2) is None
     plt.close("all")
+
+
+def test_the_old_swing_check_passes_an_l_shape_the_dip_check_does_not():
+    """Issue 22: learning size, then colour (an L-shaped path that never swings back) passes
+    the old seed-mean swing check, whose null is a straight path; the per-run dip check of
+    swingby.diffusion.fig6_checks, whose null is every monotone-per-coordinate path, does not."""
+    from swingby.diffusion.fig6_checks import dip
+    size, col = _logistic(0.3), _logistic(0.6)
+    path = np.stack([0.33 + 0.67 * col, size], -1)                  # monotone in each coordinate
+    paths = np.repeat(path[None], 4, axis=0) + np.random.default_rng(0).normal(0, 0.01, (4, K, 2))
+    assert C.swing_check(paths, "01").passed
+    assert not dip(paths[..., 0], np.full((4, K), 0.01)).passed.any()

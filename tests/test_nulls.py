@@ -50,3 +50,16 @@ def test_speed_floor_and_decay_fits():
     assert N.compare_decay_fits(t, 3 * t ** -1.5).better == "power law"
     with pytest.raises(ValueError, match="gap"):
         N.repeat_speeds(pts, gap=0)
+
+
+def test_monotone_per_coordinate_nulls_include_l_shapes():
+    """The swing null of swingby.diffusion.fig6_checks: each coordinate has its own onset,
+    so one concept can be learned long after the other (issue 22)."""
+    from swingby.diffusion.fig6_checks import monotone_per_coordinate
+    steps = np.linspace(0, 2400, 16)
+    p = monotone_per_coordinate(np.array([0.33, 0.02]), np.array([1.0, 1.0]), steps, np.zeros((16, 2)), 400,
+                                np.random.default_rng(0))
+    assert p.shape == (400, 16, 2) and np.allclose(p[:, 0], [0.33, 0.02]) and np.allclose(p[:, -1], 1)
+    assert np.all(np.diff(p, axis=1) >= -1e-12)
+    gap = (p[..., 1] - p[..., 0]).max(axis=1)              # how far a path leans toward red small
+    assert np.mean(gap >= 0.5) > 0.05                        # L-shapes are common in the null

@@ -35,6 +35,7 @@ from swingby.diffusion.capability_measures import (
 )
 from swingby.diffusion.capability_probes import checkpoint_gap
 from swingby.diffusion.nulls import pass_rate
+from swingby.diffusion.rules import OLD_RULES as R
 
 
 # ---------------------------------------------------------- capability first
@@ -75,9 +76,12 @@ def capability_lead(times: CrossingTimes, end: float) -> Lead:
     return Lead(lead, censored)
 
 
-def precedes_check(lead: Lead, min_lead: float, min_fraction: float = 0.5) -> bool:
+def precedes_check(lead: Lead, min_lead: float, min_fraction: float = R.min_lead_runs) -> bool:
     """Claim check: capability crosses at least ``min_lead`` steps before behaviour in at
     least ``min_fraction`` of the runs (censored leads count with their lower bound).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.lead_over_levels` (sustained crossings, levels 0.5-0.8).
 
     Parameters
     ----------
@@ -140,9 +144,12 @@ def noise_capability(behaviour_curves: np.ndarray, n_samples: int, n_prompts: in
 
 
 # ----------------------------------------------------------- seed robustness
-def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ratio: float = 0.5) -> bool:
+def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ratio: float = R.max_spread_ratio) -> bool:
     """Claim check: capability's seed spread is at most ``max_ratio`` times behaviour's
     (:func:`spread_ratio`).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.window_spread_ratio` (before capability saturates).
 
     Parameters
     ----------
@@ -198,8 +205,11 @@ class LinearFit(NamedTuple):
     n: int
 
 
-def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 0) -> LinearFit:
+def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = R.n_boot, seed: int = 0) -> LinearFit:
     """Fit ``y`` against ``x`` over the finite pairs (seed 003, Fig. 3; eq. ``eq-cap-fit``).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    a :func:`scipy.stats.bootstrap` interval with the seed as the unit.
 
     Parameters
     ----------
@@ -234,7 +244,7 @@ def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 
     return LinearFit(float(slope), float(intercept), float(r2), (float(lo), float(hi)), int(len(x)))
 
 
-def linear_check(fit: LinearFit, min_r2: float = 0.5, min_n: int = 8) -> bool:
+def linear_check(fit: LinearFit, min_r2: float = R.linear_min_r2, min_n: int = R.linear_min_n) -> bool:
     """Claim check of a linear relation: at least ``min_n`` runs, ``R^2 >= min_r2`` and a
     positive slope whose 95 % interval excludes zero.
 
@@ -274,9 +284,12 @@ class ProbeScore(NamedTuple):
     n: int
 
 
-def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm: int = 2000,
+def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm: int = R.n_perm,
                 seed: int = 0) -> ProbeScore:
     """Score one probe against the capability time (the probe table of the chapter).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_time_checks.disentanglement` (seed-level permutation, power).
 
     Parameters
     ----------
@@ -316,7 +329,7 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
 
 
 def coincidence_check(t_probe: np.ndarray, t_cap: np.ndarray, tolerance: np.ndarray, *,
-                      min_r: float = 0.5, min_fraction: float = 0.5) -> bool:
+                      min_r: float = R.coincide_min_r, min_fraction: float = R.coincide_min_fraction) -> bool:
     """Claim check: a probe's transition coincides with the capability time.
 
     Passes when, over the runs where both are measured, the correlation is at least
@@ -383,7 +396,7 @@ def lead_null(behaviour_curves: np.ndarray, behaviour_times: np.ndarray, steps: 
     return make
 
 
-def coincidence_with_null(t_probe: np.ndarray, t_cap: np.ndarray, steps: np.ndarray, *, n: int = 400,
+def coincidence_with_null(t_probe: np.ndarray, t_cap: np.ndarray, steps: np.ndarray, *, n: int = R.n_null,
                           seed: int = 0) -> tuple[bool, float]:
     """:func:`coincidence_check` of a probe's steps with the capability times, within one
     checkpoint interval at the capability time, and the pass rate of its null (the

@@ -25,6 +25,7 @@ import numpy as np
 from swingby import _checks
 from swingby.diffusion.concept_space import RADIUS_SPLIT
 from swingby.diffusion.data import CirclesConfig, capability_prompts
+from swingby.diffusion.rules import OLD_RULES as R
 
 CLASS_11 = 3  #: index of the held-out class in the results arrays
 #: concept-space corners of the trained classes a held-out point can be drawn to
@@ -243,8 +244,11 @@ def repeat_noise_ratio(res: dict, by: str = "classifier") -> float:
 
 
 # ------------------------------------------------------------ crossing times
-def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = 0.5) -> np.ndarray:
+def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = R.crossing_level) -> np.ndarray:
     """Step at which each curve first reaches ``level`` (eq. ``eq-cap-time``).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.sustained_crossing`.
 
     Parameters
     ----------
@@ -287,7 +291,7 @@ class CrossingTimes(NamedTuple):
     behaviour: np.ndarray
 
 
-def crossing_times(res: dict, by: str = "classifier", level: float = 0.5) -> CrossingTimes:
+def crossing_times(res: dict, by: str = "classifier", level: float = R.crossing_level) -> CrossingTimes:
     """Capability-learning and behaviour-elicitation times of every run (seed 003, Fig. 3).
 
     Parameters
@@ -354,6 +358,9 @@ def time_mean(y: np.ndarray, steps: np.ndarray) -> np.ndarray:
 def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
     """Time-averaged seed spread of capability over that of behaviour (eq. ``eq-cap-spread``),
     pooled over the separations.
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.capability_checks.window_spread_ratio`.
 
     Parameters
     ----------

@@ -24,6 +24,7 @@ from swingby.diffusion.capability_measures import (
     _steps,
     first_crossing,
 )
+from swingby.diffusion.rules import OLD_RULES as R
 
 
 # -------------------------------------------------------- concept-space turn
@@ -42,7 +43,7 @@ def class_points(res: dict) -> np.ndarray:
     return p
 
 
-def first_concept_index(points: np.ndarray, level: float = 0.5) -> np.ndarray:
+def first_concept_index(points: np.ndarray, level: float = R.learned_level) -> np.ndarray:
     """First checkpoint at which the model manipulates a concept, ``(D, S)``: the colour
     contrast ``P(blue|10) - P(blue|00)`` or the size contrast ``P(small|01) - P(small|00)``
     of the trained classes reaches ``level`` (before, the samples are read noise).

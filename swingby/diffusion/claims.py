@@ -29,6 +29,7 @@ from swingby import _checks
 from swingby.diffusion import analysis as A
 from swingby.diffusion import nulls as N
 from swingby.diffusion.concept_space import concept_mse
+from swingby.diffusion.rules import OLD_RULES as R
 
 CLASS_11 = A.CLASS_11
 
@@ -41,7 +42,7 @@ def _n(n) -> int:
     return _checks.integer("n", n, low=10)
 
 
-def first_learned_index(res: dict, level: float = 0.5) -> np.ndarray:
+def first_learned_index(res: dict, level: float = R.learned_level) -> np.ndarray:
     """Per separation, the first checkpoint at which a concept contrast of the seed-mean
     points (:func:`swingby.diffusion.analysis.concept_contrasts`) reaches ``level``;
     the last checkpoint if none does. Before it the samples are still noise.
@@ -93,7 +94,7 @@ def _flips(times: np.ndarray) -> np.ndarray:
     return (times[0, :, 1] < times[0, :, 0]) & (times[-1, :, 0] < times[-1, :, 1])
 
 
-def order_check(res: dict, level: float = 0.5, n: int = 2000, seed: int = 0) -> OrderCheck:
+def order_check(res: dict, level: float = R.learned_level, n: int = R.n_null_order, seed: int = 0) -> OrderCheck:
     """The order flip of Fig. 6(a), per seed, with its label-swap null.
 
     Parameters
@@ -170,9 +171,12 @@ def _monotone_null_rates(check, t: np.ndarray, se: np.ndarray, steps: np.ndarray
     return tuple(N.pass_rate(check, _monotone_null(t, se, steps, scale), _n(n), seed) for scale in (1.0, 2.0))
 
 
-def bend_checks(res: dict, z: float = 2.0, n: int = 400, seed: int = 0) -> list[BendCheck]:
+def bend_checks(res: dict, z: float = R.z, n: int = R.n_null, seed: int = 0) -> list[BendCheck]:
     """:func:`swingby.diffusion.nulls.bend_check` at every separation, from the first
     learned concept on, with the null's pass rate at the runs' noise and at twice it.
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_checks.mse_rise_checks` (per seed, disc-only read-out).
 
     Parameters
     ----------
@@ -215,13 +219,16 @@ class SwingResult(NamedTuple):
     k: int           #: checkpoint of the largest swing (counted from the path's first point)
 
 
-def swing_check(paths: np.ndarray, toward: str, z: float = 2.0, min_swing: float = 0.5) -> SwingResult:
+def swing_check(paths: np.ndarray, toward: str, z: float = R.z, min_swing: float = R.swing_min) -> SwingResult:
     """Paths ``(S, K, 2)`` of several seeds. Toward 10 (blue big) the swing is
     ``P(blue) - P(small)``, toward 01 (red small) ``P(small) - P(blue)``; the largest
     swing of the seed-mean path must be at least ``min_swing`` (the point is nearer that
     corner than to the target's diagonal by half the side of concept space) and exceed
     ``z`` standard errors over seeds. A path straight from (P(blue), P(small)) near
     (1/3, 0) to (1, 1) stays below 1/3.
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_checks.dip` (per run).
 
     Parameters
     ----------
@@ -258,11 +265,14 @@ class SwingCheck(NamedTuple):
     null_pass_rate_2x: float
 
 
-def swing_checks(res: dict, order: OrderCheck, z: float = 2.0, n: int = 400, seed: int = 0) -> list[SwingCheck]:
+def swing_checks(res: dict, order: OrderCheck, z: float = R.z, n: int = R.n_null, seed: int = 0) -> list[SwingCheck]:
     """:func:`swing_check` of the class-11 paths at every separation, toward the training
     class that shares the concept learned first in most seeds, from the first checkpoint
     after the untrained one (step 0's point depends on the initialisation only) to the
     end; null: monotone paths between each run's own end points, with its sampling noise.
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_checks.dip_checks` (per seed, monotone-per-coordinate null).
 
     Parameters
     ----------
@@ -342,9 +352,12 @@ def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
     return np.linalg.norm(np.diff(pts, axis=0), axis=1) / gaps, A.floor_from_samples(samples, gaps)
 
 
-def slowing_checks(res: dict, factor: float = 2.5, min_drop: float = 5.0, n: int = 400,
+def slowing_checks(res: dict, factor: float = R.slowing_factor, min_drop: float = R.min_drop, n: int = R.n_null,
                    seed: int = 0) -> list[SlowingCheck]:
     """Fig. 6(c) per separation, over the late phase (from the first learned concept on).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_slowing.terminal_slowing` (per seed, a null that keeps moving).
 
     Parameters
     ----------

@@ -21,6 +21,8 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from swingby.diffusion.rules import OLD_RULES as R
+
 
 class BendResult(NamedTuple):
     """Outcome of :func:`bend_check` on one seed-mean MSE curve."""
@@ -34,7 +36,7 @@ class BendResult(NamedTuple):
     k_peak: int       #: checkpoint of the peak
 
 
-def bend_check(mse: np.ndarray, z: float = 2.0) -> BendResult:
+def bend_check(mse: np.ndarray, z: float = R.z) -> BendResult:
     """Rise-then-fall test of per-seed MSE curves ``mse (S, K)``.
 
     The seed-mean curve must rise from an earlier minimum by more than ``z`` seed
@@ -204,6 +206,9 @@ class DecayFits(NamedTuple):
 
 def compare_decay_fits(t: np.ndarray, speed: np.ndarray) -> DecayFits:
     """Fit an exponential and a power law to positive speeds at steps ``t > 0``.
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6_slowing.decay_sse` (scipy curve_fit, shape decided by a bootstrap CI).
 
     Parameters
     ----------
