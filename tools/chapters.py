@@ -180,10 +180,11 @@ def _when(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
-def stress(chapters, repeats: int, limit: float, timeout: int) -> int:
+def stress(chapters, repeats: int, limit: float, timeout: int) -> dict:
     """Execute each chapter ``repeats`` times; print the slowest cell of every run and a
-    summary; return the number of runs that stalled, failed or had a cell over ``limit``."""
-    bad = 0
+    summary; return the counts of runs that stalled (a cell hit the timeout), failed
+    otherwise, or had a cell over ``limit`` seconds."""
+    counts = {"stalled": 0, "failed": 0, "over": 0}
     print(f"SWINGBY_STATIC={os.environ.get('SWINGBY_STATIC', '')!r}; {repeats} runs per chapter, fresh kernel "
           f"each, cell limit {limit:g} s, timeout {timeout} s; load {os.getloadavg()[0]:.2f}", flush=True)
     for name in chapters:
@@ -192,14 +193,19 @@ def stress(chapters, repeats: int, limit: float, timeout: int) -> int:
         for r in range(repeats):
             total, slowest, cell, error = execute_once(md, timeout)
             over = slowest > limit
-            bad += bool(error or over)
+            stalled = bool(error) and error.startswith(("CellTimeoutError", "TimeoutError", "DeadKernelError"))
+            counts["stalled"] += stalled
+            counts["failed"] += bool(error) and not stalled
+            counts["over"] += over
             worst.append(slowest)
             print(f"{name:<20} run {r + 1:>2}: {total:6.1f} s, slowest cell {cell:>2} {slowest:6.1f} s"
-                  f"{'  OVER LIMIT' if over else ''}{'  ' + error if error else ''}", flush=True)
+                  f"{'  OVER LIMIT' if over else ''}{'  STALLED' if stalled else ''}{'  ' + error if error else ''}",
+                  flush=True)
         print(f"{name:<20} slowest cell over {repeats} runs: {max(worst):.1f} s; "
               f"{sum(w > limit for w in worst)} over {limit:g} s", flush=True)
-    print(f"{bad} run(s) with a stall, an error or a cell over {limit:g} s")
-    return bad
+    print(f"{counts['stalled']} stalled run(s), {counts['failed']} failed run(s), {counts['over']} run(s) with a cell "
+          f"over {limit:g} s; load {os.getloadavg()[0]:.2f}")
+    return counts
 
 
 def main(argv=None) -> int:
@@ -230,9 +236,9 @@ def main(argv=None) -> int:
         os.environ["SWINGBY_STATIC"] = "1"
     timeout = args.timeout or int(book_config()["execute"]["timeout"])
     start = time.time()
-    bad = stress(args.chapters, args.repeats, args.limit, timeout)
+    counts = stress(args.chapters, args.repeats, args.limit, timeout)
     print(f"total {time.time() - start:.0f} s")
-    return 1 if bad else 0
+    return 1 if any(counts.values()) else 0
 
 
 if __name__ == "__main__":
