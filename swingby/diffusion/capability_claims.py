@@ -209,7 +209,7 @@ def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = R.n_boot, seed: in
     """Fit ``y`` against ``x`` over the finite pairs (seed 003, Fig. 3; eq. ``eq-cap-fit``).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    a :func:`scipy.stats.bootstrap` interval with the seed as the unit.
+    a ``scipy.stats.bootstrap`` interval with the seed as the unit.
 
     Parameters
     ----------

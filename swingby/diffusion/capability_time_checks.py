@@ -1,6 +1,6 @@
 """What the capability time depends on and what marks it (the hidden-capabilities
 study, issue 22), checked with the seed as the unit of every permutation
-(:func:`scipy.stats.permutation_test`) and thresholds from
+(``scipy.stats.permutation_test``) and thresholds from
 :data:`swingby.diffusion.rules.RULES`. The first half of the new capability checks is in
 :mod:`swingby.diffusion.capability_checks`.
 

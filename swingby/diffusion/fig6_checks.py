@@ -11,6 +11,7 @@ passes (issue 22), with every threshold from :data:`swingby.diffusion.rules.RULE
   only from samples the pixel check sees as a disc (noise images read about
   (0.33, 0.02), from where a move toward either training class *lowers* the MSE).
   Null: the same monotone-per-coordinate paths.
+
 The slowing of Fig. 6(c) is checked in :mod:`swingby.diffusion.fig6_slowing`. These
 replace :func:`swingby.diffusion.claims.swing_checks` and ``bend_checks`` (the old
 rules) once the chapters move.

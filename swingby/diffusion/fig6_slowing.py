@@ -8,8 +8,8 @@ measured late speed (in the direction of its last displacement, with its noise).
 read-out that saturates at a corner of concept space (the classifier reading exactly 0
 or 1) stops the measurement there: the drop to a saturated point measures the
 classifier, so such seeds are not counted. The decay's shape is decided only when a
-bootstrap interval over seeds (:func:`scipy.stats.bootstrap`) of the difference of the
-exponential and the power-law fit (:func:`scipy.optimize.curve_fit`) excludes zero, else
+bootstrap interval over seeds (``scipy.stats.bootstrap``) of the difference of the
+exponential and the power-law fit (``scipy.optimize.curve_fit``) excludes zero, else
 it is "undetermined". Replaces :func:`swingby.diffusion.claims.slowing_checks` (the old
 rule) once the chapter moves.
 """
@@ -38,7 +38,7 @@ def _log_power(t, log_a, expo):
 
 def decay_sse(t: np.ndarray, v: np.ndarray) -> tuple[float, float]:
     """Residual sums of squares of ``log v`` under an exponential ``a exp(-r t)`` and a
-    power law ``a t^-p``, each fitted by :func:`scipy.optimize.curve_fit`; NaN with fewer
+    power law ``a t^-p``, each fitted by ``scipy.optimize.curve_fit``; NaN with fewer
     than three positive speeds at positive steps.
 
     Parameters

@@ -5,7 +5,7 @@ between files, and so orphans a partial sweep for no reason. :func:`code_identit
 hashes behaviour instead:
 
 1. every module of ``swingby.diffusion`` and :mod:`swingby._checks` is parsed (not
-   imported) with :mod:`ast`;
+   imported) with ``ast``;
 2. the covered definitions are the dependency closure of :data:`ROOTS`: a top-level
    function, class or constant is covered when a covered definition refers to it by name
    (``name``, ``module.name`` or an imported ``name``), resolved through the imports of

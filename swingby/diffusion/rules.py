@@ -218,7 +218,7 @@ class Outcome(NamedTuple):
 
 def binomial_p(n_pass: int, n_units: int, null_rate: float) -> float:
     """P-value of ``n_pass`` passing units out of ``n_units`` when each passes with the
-    null's rate (one-sided binomial test, :func:`scipy.stats.binomtest`).
+    null's rate (one-sided binomial test, ``scipy.stats.binomtest``).
 
     Parameters
     ----------

@@ -143,7 +143,7 @@ def load_torch(path: Path, *, what: str, remedy: str):
 def lock(results: Path):
     """An exclusive lock file ``<results>.lock``, held while a sweep writes ``results``.
 
-    The lock is :class:`filelock.FileLock` (``fcntl`` on POSIX, ``msvcrt`` on Windows),
+    The lock is ``filelock.FileLock`` (``fcntl`` on POSIX, ``msvcrt`` on Windows),
     so a sweep starts on every system; it is not re-entrant across calls, so a second
     sweep of the same results file, in this process or another, is refused at once.
 
