@@ -8,7 +8,6 @@ refusal of run results made by another preset or other code, the device choice, 
 the package without submitit are checked too."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -32,7 +31,12 @@ from swingby.diffusion.training import resolve_device
 ROOT = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
 QUIET = dict(progress=False, log=lambda m: None)
-needs_submitit = pytest.mark.skipif(importlib.util.find_spec("submitit") is None,
+try:
+    import submitit  # noqa: F401
+    HAVE_SUBMITIT = True
+except ImportError:  # the optional extra 'cluster' is not installed
+    HAVE_SUBMITIT = False
+needs_submitit = pytest.mark.skipif(not HAVE_SUBMITIT,
                                     reason="submitit is not installed (pip install 'swingby[cluster]'); "
                                            "the job tests need it")
 
@@ -204,6 +208,8 @@ def test_device_auto_picks_cuda_when_present_and_cuda_without_a_gpu_is_an_error(
     with pytest.raises(ValueError, match="no CUDA GPU"):
         S.sweep("tiny", device="cuda", **QUIET)
     assert J.check_device("cuda:1") == "cuda:1"  # a job's device is checked on its node, not here
+    with pytest.raises(ValueError, match="needs gpus_per_job"):
+        E.submit("tiny", executor="submitit-local", device="cuda", options=J.SlurmOptions(gpus_per_job=0))
 
 
 def test_the_package_works_without_submitit(tmp_path):
@@ -226,3 +232,11 @@ def test_the_job_is_a_submitit_checkpointable_that_resubmits_itself():
     assert isinstance(job, submitit.helpers.Checkpointable)
     again = job.checkpoint()
     assert isinstance(again, submitit.helpers.DelayedSubmission) and again.function is job
+
+
+def test_collect_from_the_command_line_reports_what_is_missing(tmp_path, capsys):
+    argv = ["sweep", "--preset", "tiny", "--collect", "--scratch", str(tmp_path / "s"), "--out", str(tmp_path / "o")]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "merged 0 run(s), 2 not finished, 0 refused; not complete yet" in out, out
+    assert not S.results_path(tmp_path / "o", get_preset("tiny")).exists()

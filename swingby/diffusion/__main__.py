@@ -115,7 +115,7 @@ def _jobs(args, p) -> int:
                          "--executor submitit-local or slurm")
     over = dict(seeds=args.seeds, separations=args.separations, out_dir=args.out, scratch=args.scratch)
     if args.collect:
-        c = E.collect(p, executor=kind if kind != "pool" else "slurm", **over)
+        c = E.collect(p, executor=kind if kind != "pool" else None, **over)
         print(f"results: {c.path}: merged {len(c.merged)} run(s), {len(c.missing)} not finished, "
               f"{len(c.refused)} refused; {'every run is in it' if c.finished else 'not complete yet'}")
         return 1 if c.refused else 0

@@ -197,6 +197,9 @@ def read_run_result(path, p: Preset, code: str) -> dict:
     blob = storage.load_torch(path, what="run result", remedy=remedy)
     if not isinstance(blob, dict) or not {"config", "code", "records", "dc", "seed"} <= set(blob):
         raise storage.SweepFileError(f"the run result file {path} is not a run result; {remedy}")
+    if S.state_path(path.parent, blob["dc"], blob["seed"]).name != path.name:
+        raise storage.SweepFileError(f"the run result file {path} holds run dc={blob['dc']} seed={blob['seed']}, "
+                                     f"not the run its name says; not merged: {remedy}")
     if blob["config"] != p.to_dict():
         diff = sorted(k for k in set(blob["config"]) | set(p.to_dict())
                       if blob["config"].get(k) != p.to_dict().get(k))
@@ -220,7 +223,7 @@ class Collected:
 
 
 def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None, scratch=None,
-            executor: str = "slurm", log=print) -> Collected:
+            executor: str | None = None, log=print) -> Collected:
     """Merge the finished jobs' run results into the sweep's results file, atomically and
     under its lock; refuse (with a message) any made by another preset config or code.
 
@@ -234,8 +237,8 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
         The results directory (default :func:`~swingby.diffusion.storage.results_dir`).
     scratch : path, optional
         The scratch directory the jobs wrote to (default :func:`~swingby.diffusion.sweep.default_scratch`).
-    executor : str
-        Recorded in the results file's ``meta``.
+    executor : str, optional
+        Recorded in the results file's ``meta`` (None: ``"submitit"``).
     log : callable
         Receives one-line messages.
 
@@ -244,7 +247,7 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
     Collected
     """
     p = S._resolve_preset(preset, seeds, separations)
-    check_executor(executor)
+    executor = "submitit" if executor is None else check_executor(executor)
     _inputs.function("log", log)
     out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else storage.results_dir(for_writing=True)
     scratch = _inputs.path("scratch", scratch) if scratch is not None else S.default_scratch(p)
@@ -279,10 +282,15 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
             _, clf_report = S.get_classifier(p, out_dir, progress=False)
             old = storage.load_results(path)["meta"] if path.exists() else {}
             devices = sorted({b["device"] for b in blobs} | set(filter(None, old.get("device", "").split(", "))))
-            span = max(b["finished"] for b in blobs) - min(b["started"] for b in blobs)
+            # wall time: the span from the first job's start to the last one's end, over every merge
+            old_span = old.get("jobs_span")
+            span = [min([b["started"] for b in blobs] + ([old_span[0]] if old_span else [])),
+                    max([b["finished"] for b in blobs] + ([old_span[1]] if old_span else []))]
+            base = wall_before - (old_span[1] - old_span[0] if old_span else 0.0)
             meta = {"code_version": S.code_version(), "classifier": clf_report, "device": ", ".join(devices),
-                    "wall_seconds": wall_before + span, "executor": executor,
-                    "command": f"python -m swingby.diffusion sweep --preset {p.name} --executor {executor}",
+                    "wall_seconds": base + span[1] - span[0], "jobs_span": span, "executor": executor,
+                    "command": f"python -m swingby.diffusion sweep --preset {p.name} "
+                               + (f"--executor {executor}" if executor != "submitit" else "--collect"),
                     "finished": done}
             storage.save_results(path, p, runs, meta)
     return Collected(path, merged, missing, refused, done)
@@ -334,6 +342,9 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     check_device(device)
     options = SlurmOptions() if options is None else options
     _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.executors.SlurmOptions")
+    if device.startswith("cuda") and options.gpus_per_job == 0:
+        raise ValueError(f"device {device!r} needs gpus_per_job (--gpus-per-job) >= 1: a job is given no GPU "
+                         "otherwise; or use --device auto")
     _checks.flag("wait", wait)
     poll_s = _checks.number("poll_s", poll_s, low=0.01, high=3600)
     _inputs.function("log", log)

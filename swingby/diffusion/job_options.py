@@ -283,7 +283,8 @@ def make_executor(kind: str, folder, options: SlurmOptions, name: str = "swingby
     submitit = _import_submitit()
     if kind == "submitit-local":
         ex = submitit.LocalExecutor(folder, max_num_timeout=options.max_requeues)
-        ex.update_parameters(timeout_min=options.time, signal_delay_s=options.signal_delay_s)
+        ex.update_parameters(timeout_min=options.time, signal_delay_s=options.signal_delay_s,
+                             gpus_per_node=options.gpus_per_job)  # every job sees GPUs 0..n-1: they share them
         return ex
     try:
         ex = submitit.SlurmExecutor(folder, max_num_timeout=options.max_requeues)
