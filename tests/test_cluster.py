@@ -108,6 +108,9 @@ def test_run_results_of_another_preset_or_other_code_are_refused(tmp_path):
     clf, _ = S.get_classifier(p, tmp_path / "o", progress=False)
     scratch = tmp_path / "s"
     job = E.RunJob(p.to_dict(), 0.5, 0, str(scratch), clf.state_dict(), p.classifier_width, "cpu")
+    with E._run_lock(S.state_path(scratch, 0.5, 0)):  # the same run already trained by another job
+        with pytest.raises(RuntimeError, match="another job is training this run"):
+            job()
     f = Path(job())
     assert f == E.run_result_path(scratch, 0.5, 0) and job.starts == [0]
     logs = []

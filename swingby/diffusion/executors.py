@@ -30,6 +30,7 @@ imports without it, and only submitting needs it.
 """
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from dataclasses import dataclass
@@ -89,6 +90,26 @@ def _state_step(path: Path, p: Preset, code: str) -> int:
         return 0
 
 
+@contextlib.contextmanager
+def _run_lock(state: Path):
+    """``<state>.lock``, held while a job trains the run: a second job of the same run (a
+    sweep submitted twice) stops at once instead of writing the same state. The operating
+    system frees it when a preempted or killed job's process ends."""
+    from filelock import FileLock, Timeout
+
+    state.parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(state) + ".lock", is_singleton=False, thread_local=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise RuntimeError(f"{state.name}: another job is training this run (lock {lock.lock_file} is held); "
+                           "this job stops") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 class RunJob(_JobBase):
     """One (separation, seed) run as a submitit job: a :class:`submitit.helpers.Checkpointable`
     (when submitit is installed) whose :meth:`checkpoint` resubmits the job itself, so a
@@ -127,10 +148,14 @@ class RunJob(_JobBase):
         str
             The path of the result file (:func:`run_result_path`).
         """
-        from swingby.diffusion.training import resolve_device
-
         p = get_preset(self.preset["name"], **{k: v for k, v in self.preset.items() if k != "name"})
         state = S.state_path(self.scratch, self.dc, self.seed)
+        with _run_lock(state):
+            return self._train(p, state)
+
+    def _train(self, p: Preset, state: Path) -> str:
+        from swingby.diffusion.training import resolve_device
+
         step = _state_step(state, p, S.code_hash())
         self.starts.append(step)
         self.started = self.started or time.time()
@@ -384,5 +409,16 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
             except Exception as e:  # noqa: BLE001 - a failed job is reported, the others go on
                 log(f"run dc={key[0]} seed={key[1]} (job {job.job_id}) failed: {str(e).strip()[-500:]}")
                 continue
-            last = collect(p, out_dir=out_dir, scratch=scratch, executor=executor, log=log)
-    return jobs, collect(p, out_dir=out_dir, scratch=scratch, executor=executor, log=log) if jobs else last
+            last = _try_collect(p, out_dir, scratch, executor, log) or last
+    return jobs, _try_collect(p, out_dir, scratch, executor, log) or last
+
+
+def _try_collect(p: Preset, out_dir: Path, scratch: Path, executor: str, log):
+    """:func:`collect`, or None (with a message) while another process holds the results' lock."""
+    try:
+        return collect(p, out_dir=out_dir, scratch=scratch, executor=executor, log=log)
+    except ValueError as e:
+        if "another sweep is writing" not in str(e):
+            raise
+        log(f"merge postponed ({e}); `sweep --collect` merges the finished runs later")
+        return None
