@@ -137,7 +137,8 @@ def _jobs(args, p) -> int:
                        wait=not args.no_wait, **over)
     if c is None:
         print(f"submitted {len(jobs)} job(s); merge their runs with: python -m swingby.diffusion sweep "
-              f"--preset {args.preset} --collect --scratch {args.scratch or '<scratch>'}")
+              f"--preset {args.preset} --collect --scratch {args.scratch or S.default_scratch(p)}"
+              + (f" --out {args.out}" if args.out else ""))
         return 0
     print(f"results: {c.path} ({'every run is in it' if c.finished else 'not complete: see the messages above'})")
     return 0 if c.finished else 1
