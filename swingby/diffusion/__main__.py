@@ -4,6 +4,15 @@
     python -m swingby.diffusion classifier --preset cpu   # train and store the concept classifier
     python -m swingby.diffusion search                    # the measured search for the cpu preset
 
+Executors of a sweep (--executor): pool (the default: a pool of local worker processes, the
+preset's `workers`; with --device cuda they share the one GPU), submitit-local (every run a
+separate submitit job on this machine) and slurm (every run a task of a SLURM job array,
+requeued on preemption or time-out; needs `pip install 'swingby[cluster]'`):
+
+    python -m swingby.diffusion sweep --preset paper --executor slurm --scratch /shared/swingby \\
+        --partition gpu --time 4:00:00 --gpus-per-job 1 --cpus-per-job 4 --device auto
+    python -m swingby.diffusion sweep --preset paper --collect --scratch /shared/swingby
+
 Results go to ``results/diffusion`` of the checkout, or to ``--out`` / ``$SWINGBY_RESULTS``.
 """
 from __future__ import annotations
@@ -31,6 +40,26 @@ def _parser():
     sw.add_argument("--scratch", default=None, help="resumable run states (not committed)")
     sw.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
     sw.add_argument("--no-progress", action="store_true")
+    jobs = sw.add_argument_group("jobs (--executor submitit-local or slurm)")
+    jobs.add_argument("--executor", default="pool",
+                      help="pool (default: local worker processes), submitit-local or slurm")
+    jobs.add_argument("--collect", action="store_true",
+                      help="only merge the finished jobs' runs (from --scratch) into the results file")
+    jobs.add_argument("--no-wait", action="store_true", help="submit and return (merge later with --collect)")
+    jobs.add_argument("--dry-run", action="store_true", help="slurm: print the job script, submit nothing")
+    jobs.add_argument("--jobs-dir", default=None, help="submitit's job files and logs (default <scratch>/jobs)")
+    jobs.add_argument("--slurm-config", default=None,
+                      help="a .toml or .json file of the options below (the command line overrides it)")
+    jobs.add_argument("--partition", default=None)
+    jobs.add_argument("--time", default=None, help="per job before a requeue: minutes or [D-]HH:MM:SS (60)")
+    jobs.add_argument("--gpus-per-job", type=int, default=None, help="GPUs per job (0)")
+    jobs.add_argument("--cpus-per-job", type=int, default=None, help="CPU cores per job (1)")
+    jobs.add_argument("--array-parallelism", type=int, default=None, help="jobs running at once (32)")
+    jobs.add_argument("--mem-gb", type=float, default=None, help="memory per job in GB")
+    jobs.add_argument("--account", default=None)
+    jobs.add_argument("--qos", default=None)
+    jobs.add_argument("--constraint", default=None)
+    jobs.add_argument("--max-requeues", type=int, default=None, help="time-outs a job may be requeued after (3)")
     se.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in CANDIDATES]}")
     return ap
 
@@ -56,12 +85,63 @@ def main(argv=None) -> int:
             _, report = S.get_classifier(p, out, progress=True)
             print(f"min held-out accuracy {report['min_accuracy']:.4f}")
             return 0
+        if args.collect or args.executor != "pool" or _job_options_given(args):
+            return _jobs(args, p)
         path = S.sweep(p, seeds=args.seeds, separations=args.separations, out_dir=args.out,
                        scratch=args.scratch, progress=not args.no_progress, device=args.device)
     except (ValueError, TypeError, FloatingPointError) as e:
         ap.error(str(e))
     print(f"results: {path}")
     return 0
+
+
+_SLURM_ARGS = ("partition", "time", "gpus_per_job", "cpus_per_job", "array_parallelism", "mem_gb", "account",
+               "qos", "constraint", "max_requeues")
+
+
+def _job_options_given(args) -> bool:
+    return bool(args.no_wait or args.dry_run or args.jobs_dir or args.slurm_config
+                or any(getattr(args, k) is not None for k in _SLURM_ARGS))
+
+
+def _jobs(args, p) -> int:
+    """``sweep --collect`` and ``sweep --executor submitit-local|slurm``."""
+    from swingby.diffusion import executors as E
+    from swingby.diffusion import sweep as S
+
+    kind = E.check_executor(args.executor)
+    if kind == "pool" and not args.collect:
+        raise ValueError("--no-wait, --dry-run, --jobs-dir, --slurm-config and the SLURM options need "
+                         "--executor submitit-local or slurm")
+    over = dict(seeds=args.seeds, separations=args.separations, out_dir=args.out, scratch=args.scratch)
+    if args.collect:
+        c = E.collect(p, executor=kind if kind != "pool" else None, **over)
+        print(f"results: {c.path}: merged {len(c.merged)} run(s), {len(c.missing)} not finished, "
+              f"{len(c.refused)} refused; {'every run is in it' if c.finished else 'not complete yet'}")
+        return 1 if c.refused else 0
+    if kind == "slurm" and args.scratch is None:
+        raise ValueError("--scratch is required with --executor slurm: a directory on storage that the "
+                         "compute nodes share (run states and finished runs live there)")
+    opts = E.slurm_options(args.slurm_config, **{k: getattr(args, k) for k in _SLURM_ARGS})
+    if args.dry_run:
+        if kind != "slurm":
+            raise ValueError("--dry-run shows a SLURM job script: it needs --executor slurm")
+        from pathlib import Path
+
+        p = S._resolve_preset(p, args.seeds, args.separations)
+        n = len(p.seeds) * len(p.separations)
+        jobs_dir = Path(args.jobs_dir) if args.jobs_dir else Path(args.scratch) / "jobs"
+        print(E.sbatch_script(opts, jobs_dir, n, E.job_name(p)))
+        return 0
+    jobs, c = E.submit(p, executor=kind, device=args.device, options=opts, jobs_dir=args.jobs_dir,
+                       wait=not args.no_wait, **over)
+    if c is None:
+        print(f"submitted {len(jobs)} job(s); merge their runs with: python -m swingby.diffusion sweep "
+              f"--preset {args.preset} --collect --scratch {args.scratch or S.default_scratch(p)}"
+              + (f" --out {args.out}" if args.out else ""))
+        return 0
+    print(f"results: {c.path} ({'every run is in it' if c.finished else 'not complete: see the messages above'})")
+    return 0 if c.finished else 1
 
 
 if __name__ == "__main__":
