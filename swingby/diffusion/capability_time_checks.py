@@ -97,7 +97,7 @@ def time_vs_separation(t_cap: np.ndarray, dcs: np.ndarray, rules: Rules = RULES,
 class LossMark(NamedTuple):
     """Does the training loss show a feature at the capability time (study Fig. 4)?"""
 
-    statistic: float            #: mean over runs of |residual| near the capability time minus elsewhere
+    statistic: float            #: mean over runs of the absolute residual near the capability time minus elsewhere
     p_value: float              #: each seed's loss paired with another seed's capability times
     injected_p: float           #: the same test after adding a ``loss_bump`` feature at each run's own time
     old_spread: float           #: the old rule: std(t_loss) / std(t_cap)

@@ -6,9 +6,9 @@ Three executors (``python -m swingby.diffusion sweep --executor NAME``):
 * ``pool`` (the default): today's pool of local worker processes
   (:func:`swingby.diffusion.sweep.sweep`); nothing here is used;
 * ``submitit-local``: every (separation, seed) run is one job of
-  :class:`submitit.LocalExecutor`, a process of its own on this machine, with the same
+  ``submitit.LocalExecutor``, a process of its own on this machine, with the same
   preemption and requeue handling as on a cluster (used by the tests);
-* ``slurm``: every run is one task of a SLURM job array (:class:`submitit.SlurmExecutor`).
+* ``slurm``: every run is one task of a SLURM job array (``submitit.SlurmExecutor``).
 
 One code path trains a run: a job (:class:`RunJob`) calls the pool's own worker
 (:func:`swingby.diffusion.sweep.run_one` through ``sweep._worker``), which checkpoints
@@ -111,7 +111,7 @@ def _run_lock(state: Path):
 
 
 class RunJob(_JobBase):
-    """One (separation, seed) run as a submitit job: a :class:`submitit.helpers.Checkpointable`
+    """One (separation, seed) run as a submitit job: a ``submitit.helpers.Checkpointable``
     (when submitit is installed) whose :meth:`checkpoint` resubmits the job itself, so a
     requeued job resumes from the run's state in the scratch directory.
 

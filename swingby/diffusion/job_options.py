@@ -224,7 +224,7 @@ def job_name(p: Preset) -> str:
 
 
 def slurm_parameters(options: SlurmOptions, name: str) -> dict:
-    """The parameters given to :meth:`submitit.SlurmExecutor.update_parameters`.
+    """The parameters given to ``submitit.SlurmExecutor.update_parameters``.
 
     Parameters
     ----------
