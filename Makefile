@@ -37,11 +37,9 @@ SHELL := /bin/bash
 
 venv: $(STAMP)
 
-# --no-compile: pip would byte-compile every installed module (all of torch's), about a
-# minute of a fresh set-up on 2 cores; Python compiles the few modules it imports instead
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --no-compile --disable-pip-version-check -r requirements.txt -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
 	touch $(STAMP)
 
 book: $(STAMP)
