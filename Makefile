@@ -37,9 +37,15 @@ SHELL := /bin/bash
 
 venv: $(STAMP)
 
+# pip's own byte-compiling of every installed module (all of torch) runs on one core;
+# compileall -j 2 does the same work on two (fresh set-up measured: 132 s -> 86 s). The
+# .pyc files matter: this environment sets PYTHONDONTWRITEBYTECODE=1, so a module left
+# uncompiled is compiled again by every process that imports it. The one excluded file
+# is Python 3.12 syntax that pip skips as well.
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	$(BIN)/python -m pip install --quiet --no-compile --disable-pip-version-check -r requirements.txt -e .
+	$(BIN)/python -m compileall -q -j 2 -x py312_intrinsics $(VENV)/lib > /dev/null
 	touch $(STAMP)
 
 book: $(STAMP)
