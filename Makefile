@@ -3,9 +3,9 @@
 # package into it, then runs.
 #
 #   make book   execute every chapter and build the HTML book into _build/html
-#   make test   lint and unit tests; then nbval executes every chapter once (a failing
-#               cell, such as a claim check, fails it, naming the chapter and the cell)
-#               and stores each execution in the build's cache; then a strict build
+#   make test   lint and unit tests, and beside them nbval executes every chapter once (a
+#               failing cell, such as a claim check, fails it, naming the chapter and the
+#               cell) and stores each execution in the build's cache; then a strict build
 #               from those executions (it must execute nothing itself); then the
 #               offline check of that build (no page loads anything from outside it)
 #
@@ -52,11 +52,15 @@ book: $(STAMP)
 	rm -rf $(CACHE)
 	$(BIN)/jupyter-book build . --all --builder html
 
+# The unit tests and nbval's run of the chapters go side by side (about 30 s sooner than
+# one after the other on 2 cores); the unit tests' report is printed when both are done.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(JOBS) --ignore=tests/test_offline_html.py tests
-	rm -rf $(CACHE)
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-cell-timeout=$(CELL_TIMEOUT) book/*.ipynb
-	mkdir -p _build
+	rm -rf $(CACHE) && mkdir -p _build
+	( $(BIN)/python -m pytest -n $(JOBS) --ignore=tests/test_offline_html.py tests > _build/unit-tests.log 2>&1; \
+	  echo $$? > _build/unit-tests.rc ) & \
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --nbval-cell-timeout=$(CELL_TIMEOUT) book/*.ipynb; \
+	chapters=$$?; wait; echo "--- unit tests (_build/unit-tests.log) ---"; cat _build/unit-tests.log; \
+	test $$chapters -eq 0 && test "$$(cat _build/unit-tests.rc)" -eq 0
 	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going 2>&1 | tee _build/build.log
 	$(BIN)/python tools/chapters.py check-build-log _build/build.log
 	SWINGBY_HTML=_build/html $(BIN)/python -m pytest tests/test_offline_html.py

@@ -95,6 +95,8 @@ def test_each_chapter_is_executed_once_by_nbval_and_the_build_reads_it():
                       test)
     build = test.index("jupyter-book build . --all --builder html -W -n")
     assert nbval and test.index("rm -rf $(CACHE)") < nbval.start() < build < test.index("check-build-log")
+    assert "pytest -n $(JOBS) --ignore=tests/test_offline_html.py tests" in test  # the unit tests, beside nbval
+    assert test.index("_build/unit-tests.rc") < build  # both must pass before the build
     timeout = int(re.search(r"^CELL_TIMEOUT := (\d+)$", (ROOT / "Makefile").read_text(), re.M).group(1))
     assert 60 <= timeout <= 600
     assert "rm -rf $(CACHE)" in _recipe("book")  # readers' builds execute afresh
