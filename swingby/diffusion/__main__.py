@@ -9,9 +9,9 @@ preset's `workers`; with --device cuda they share the one GPU), submitit-local (
 separate submitit job on this machine) and slurm (every run a task of a SLURM job array,
 requeued on preemption or time-out; needs `pip install 'swingby[cluster]'`):
 
-    python -m swingby.diffusion sweep --preset paper --executor slurm --scratch /shared/swingby \\
+    python -m swingby.diffusion sweep --preset paper --executor slurm --scratch /cluster/scratch/swingby \\
         --partition gpu --time 4:00:00 --gpus-per-job 1 --cpus-per-job 4 --device auto
-    python -m swingby.diffusion sweep --preset paper --collect --scratch /shared/swingby
+    python -m swingby.diffusion sweep --preset paper --collect --scratch /cluster/scratch/swingby
 
 Results go to ``results/diffusion`` of the checkout, or to ``--out`` / ``$SWINGBY_RESULTS``.
 """
