@@ -2,12 +2,16 @@
 
 For each preset (``tiny``, ``cpu``, ``paper``) prints ms per training step and ms per
 generated image (a whole sampling chain of the preset's ``sample_steps``), in fp32 and
-with bfloat16 autocast, with 1 and 2 torch threads, and the ratios to the preset's own
-setting. With ``--store`` it writes the numbers to ``<results>/timings.json``, which the
-diffusion chapter reads (so that no build has to train a ``paper`` step to know its
-cost). Timings depend on the machine and its load: run it on an otherwise idle machine.
+with bfloat16 autocast, with 1 and 2 torch threads. The four settings are interleaved
+over repeats (8 by default), so that a change in the machine's load hits all of them;
+it prints the median, the range over repeats, and the paired bf16 / fp32 speed-up of
+each repeat. With ``--store`` it writes the numbers to ``<results>/timings.json``, which
+the diffusion chapter reads (so that no build has to train a ``paper`` step to know its
+cost); ``--store`` is refused on a loaded machine (1-minute load average above
+:data:`LOAD_MAX` at the start, or other processes using more than :data:`OTHER_MAX` of
+the CPU time while it runs).
 
-    python benchmarks/bench_diffusion.py [--quick] [--store] [--presets cpu paper]
+    python benchmarks/bench_diffusion.py [--quick] [--store] [--repeats 8] [--presets cpu paper]
 """
 from __future__ import annotations
 
@@ -75,40 +79,100 @@ def time_sample(p, n: int, iters: int) -> float:
     return _median_ms(step, iters) * (p.sample_steps + 1) / n
 
 
-def bench_preset(name: str, iters: int) -> dict:
-    """Timings of one preset in fp32 / bf16 and with 1 / 2 threads."""
+def _busy_jiffies() -> tuple[int, int] | None:
+    """(busy, total) CPU jiffies of the whole machine since boot (Linux), else None."""
+    try:
+        vals = [int(v) for v in open("/proc/stat").readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = vals[3] + (vals[4] if len(vals) > 4 else 0)
+    return sum(vals) - idle, sum(vals)
+
+
+def _own_jiffies() -> int:
+    """CPU jiffies used by this process so far (user + system), or 0 off Linux."""
+    try:
+        f = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+        return int(f[11]) + int(f[12])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+#: --store is refused when the 1-minute load average at the start exceeds this, or when
+#: other processes used more than OTHER_MAX of the machine's CPU time during the benchmark
+LOAD_MAX = 0.5
+OTHER_MAX = 0.10
+
+
+def bench_preset(name: str, iters: int, repeats: int) -> dict:
+    """Timings of one preset in fp32 / bf16 with 1 / 2 threads, interleaved: each repeat
+    times every setting once, in an order that alternates between repeats, so that a
+    change of the machine's load hits every setting alike. Reports the median over
+    repeats, the range, and the paired bf16 / fp32 speed-up of every repeat."""
     p0 = get_preset(name)
-    out = {"image_size": p0.image_size, "widths": list(p0.widths), "batch": p0.batch, "steps": p0.steps,
-           "bf16_in_preset": p0.bf16, "train_ms": {}, "sample_ms_per_image": {}}
-    for threads in (1, 2):
-        torch.set_num_threads(threads)
-        for bf16 in (False, True):
-            key = f"{'bf16' if bf16 else 'fp32'}, {threads} thread{'s' if threads > 1 else ''}"
-            p = replace(p0, bf16=bf16)
-            out["train_ms"][key] = time_train(p, iters)
-            out["sample_ms_per_image"][key] = time_sample(p, min(64, 4 * p.samples_per_class), max(2, iters // 2))
-            print(f"  {key:>16}: train {out['train_ms'][key]:8.1f} ms/step   "
-                  f"sample {out['sample_ms_per_image'][key]:8.1f} ms/image", flush=True)
+    keys = [(t, b) for t in (1, 2) for b in (False, True)]
+    name_of = {k: f"{'bf16' if k[1] else 'fp32'}, {k[0]} thread{'s' if k[0] > 1 else ''}" for k in keys}
+    train = {k: [] for k in keys}
+    sample = {k: [] for k in keys}
+    for r in range(repeats):
+        for k in (keys if r % 2 == 0 else keys[::-1]):
+            torch.set_num_threads(k[0])
+            p = replace(p0, bf16=k[1])
+            train[k].append(time_train(p, iters))
+            sample[k].append(time_sample(p, min(64, 4 * p.samples_per_class), max(2, iters // 2)))
     torch.set_num_threads(1)
-    own = f"{'bf16' if p0.bf16 else 'fp32'}, 1 thread"
-    for key, v in out["train_ms"].items():
-        print(f"  train speed-up of {key} over the preset's own ({own}): x{out['train_ms'][own] / v:.2f}")
+    out = {"image_size": p0.image_size, "widths": list(p0.widths), "batch": p0.batch, "steps": p0.steps,
+           "bf16_in_preset": p0.bf16, "repeats": repeats, "iterations_per_repeat": iters,
+           "train_ms": {}, "train_ms_range": {}, "sample_ms_per_image": {}, "sample_ms_per_image_range": {},
+           "bf16_speedup_train": {}, "bf16_speedup_sample": {}}
+    for k in keys:
+        n = name_of[k]
+        out["train_ms"][n], out["train_ms_range"][n] = statistics.median(train[k]), [min(train[k]), max(train[k])]
+        out["sample_ms_per_image"][n] = statistics.median(sample[k])
+        out["sample_ms_per_image_range"][n] = [min(sample[k]), max(sample[k])]
+        print(f"  {n:>16}: train {out['train_ms'][n]:8.1f} ms/step ({min(train[k]):.1f}-{max(train[k]):.1f})   "
+              f"sample {out['sample_ms_per_image'][n]:8.2f} ms/image ({min(sample[k]):.2f}-{max(sample[k]):.2f})",
+              flush=True)
+    for t in (1, 2):
+        for what, d, key in (("train", train, "bf16_speedup_train"), ("sample", sample, "bf16_speedup_sample")):
+            ratios = [a / b for a, b in zip(d[(t, False)], d[(t, True)])]
+            out[key][f"{t} thread{'s' if t > 1 else ''}"] = {"median": statistics.median(ratios),
+                                                              "range": [min(ratios), max(ratios)]}
+            print(f"  bf16 speed-up, {what}, {t} thread(s): x{statistics.median(ratios):.2f} "
+                  f"(repeats: {min(ratios):.2f}-{max(ratios):.2f})", flush=True)
     return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="fewer iterations")
-    ap.add_argument("--store", action="store_true", help="write <results>/timings.json for the chapter")
+    ap.add_argument("--quick", action="store_true", help="fewer iterations and repeats")
+    ap.add_argument("--store", action="store_true", help="write <results>/timings.json for the chapter "
+                    "(refused on a loaded machine)")
     ap.add_argument("--presets", nargs="+", default=["tiny", "cpu", "paper"])
+    ap.add_argument("--repeats", type=int, default=None, help="interleaved repeats (default 8; 4 with --quick)")
     args = ap.parse_args()
+    repeats = args.repeats if args.repeats is not None else (4 if args.quick else 8)
+    if repeats < 2:
+        ap.error(f"--repeats must be >= 2 (a range needs two), got {repeats}")
+    load0 = os.getloadavg()[0]
+    if args.store and load0 > LOAD_MAX:
+        ap.error(f"--store refused: the 1-minute load average is {load0:.2f} (> {LOAD_MAX}); timings taken "
+                 "on a loaded machine would be stored as the book's. Run it when the machine is idle.")
+    busy0, own0 = _busy_jiffies(), _own_jiffies()
     timings = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or 'cpu'}",
-               "torch": torch.__version__, "load_average_at_start": os.getloadavg()[0], "presets": {}}
+               "torch": torch.__version__, "load_average_at_start": load0, "presets": {}}
     for name in args.presets:
         print(f"{name} preset", flush=True)
-        iters = 3 if name == "paper" else (5 if args.quick else 15)
-        timings["presets"][name] = bench_preset(name, iters)
+        iters = 2 if name == "paper" else (3 if args.quick else 6)
+        timings["presets"][name] = bench_preset(name, iters, repeats)
     timings["load_average_at_end"] = os.getloadavg()[0]
+    busy1 = _busy_jiffies()
+    if busy0 is not None and busy1 is not None and busy1[1] > busy0[1]:
+        other = max(0.0, (busy1[0] - busy0[0]) - (_own_jiffies() - own0)) / (busy1[1] - busy0[1])
+        timings["other_processes_cpu_fraction"] = other
+        print(f"other processes used {other:.1%} of the machine's CPU time during the benchmark")
+        if args.store and other > OTHER_MAX:
+            ap.error(f"--store refused: other processes used {other:.1%} of the CPU time (> {OTHER_MAX:.0%})")
     if args.store:
         path = results_dir(for_writing=True) / "timings.json"
         atomic_save(lambda f: open(f, "w").write(json.dumps(timings, indent=1)), path)

@@ -2,7 +2,8 @@
 
     python -m swingby.diffusion sweep --preset cpu        # the Sec. 5 sweep (resumes if interrupted)
     python -m swingby.diffusion classifier --preset cpu   # train and store the concept classifier
-    python -m swingby.diffusion search                    # the measured search for the cpu preset
+    python -m swingby.diffusion search                    # the first measured search for the cpu preset
+    python -m swingby.diffusion position-search           # the search on the authors' random positions
 
 Executors of a sweep (--executor): pool (the default: a pool of local worker processes, the
 preset's `workers`; with --device cuda they share the one GPU), submitit-local (every run a
@@ -22,6 +23,7 @@ import sys
 
 
 def _parser():
+    from swingby.diffusion.position_search import CANDIDATES as POSITION_CANDIDATES
     from swingby.diffusion.presets import PRESETS
     from swingby.diffusion.search import CANDIDATES
 
@@ -30,14 +32,17 @@ def _parser():
     sub = ap.add_subparsers(dest="cmd", required=True)
     sw = sub.add_parser("sweep", help="train, sample and evaluate a sweep (resumes if interrupted)")
     cl = sub.add_parser("classifier", help="train and store the concept classifier")
-    se = sub.add_parser("search", help="train the search candidates on the decisive case")
+    se = sub.add_parser("search", help="train the first search's candidates on the decisive case")
+    ps = sub.add_parser("position-search", help="the search on the authors' random disc positions (issue 21)")
     for s in (sw, cl):
         s.add_argument("--preset", required=True, help=f"one of {sorted(PRESETS)}")
         s.add_argument("--out", default=None, help="output directory (default results/diffusion)")
     sw.add_argument("--seeds", type=int, nargs="+", default=None)
     sw.add_argument("--separations", type=float, nargs="+", default=None,
                     help="colour separations dc in [0, 1]")
-    sw.add_argument("--scratch", default=None, help="resumable run states (not committed)")
+    sw.add_argument("--scratch", default=None,
+                    help="resumable run states (default: <out>/partial/<preset>-<hash> for the pool, "
+                         "kept while a run is unfinished; the executors' default is ~/.cache/swingby-diffusion)")
     sw.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
     sw.add_argument("--no-progress", action="store_true")
     jobs = sw.add_argument_group("jobs (--executor submitit-local or slurm)")
@@ -61,6 +66,8 @@ def _parser():
     jobs.add_argument("--constraint", default=None)
     jobs.add_argument("--max-requeues", type=int, default=None, help="time-outs a job may be requeued after (3)")
     se.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in CANDIDATES]}")
+    ps.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in POSITION_CANDIDATES]}")
+    ps.add_argument("--no-progress", action="store_true")
     return ap
 
 
@@ -74,6 +81,19 @@ def main(argv=None) -> int:
     from swingby.diffusion.presets import get_preset
 
     try:
+        if args.cmd == "position-search":
+            from swingby.diffusion import position_search as PS
+
+            names = [c[0] for c in PS.CANDIDATES]
+            bad = [n for n in args.only or [] if n not in names]
+            if bad:
+                raise ValueError(f"--only: unknown candidate(s) {bad}; the candidates are {names}")
+            for name in args.only or names:
+                r = PS.run_candidate(name, progress=not args.no_progress)
+                print(name, {k: v for k, v in r.items() if k != "runs"}, flush=True)
+                PS.summarise()
+            print(PS.table(PS.summarise()))
+            return 0
         if args.cmd == "search":
             for name in args.only or [c[0] for c in Q.CANDIDATES]:
                 print(name, Q.run_candidate(name))

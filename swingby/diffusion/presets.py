@@ -7,10 +7,17 @@ import math
 import re
 from dataclasses import asdict, dataclass, fields, replace
 
+import numpy as np
+
 from swingby.diffusion.vdm import DETAILS
 
 #: the block styles of :class:`swingby.diffusion.unet.CondUNet`
 BLOCKS = ("shared", "authors")
+#: how a run's randomness is seeded (:func:`run_seed`): "shared" gives every separation of
+#: seed s the same initial weights, batch order, data draw and sampling noise (the first
+#: sweeps; its runs at one seed are one replicate), "per_run" draws independent randomness
+#: for every (separation, seed) pair
+SEEDINGS = ("shared", "per_run")
 #: the model details of the authors' code, as preset fields (see ``book/authors_code.md``)
 AUTHORS_DETAILS = dict(block="authors", dropout=0.1, residual=True, parameterization="eps",
                        decoder="gaussian", data_range="01", sampler="z0", grad_clip=0.01)
@@ -53,6 +60,7 @@ class Preset:
     classifier_width: int = 16
     workers: int = 1  #: parallel training processes
     threads: int = 1  #: torch threads per process (fixed, so that numbers do not depend on the machine)
+    seeding: str = "shared"  #: "shared" or "per_run" (:data:`SEEDINGS`, :func:`run_seed`)
 
     def __post_init__(self):
         for k in ("widths", "separations", "seeds"):  # a list is stored as a tuple, as get_preset does
@@ -68,10 +76,12 @@ class Preset:
         dict
         """
         d = asdict(self)
+        if d["seeding"] == "shared":  # files made before the field existed hold no "seeding": the same config
+            del d["seeding"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
-_CHOICES = {"block": BLOCKS, **DETAILS}
+_CHOICES = {"block": BLOCKS, "seeding": SEEDINGS, **DETAILS}
 _POSITIVE_INTS = ("image_size", "steps", "batch", "n_checkpoints", "sample_steps", "samples_per_class",
                   "workers", "n_per_class", "classifier_steps", "classifier_width", "n_res",
                   "n_loss_records", "threads")
@@ -81,6 +91,40 @@ _POSITIVE_INTS = ("image_size", "steps", "batch", "n_checkpoints", "sample_steps
 _UPPER = {"steps": 10 ** 7, "batch": 2 ** 14, "sample_steps": 100_000, "samples_per_class": 2 ** 14,
           "n_checkpoints": 10 ** 4, "workers": 256, "threads": 1024, "classifier_steps": 10 ** 7,
           "classifier_width": 1024, "n_res": 16, "n_loss_records": 10 ** 6}
+
+
+def run_seed(p: Preset, dc: float, seed: int) -> int:
+    """The seed of run ``(dc, seed)``: its initial weights, batch order, data draw and
+    sampling noise all come from it.
+
+    With ``p.seeding == "shared"`` it is ``seed`` itself, whatever the separation; with
+    ``"per_run"`` it is drawn by :class:`numpy.random.SeedSequence` from ``seed`` and the
+    separation in units of 1e-6, so every (separation, seed) pair is an independent
+    replicate.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset (its ``seeding``).
+    dc : float
+        The colour separation, in [0, 1].
+    seed : int
+        The seed, in [0, 2**31).
+
+    Returns
+    -------
+    int
+        In [0, 2**31).
+    """
+    validate_preset(p)
+    if not _is_real(dc) or not 0 <= dc <= 1:
+        raise ValueError(f"dc must be a colour separation in [0, 1], got {dc!r}")
+    if not _is_int(seed) or not 0 <= seed < 2 ** 31:
+        raise ValueError(f"seed must be an integer in [0, 2**31), got {seed!r}")
+    if p.seeding == "shared":
+        return seed
+    state = np.random.SeedSequence([seed, int(round(dc * 1_000_000))]).generate_state(1, dtype=np.uint32)
+    return int(state[0] % 2 ** 31)
 
 
 def get_preset(name: str, **overrides) -> Preset:

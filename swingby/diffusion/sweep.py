@@ -8,7 +8,10 @@ Resuming and its safety rules:
   with the preset config and the code version that made it to a scratch directory at
   every checkpoint; a restarted sweep continues every unfinished run from its last
   checkpoint, bit for bit. A state made by another config or code is never resumed:
-  that run restarts, with a message;
+  that run restarts, with a message. The default scratch directory lies beside the
+  results file (:func:`partial_dir`), so a sweep that takes several sessions can keep
+  (and commit) its unfinished runs' states; a run's state is deleted once its records
+  are in the results file;
 * the results file records the config and the code version; runs already in it are
   skipped only when both match, and a finished sweep is returned untouched (never
   re-stamped);
@@ -35,7 +38,7 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.diffusion import _inputs, storage
+from swingby.diffusion import _inputs, rules, storage
 from swingby.diffusion.classifier import ConceptClassifier
 from swingby.diffusion.data import make_dataset
 from swingby.diffusion.evaluation import (  # noqa: F401 - re-exported: the sweep's evaluation and classifier
@@ -49,7 +52,7 @@ from swingby.diffusion.evaluation import (  # noqa: F401 - re-exported: the swee
     get_classifier,
 )
 from swingby.diffusion.identity import IDENTITY_KEY, code_identity
-from swingby.diffusion.presets import PRESETS, Preset, get_preset, validate_preset
+from swingby.diffusion.presets import PRESETS, Preset, get_preset, run_seed, validate_preset
 from swingby.diffusion.storage import SweepFileError, atomic_save, results_dir
 from swingby.diffusion.training import Run, resolve_device
 
@@ -187,9 +190,10 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
     code = code_hash()
     ckpts = checkpoint_steps(p.steps, p.n_checkpoints)
     path = state_path(scratch, dc, seed)
-    run = Run(p, seed, dev)
+    rs = run_seed(p, dc, seed)  # the seed itself, or independent per (dc, seed) (p.seeding)
+    run = Run(p, rs, dev)
     _load_run_state(path, p, code, run, log)
-    data = make_dataset(circles_config(p, dc), p.n_per_class, seed=seed)
+    data = make_dataset(circles_config(p, dc), p.n_per_class, seed=rs)
     images, cond = data["images"].to(dev), data["cond"].to(dev)
     t_start = time.time()
     for k, target in enumerate(ckpts):
@@ -198,7 +202,7 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
                 progress_queue.put(1)
             continue
         run.train_to(int(target), images, cond, check=_exit_if_orphaned)
-        run.records["evals"].append(evaluate(run.ema, clf, p, dc, seed, k, dev))
+        run.records["evals"].append(evaluate(run.ema, clf, p, dc, rs, k, dev))
         run.records["seconds"] += time.time() - t_start
         t_start = time.time()
         st = {**run.state(), "records": storage.records_to_state(run.records), "config": p.to_dict(),
@@ -207,7 +211,7 @@ def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifi
         if progress_queue is not None:
             progress_queue.put(1)
     if "repeats" not in run.records:
-        run.records["repeats"] = final_repeats(run.ema, clf, p, dc, seed, dev)
+        run.records["repeats"] = final_repeats(run.ema, clf, p, dc, rs, dev)
         st = {**run.state(), "records": storage.records_to_state(run.records), "config": p.to_dict(),
               "code": code, "dc": float(dc), "seed": int(seed)}
         atomic_save(lambda f: torch.save(st, f), path)
@@ -305,6 +309,28 @@ def default_scratch(p: Preset) -> Path:
     return base / "swingby-diffusion" / f"{p.name}-{config_hash(p)[:12]}"
 
 
+def partial_dir(out_dir, p: Preset) -> Path:
+    """``<out_dir>/partial/<preset>-<config hash>``: the default place of a pool sweep's
+    resumable run states, beside its results file, so that the states of unfinished runs
+    can be kept (and committed) with the results while a sweep takes several sessions.
+    A run's state is deleted once its records are in the results file, and the folder
+    once it is empty.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        The results directory.
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    validate_preset(p)
+    return _inputs.path("out_dir", out_dir) / "partial" / f"{p.name}-{config_hash(p)[:12]}"
+
+
 def _resolve_preset(preset, seeds, separations) -> Preset:
     over = {}
     for name, value in (("seeds", seeds), ("separations", separations)):
@@ -358,7 +384,8 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     out_dir : path, optional
         Where the results file and the classifier go (default :func:`~swingby.diffusion.storage.results_dir`).
     scratch : path, optional
-        Resumable per-run states (default :func:`default_scratch`).
+        Resumable per-run states (default :func:`partial_dir`, beside the results file);
+        a run's state is deleted once its records are in the results file.
     progress : bool
         Show a progress bar.
     device : str
@@ -373,7 +400,7 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     _checks.flag("progress", progress)
     _inputs.function("log", log)
     out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else results_dir(for_writing=True)
-    scratch = _inputs.path("scratch", scratch) if scratch is not None else default_scratch(p)
+    scratch = _inputs.path("scratch", scratch) if scratch is not None else partial_dir(out_dir, p)
     storage.check_writable(out_dir, "out_dir")
     storage.check_writable(scratch, "scratch")
     path = results_path(out_dir, p)
@@ -381,6 +408,7 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
         code = code_hash()
         runs, wall_before, finished = _existing_runs(path, p, code, log)
         if finished:
+            _remove_if_empty(scratch)
             return path
         t0 = time.time()
         clf, clf_report = get_classifier(p, out_dir, progress=progress)
@@ -388,7 +416,9 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
         todo = [(float(dc), int(s)) for s in p.seeds for dc in p.separations if (float(dc), int(s)) not in runs]
 
         def save():
-            meta = {"code_version": code_version(), "classifier": clf_report, "device": str(resolve_device(device)),
+            meta = {"code_version": code_version(), "rules_fingerprint": rules.fingerprint(),
+                    "independent_unit": "run" if p.seeding == "per_run" else "seed",
+                    "classifier": clf_report, "device": str(resolve_device(device)),
                     "wall_seconds": wall_before + time.time() - t0,
                     "command": f"python -m swingby.diffusion sweep --preset {p.name}",
                     "finished": len(runs) == len(p.separations) * len(p.seeds)}
@@ -401,9 +431,19 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
         for dc, s, rec in _run_all(args, p.workers, bar, log):
             runs[(dc, s)] = rec
             save()
+            # the run is in the results file now: its resumable state is no longer needed
+            state_path(scratch, dc, s).unlink(missing_ok=True)
         bar.close()
         save()
+    _remove_if_empty(scratch)
     return path
+
+
+def _remove_if_empty(scratch: Path) -> None:
+    """Remove the scratch folder (and a ``partial`` folder above it) once it holds nothing."""
+    for d in (scratch, scratch.parent if scratch.parent.name == "partial" else None):
+        if d is not None and d.is_dir() and not any(d.iterdir()):
+            d.rmdir()
 
 
 class _BarQueue:
