@@ -91,7 +91,7 @@ def candidate_preset(name: str) -> Preset:
         raise ValueError(f"name: the candidate must be one of {list(over)}, got {name!r}")
     names = {f.name for f in fields(Preset)}
     assert set(over[name]) <= names and set(BASE) <= names
-    p = replace(Preset(name="search", image_size=16), **{**BASE, **over[name]})
+    p = replace(Preset(name="cpu", image_size=16), **{**BASE, **over[name]})  # files: sweep_cpu-custom-<hash>
     validate_preset(p)
     return p
 
