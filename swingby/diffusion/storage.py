@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -312,7 +313,7 @@ def load_results(path: Path) -> dict:
         _check_results(out)
     except SweepFileError:
         raise
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError, TypeError) as e:
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError, TypeError, zlib.error) as e:
         raise SweepFileError(f"results file {path} is corrupt ({type(e).__name__}: {e}); {remedy}") from None
     return out
 
