@@ -98,6 +98,19 @@ def _own_jiffies() -> int:
         return 0
 
 
+def _cpu_info() -> tuple[str, list[str]]:
+    """The CPU's model name and which bfloat16 instruction sets it has (Linux), since
+    whether bf16 autocast helps depends on them: with ``avx512_bf16`` or ``amx_bf16`` it
+    can be faster than fp32, without them it is emulated and much slower."""
+    try:
+        text = open("/proc/cpuinfo").read()
+    except OSError:
+        return platform.processor() or "unknown", []
+    model = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("model name")), "unknown")
+    flags = next((ln.split(":", 1)[1].split() for ln in text.splitlines() if ln.startswith("flags")), [])
+    return model, sorted(f for f in flags if "bf16" in f)
+
+
 #: --store is refused when the 1-minute load average at the start exceeds this, or when
 #: other processes used more than OTHER_MAX of the machine's CPU time during the benchmark
 LOAD_MAX = 0.5
@@ -151,6 +164,8 @@ def main() -> None:
     ap.add_argument("--presets", nargs="+", default=["tiny", "cpu", "paper"])
     ap.add_argument("--repeats", type=int, default=None, help="interleaved repeats (default 8; 4 with --quick)")
     args = ap.parse_args()
+    model, bf16_isa = _cpu_info()
+    print(f"CPU: {model}; bfloat16 instructions: {', '.join(bf16_isa) or 'none (bf16 is emulated: expect it slower)'}")
     repeats = args.repeats if args.repeats is not None else (4 if args.quick else 8)
     if repeats < 2:
         ap.error(f"--repeats must be >= 2 (a range needs two), got {repeats}")
@@ -160,6 +175,7 @@ def main() -> None:
                  "on a loaded machine would be stored as the book's. Run it when the machine is idle.")
     busy0, own0 = _busy_jiffies(), _own_jiffies()
     timings = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or 'cpu'}",
+               "cpu_model": _cpu_info()[0], "cpu_bf16_instructions": _cpu_info()[1],
                "torch": torch.__version__, "load_average_at_start": load0, "presets": {}}
     for name in args.presets:
         print(f"{name} preset", flush=True)
