@@ -590,3 +590,20 @@ def test_best_probe_pays_for_choosing_among_probes():
     assert bp.familywise_p > 0.05 and bp.verdict in ("inconclusive", "differs")
     with pytest.raises(ValueError, match="chosen"):
         T.best_probe(noise, t_cap, "turn", rules)
+
+
+def test_panel_grid_makes_rows_of_three_and_labels_the_outer_panels():
+    import matplotlib.pyplot as plt
+
+    from swingby.diffusion.plots import label_panels, panel_grid
+
+    fig, axes = panel_grid(5)
+    assert len(axes) == 5 and len(fig.axes) == 5 and tuple(fig.get_size_inches()) == (3.2 * 3, 2.7 * 2)
+    label_panels(axes, "step", "accuracy")
+    assert [bool(ax.get_ylabel()) for ax in axes] == [True, False, False, True, False]
+    # the third column has no panel below it: its x label is on the first row
+    assert [bool(ax.get_xlabel()) for ax in axes] == [False, False, True, True, True]
+    plt.close(fig)
+    for bad in (dict(n=0), dict(n=3, ncols=0), dict(n=3, panel=(3, -1)), dict(n=3, panel=[3, 2])):
+        with pytest.raises(ValueError, match="n|ncols|panel"):
+            panel_grid(**bad)

@@ -11,7 +11,7 @@ import numpy as np
 from swingby import _checks
 from swingby.diffusion import capability as C
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.plots import CLASS_COLOURS, _axes_for, _corners
+from swingby.diffusion.plots import CLASS_COLOURS, _axes_for, _corners, label_panels, panel_grid  # noqa: F401 - panel_grid for the chapter
 from swingby.plotting import _axes
 
 CAP_COLOUR, BEH_COLOUR = "tab:green", "tab:red"  #: seed 003's colours: capability green, behaviour red
@@ -111,9 +111,8 @@ def plot_capability_behaviour(res: dict, axes):
         ax.axhline(0.5, color="k", lw=0.6)
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
-        ax.set_xlabel("training step")
-    axes[0].set_ylabel("joint accuracy of class 11")
-    axes[0].legend(fontsize=6, loc="upper left")
+    label_panels(axes[:len(dcs)], "training step", "joint accuracy of class 11")
+    axes[0].legend(fontsize=7, loc="upper left")
     return axes
 
 
@@ -137,8 +136,7 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
         ax.plot(steps, sc[i], "-", color=CAP_COLOUR, label="capability")
         ax.plot(steps, sb[i], "-", color=BEH_COLOUR, label="behaviour")
         ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
-        ax.set_xlabel("training step")
-    axes[0].set_ylabel("seed-to-seed std")
+    label_panels(axes[:len(dcs)], "training step", "seed-to-seed std")
     axes[0].legend(fontsize=7)
     return axes
 
@@ -318,9 +316,8 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
                 ax.axvline(t_cap[i, j], color=cols(j), ls="--", lw=0.8)
         ax.set_ylim(0, 1.02)
         ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
-        ax.set_xlabel("training step")
-    axes[0].set_ylabel("embedding disentanglement")
-    axes[0].legend(fontsize=6, loc="lower right")
+    label_panels(axes[:len(dcs)], "training step", "embedding disentanglement")
+    axes[0].legend(fontsize=7, loc="lower right")
     return axes
 
 

@@ -40,6 +40,73 @@ def _axes_for(axes, n: int) -> np.ndarray:
     return axes
 
 
+def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7), sharey: bool = True):
+    """A figure of ``n`` panels in rows of ``ncols`` (not one long strip, which a page
+    shrinks until its labels cannot be read), with the unused cells removed.
+
+    Parameters
+    ----------
+    n : int
+        Number of panels (one per colour separation), at least 1.
+    ncols : int
+        Panels per row.
+    panel : (float, float)
+        Width and height of one panel in inches.
+    sharey : bool
+        Share the y axis between panels.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, numpy.ndarray of Axes)
+        The figure and its ``n`` axes, row by row.
+    """
+    n = _checks.integer("n", n, low=1, high=64)
+    ncols = _checks.integer("ncols", ncols, low=1, high=16)
+    if (not isinstance(panel, tuple) or len(panel) != 2
+            or not all(isinstance(v, (int, float)) and 0 < v <= 20 for v in panel)):
+        raise ValueError(f"panel must be (width, height) in inches, each in (0, 20], got {panel!r}")
+    _checks.flag("sharey", sharey)
+    cols = min(ncols, n)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(panel[0] * cols, panel[1] * rows), sharey=sharey,
+                             squeeze=False)
+    flat = axes.ravel()
+    for ax in flat[n:]:
+        ax.remove()
+    return fig, flat[:n]
+
+
+def label_panels(axes, xlabel: str, ylabel: str) -> None:
+    """Put ``xlabel`` under the bottom panel of every column and ``ylabel`` beside the
+    first panel of every row (panels of :func:`panel_grid`, or any row of axes).
+
+    Parameters
+    ----------
+    axes : sequence of matplotlib Axes
+        The panels.
+    xlabel, ylabel : str
+        The axis labels.
+    """
+    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
+    for ax in axes:
+        spec = ax.get_subplotspec()
+        below = spec is None or spec.is_last_row() or not _panel_below(ax, axes)
+        if below:
+            ax.set_xlabel(xlabel)
+        if spec is None or spec.is_first_col():
+            ax.set_ylabel(ylabel)
+
+
+def _panel_below(ax, axes) -> bool:
+    """Whether another of ``axes`` sits in the same column one row further down."""
+    spec = ax.get_subplotspec()
+    for other in axes:
+        o = other.get_subplotspec()
+        if o is not None and o.colspan == spec.colspan and o.rowspan.start == spec.rowspan.stop:
+            return True
+    return False
+
+
 def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
     """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps): ``uint8``
     or floats in [0, 1]; ``row_labels`` one per row.
