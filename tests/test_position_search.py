@@ -73,3 +73,13 @@ def test_every_candidate_is_one_code_version_and_differs_from_the_base_only_wher
         assert changed == {k for k, v in over.items() if base.to_dict()[k] != (list(v) if isinstance(v, tuple) else v)}
     with pytest.raises(ValueError, match="candidate must be one of"):
         PS.candidate_preset("huge")
+
+
+def test_the_new_sweep_is_fixed_before_the_data_and_meets_the_issue():
+    p = PS.sweep_preset("centred")
+    assert len(p.seeds) >= 8 and p.seeding == "per_run" and p.n_checkpoints >= 48
+    assert sum(0.2 <= dc <= 0.7 for dc in p.separations) >= 3 and len(p.separations) >= 4
+    assert p.steps == 2400 and p.position == 0.0
+    assert PS.sweep_hours(6.9) == pytest.approx(32 * 2 * 6.9 / 60)
+    with pytest.raises(ValueError, match="minutes_per_search_run"):
+        PS.sweep_hours(-1.0)

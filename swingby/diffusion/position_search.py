@@ -71,7 +71,64 @@ CRITERION = dict(
     settle_range=0.20,  #: reported, not judged: class 11's blue-small fraction over the last 3 checkpoints
 )
 #: how a candidate is chosen among those that pass
-CHOICE = "the widest positions (closest to the authors' data), then the fewest milliseconds per training step"
+CHOICE = ("among the candidates that pass and whose sweep fits the budget (:func:`sweep_hours` <= "
+          ":data:`SWEEP_BUDGET_HOURS`): the widest positions (closest to the authors' data), then the "
+          "fewest minutes per run")
+
+#: the new sweep (issue 21 item 3), fixed before the search's results: the chosen
+#: candidate's model and data with these settings. 8 seeds with independent randomness
+#: per (separation, seed); four separations, three of them inside the paper text's
+#: 0.2-0.7 and 0.175 (the hidden-capabilities study's weakest) below it; 48 checkpoints
+#: evenly spaced in sqrt(step), about 30 steps apart near step 200 and 66 near step 1000,
+#: where the transitions are; 32 samples per prompt (the authors' number)
+SWEEP = dict(seeds=tuple(range(8)), separations=(0.175, 0.247, 0.468, 0.689), n_checkpoints=48,
+             samples_per_class=32, seeding="per_run", workers=2)
+#: a fifth separation, added only if the sweep with it still fits the budget
+OPTIONAL_SEPARATION = 0.3
+#: single-process hours the new sweep may take
+SWEEP_BUDGET_HOURS = 10.0
+#: a sweep run costs about this many search runs: the same training, 48 checkpoints
+#: instead of 8 (measured for the ``cpu`` model: training 5.6 min, one evaluation of
+#: 32 samples per prompt 9.8 s, on a 2-core AVX2 machine)
+SWEEP_RUN_PER_SEARCH_RUN = 2.0
+
+
+def sweep_hours(minutes_per_search_run: float, n_separations: int = len(SWEEP["separations"])) -> float:
+    """Estimated single-process hours of the new sweep for a candidate whose search runs
+    took ``minutes_per_search_run`` (median over its runs).
+
+    Parameters
+    ----------
+    minutes_per_search_run : float
+        The candidate's median minutes per search run (:func:`run_outcomes`).
+    n_separations : int
+        Separations of the sweep.
+
+    Returns
+    -------
+    float
+    """
+    if not isinstance(minutes_per_search_run, (int, float)) or not 0 < minutes_per_search_run < 1e5:
+        raise ValueError(f"minutes_per_search_run must be a positive number, got {minutes_per_search_run!r}")
+    n_separations = _checks.integer("n_separations", n_separations, low=1, high=100)
+    runs = n_separations * len(SWEEP["seeds"])
+    return runs * SWEEP_RUN_PER_SEARCH_RUN * minutes_per_search_run / 60
+
+
+def sweep_preset(name: str) -> Preset:
+    """The new ``cpu`` sweep's preset if candidate ``name`` is chosen: its model and data,
+    with :data:`SWEEP`'s seeds, separations and checkpoints.
+
+    Parameters
+    ----------
+    name : str
+        A candidate's name in :data:`CANDIDATES`.
+
+    Returns
+    -------
+    Preset
+    """
+    return replace(candidate_preset(name), **SWEEP)
 
 
 def candidate_preset(name: str) -> Preset:
