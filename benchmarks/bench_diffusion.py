@@ -117,13 +117,13 @@ LOAD_MAX = 0.5
 OTHER_MAX = 0.10
 
 
-def bench_preset(name: str, iters: int, repeats: int) -> dict:
+def bench_preset(name: str, iters: int, repeats: int, bf16: bool = True) -> dict:
     """Timings of one preset in fp32 / bf16 with 1 / 2 threads, interleaved: each repeat
     times every setting once, in an order that alternates between repeats, so that a
     change of the machine's load hits every setting alike. Reports the median over
     repeats, the range, and the paired bf16 / fp32 speed-up of every repeat."""
     p0 = get_preset(name)
-    keys = [(t, b) for t in (1, 2) for b in (False, True)]
+    keys = [(t, b) for t in (1, 2) for b in ((False, True) if bf16 else (False,))]
     name_of = {k: f"{'bf16' if k[1] else 'fp32'}, {k[0]} thread{'s' if k[0] > 1 else ''}" for k in keys}
     train = {k: [] for k in keys}
     sample = {k: [] for k in keys}
@@ -146,7 +146,7 @@ def bench_preset(name: str, iters: int, repeats: int) -> dict:
         print(f"  {n:>16}: train {out['train_ms'][n]:8.1f} ms/step ({min(train[k]):.1f}-{max(train[k]):.1f})   "
               f"sample {out['sample_ms_per_image'][n]:8.2f} ms/image ({min(sample[k]):.2f}-{max(sample[k]):.2f})",
               flush=True)
-    for t in (1, 2):
+    for t in (1, 2) if bf16 else ():
         for what, d, key in (("train", train, "bf16_speedup_train"), ("sample", sample, "bf16_speedup_sample")):
             ratios = [a / b for a, b in zip(d[(t, False)], d[(t, True)])]
             out[key][f"{t} thread{'s' if t > 1 else ''}"] = {"median": statistics.median(ratios),
@@ -163,9 +163,13 @@ def main() -> None:
                     "(refused on a loaded machine)")
     ap.add_argument("--presets", nargs="+", default=["tiny", "cpu", "paper"])
     ap.add_argument("--repeats", type=int, default=None, help="interleaved repeats (default 8; 4 with --quick)")
+    ap.add_argument("--bf16", choices=("auto", "yes", "no"), default="auto",
+                    help="time bf16 autocast too: auto (default) only on a CPU with bfloat16 instructions, "
+                         "where it may pay; without them it is emulated, and a paper step takes minutes")
     args = ap.parse_args()
     model, bf16_isa = _cpu_info()
     print(f"CPU: {model}; bfloat16 instructions: {', '.join(bf16_isa) or 'none (bf16 is emulated: expect it slower)'}")
+    time_bf16 = args.bf16 == "yes" or (args.bf16 == "auto" and bool(bf16_isa))
     repeats = args.repeats if args.repeats is not None else (4 if args.quick else 8)
     if repeats < 2:
         ap.error(f"--repeats must be >= 2 (a range needs two), got {repeats}")
@@ -176,11 +180,12 @@ def main() -> None:
     busy0, own0 = _busy_jiffies(), _own_jiffies()
     timings = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or 'cpu'}",
                "cpu_model": _cpu_info()[0], "cpu_bf16_instructions": _cpu_info()[1],
-               "torch": torch.__version__, "load_average_at_start": load0, "presets": {}}
+               "torch": torch.__version__, "load_average_at_start": load0, "bf16_timed": time_bf16,
+               "presets": {}}
     for name in args.presets:
         print(f"{name} preset", flush=True)
         iters = 2 if name == "paper" else (3 if args.quick else 6)
-        timings["presets"][name] = bench_preset(name, iters, repeats)
+        timings["presets"][name] = bench_preset(name, iters, repeats, bf16=time_bf16)
     timings["load_average_at_end"] = os.getloadavg()[0]
     busy1 = _busy_jiffies()
     if busy0 is not None and busy1 is not None and busy1[1] > busy0[1]:
