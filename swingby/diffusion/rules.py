@@ -289,6 +289,29 @@ def runs_needed_for_r(r: float, rules: Rules = RULES) -> int | None:
     return int(math.ceil(((za + zb) / math.atanh(r)) ** 2 + 3))
 
 
+def verdict_rule_text(rules: Rules = RULES) -> str:
+    """:data:`VERDICT_RULE` with the rules' values in place of their names, as the status
+    page prints it (``tests/test_rules.py`` checks that the page holds this text).
+
+    Parameters
+    ----------
+    rules : Rules
+        Supplies ``alpha`` and the seed fractions.
+
+    Returns
+    -------
+    str
+    """
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules instance, got {type(rules).__name__}")
+    text = VERDICT_RULE
+    for name, value in (("every_seed_fraction", f"{rules.every_seed_fraction:.0%}"),
+                        ("partly_seed_fraction", f"{rules.partly_seed_fraction:.0%}"),
+                        ("alpha", f"{rules.alpha:g}")):
+        text = text.replace(f"`{name}`", value)
+    return text
+
+
 def verdict(outcome: Outcome, rules: Rules = RULES) -> str:
     """The verdict word of :data:`VERDICT_RULE` for one check's outcome.
 
