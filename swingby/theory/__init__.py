@@ -20,7 +20,11 @@
 * :func:`authors_a`, :func:`dynamics_a`: the diagonal ``a`` that the dynamics run with.
   ``matrix="paper"`` is eq. (C.13) (the paper's (D.2)); ``matrix="authors"`` is what the
   authors' theory scripts iterate (the figures of Sec. 4.2 and App. E): (D.2) with ``A``
-  replaced by ``A^2``, ``A = diag(x_hat^2 / s + sigma^2)``.
+  replaced by ``A^2``, ``A = diag(x_hat^2 / s + sigma^2)``. Since (D.2) is linear in
+  ``A``, that is the paper's dynamics for other data: :func:`equivalent_mu` gives the
+  ``mu`` whose eq. (C.13) has the same ratios.
+* :mod:`swingby.theory.rules`: every definition and threshold of the theory chapters'
+  claim checks, fixed before the runs that judge them (issue 23).
 
 Everything is in *concept coordinates* (``A`` diagonal); ``a`` is the vector of
 :func:`swingby.sim.second_moment`. Chapters: ``book/one_layer_theory.md``,
@@ -79,10 +83,12 @@ from swingby.theory.statistics import DescentStats, PhaseDiagram, descent_statis
 from swingby.theory.symmetric import (
     GSN,
     MATRICES,
+    EquivalentMu,
     SymmetricRecord,
     _single_record,  # noqa: F401
     authors_a,
     dynamics_a,
+    equivalent_mu,
     gsn_terms,
     initial_U,
     population_loss,
@@ -92,10 +98,10 @@ from swingby.theory.symmetric import (
 )
 
 __all__ = [
-    "AssumptionConstants", "AssumptionReport", "DescentStats", "GSN", "Growth", "Inequality", "LossSegment",
+    "AssumptionConstants", "AssumptionReport", "DescentStats", "EquivalentMu", "GSN", "Growth", "Inequality", "LossSegment",
     "MATRICES", "OneLayerOutput", "PhaseDiagram", "StageAlignment", "StagedRun", "Stages", "SymmetricRecord",
     "THEORY_SETTINGS", "TheorySetting", "augmented_moment", "authors_a", "check_assumptions", "count_descents",
-    "descent_statistics", "detect_stages", "dynamics_a", "escape_time", "growth_in_descents", "gsn_terms",
+    "descent_statistics", "detect_stages", "dynamics_a", "equivalent_mu", "escape_time", "growth_in_descents", "gsn_terms",
     "initial_U", "loss_turning_points", "mean_vector", "one_layer_output", "one_layer_output_with_bias",
     "phase_diagram", "population_loss", "shrink_fraction", "simulate_symmetric", "stage_alignment",
     "symmetric_step", "u_step_to_w_eta",
