@@ -69,3 +69,10 @@ def test_suppression_timing_passes_authors_run_and_fails_its_shifts():
     assert tr.shifted_timing(rec, st, seed=0) < 0.5
     with pytest.raises(ValueError, match="rules"):
         tr.values("no")
+
+
+def test_row_verdict():
+    assert tr.row_verdict(["reproduced", "partly"]) == "partly"
+    assert tr.row_verdict(["differs", "reproduced"]) == "differs"
+    with pytest.raises(ValueError, match="words"):
+        tr.row_verdict(["fine"])

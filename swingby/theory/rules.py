@@ -55,6 +55,19 @@ class TheoryRules:
     alpha: float = 0.05             #: level of every test (as in swingby.diffusion.rules)
     ci_level: float = 0.95          #: level of the exact intervals
     fig10_horizon: float = 100.0    #: the authors' Fig. 10 script runs to this time
+    #: Fig. 10's mechanism: while w_11 falls, the paper's "suppression" holds if S_11 is at
+    #: least this share of S_11 + N_11 (eq. 4.3); below it, the noise N_11 drives the fall
+    fig10_suppression_share: float = 0.5
+    #: null of "the training loss never rises" (Fig. 17): the loss of other data, random
+    #: diagonal second moments U(0, 1) on every axis, this many per run
+    n_null_moments: int = 5
+    #: the phase diagram with the initial scale w_ii(0) = d' tau^2 held fixed while the
+    #: width d' varies (App. E.2): swing-by rarer at the largest d' than at the smallest,
+    #: one-sided Fisher test at level alpha, at every initial scale where the smallest
+    #: d' swings by at all
+    phase_d: int = 3
+    phase_d_primes: tuple = (3, 12, 48)
+    phase_w0: tuple = (0.01, 0.04, 0.16)
 
 
 #: the rules every theory check reads
@@ -77,6 +90,26 @@ class OldTheoryRules:
 
 #: the earlier bands
 OLD_THEORY_RULES = OldTheoryRules()
+
+
+def row_verdict(words) -> str:
+    """The word of a status row that rests on several checks: the weakest of their
+    words, in the order of :data:`swingby.diffusion.rules.VERDICTS` (strongest first).
+
+    Parameters
+    ----------
+    words : sequence of str
+        Each a word of :data:`~swingby.diffusion.rules.VERDICTS`.
+
+    Returns
+    -------
+    str
+    """
+    from swingby.diffusion.rules import VERDICTS
+    words = list(words) if not isinstance(words, str) else [words]
+    if not words or any(w not in VERDICTS for w in words):
+        raise ValueError(f"words must be a non-empty sequence of {VERDICTS}, got {words!r}")
+    return max(words, key=VERDICTS.index)
 
 
 def values(rules=THEORY_RULES) -> dict:
