@@ -77,7 +77,14 @@ from swingby.theory.stages import (
     shrink_fraction,
     stage_alignment,
 )
-from swingby.theory.statistics import DescentStats, PhaseDiagram, descent_statistics, phase_diagram
+from swingby.theory.statistics import (
+    DescentStats,
+    PhaseDiagram,
+    ScalePhaseDiagram,
+    descent_statistics,
+    phase_diagram,
+    phase_diagram_scale,
+)
 
 # a private helper that swingby.plotting imports from here
 from swingby.theory.symmetric import (
@@ -103,6 +110,6 @@ __all__ = [
     "THEORY_SETTINGS", "TheorySetting", "augmented_moment", "authors_a", "check_assumptions", "count_descents",
     "descent_statistics", "detect_stages", "dynamics_a", "equivalent_mu", "escape_time", "growth_in_descents", "gsn_terms",
     "initial_U", "loss_turning_points", "mean_vector", "one_layer_output", "one_layer_output_with_bias",
-    "phase_diagram", "population_loss", "shrink_fraction", "simulate_symmetric", "stage_alignment",
+    "phase_diagram", "phase_diagram_scale", "population_loss", "ScalePhaseDiagram", "shrink_fraction", "simulate_symmetric", "stage_alignment",
     "symmetric_step", "u_step_to_w_eta",
 ]
