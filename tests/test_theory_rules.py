@@ -76,3 +76,27 @@ def test_row_verdict():
     assert tr.row_verdict(["differs", "reproduced"]) == "differs"
     with pytest.raises(ValueError, match="words"):
         tr.row_verdict(["fine"])
+
+
+def test_status_word_reads_the_status_page(tmp_path):
+    page = tmp_path / "status.md"
+    page.write_text("| Fig. 5 | x | y | not reproduced (z) |\n| Fig. 6 | x | y | fine |\n")
+    assert tr.status_word("Fig. 5", page) == "not reproduced"
+    with pytest.raises(ValueError, match="no verdict word"):
+        tr.status_word("Fig. 6", page)
+    with pytest.raises(ValueError, match="row"):
+        tr.status_word("Fig. 7", page)
+    with pytest.raises(ValueError, match="path"):
+        tr.status_word("Fig. 5", tmp_path / "none.md")
+    assert tr.status_word("Fig. 10") in ("reproduced", "partly", "inconclusive", "differs",
+                                         "not reproduced")
+
+
+def test_phase_diagram_scale():
+    from swingby.theory import phase_diagram_scale
+    ph = phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=20, steps=500)
+    assert ph.n_swing.shape == (2, 1) and ph.percent.max() <= 100
+    with pytest.raises(ValueError, match="d_primes"):
+        phase_diagram_scale([1.0, 1.5], 0.05, 3, (2,), (0.04,))
+    with pytest.raises(ValueError, match="w0s"):
+        phase_diagram_scale([1.0, 1.5], 0.05, 3, (3,), (-1.0,))

@@ -310,3 +310,40 @@ def shifted_timing(record: SymmetricRecord, stages: Stages, seed: int,
         passes += all(_timing_ok(record.time, np.roll(_minor_mass(record, g), k), seg.t_start, seg.t_end,
                                  rules.suppression_lag) for seg, g in zip(stages.ascents, groups))
     return passes / rules.n_shifts
+
+
+def status_word(row: str, path=None) -> str:
+    """The verdict word that the status page (``book/status.md``) gives a row, so that a
+    chapter can assert that the page says what its checks computed.
+
+    Parameters
+    ----------
+    row : str
+        The row's first cell, or how it starts (e.g. ``"Fig. 5"``, ``"failure mode"``);
+        an exact match wins over rows that only start with it.
+    path : str or pathlib.Path, optional
+        The status page (default: ``book/status.md`` beside the package).
+
+    Returns
+    -------
+    str
+        One of :data:`swingby.diffusion.rules.VERDICTS`.
+    """
+    from pathlib import Path
+
+    from swingby.diffusion.rules import VERDICTS
+    if not isinstance(row, str) or not row:
+        raise ValueError(f"row must be a non-empty str, got {row!r}")
+    path = Path(__file__).resolve().parents[2] / "book" / "status.md" if path is None else Path(path)
+    if not path.is_file():
+        raise ValueError(f"path must be the status page, got {str(path)!r} (no such file)")
+    rows = [line for line in path.read_text().splitlines() if line.startswith("| ")]
+    hits = [line for line in rows if line.split("|")[1].strip() == row] or \
+        [line for line in rows if line.split("|")[1].strip().startswith(row)]
+    if len(hits) != 1:
+        raise ValueError(f"row must start exactly one row of {path.name}, {row!r} starts {len(hits)}")
+    cell = hits[0].split(" | ")[3].strip()
+    for word in sorted(VERDICTS, key=len, reverse=True):
+        if cell.startswith(word):
+            return word
+    raise ValueError(f"the row {row!r} of {path.name} starts with no verdict word: {cell[:40]!r}")
