@@ -100,3 +100,13 @@ def test_phase_diagram_scale():
         phase_diagram_scale([1.0, 1.5], 0.05, 3, (2,), (0.04,))
     with pytest.raises(ValueError, match="w0s"):
         phase_diagram_scale([1.0, 1.5], 0.05, 3, (3,), (-1.0,))
+
+
+def test_paired_p():
+    a = np.array([True] * 30 + [False] * 10)
+    assert tr.paired_p(a, a) == 1.0
+    assert tr.paired_p(a, ~a) < 0.01  # 30 against 10 discordant pairs
+    with pytest.raises(ValueError, match="boolean"):
+        tr.paired_p([1, 0], [0, 1])
+    with pytest.raises(ValueError, match="one length"):
+        tr.paired_p(a, a[:3])

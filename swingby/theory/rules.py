@@ -201,6 +201,32 @@ def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
     return float(stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
 
 
+def paired_p(first, second) -> float:
+    """Two-sided exact McNemar p-value for two yes/no outcomes of the *same* units (e.g.
+    the same seeds run on two data sets): a binomial test of the discordant pairs.
+
+    Parameters
+    ----------
+    first, second : array_like(bool, ndim=1)
+        The outcomes, one per unit, same length.
+
+    Returns
+    -------
+    float
+        1.0 when no pair is discordant.
+    """
+    a = np.asarray(first)
+    b = np.asarray(second)
+    if a.ndim != 1 or a.shape != b.shape or a.size == 0:
+        raise ValueError(f"first and second must be 1-D and of one length, got shapes {a.shape} and {b.shape}")
+    if a.dtype != bool or b.dtype != bool:
+        raise ValueError("first and second must be boolean arrays (one outcome per unit)")
+    n01, n10 = int(np.sum(~a & b)), int(np.sum(a & ~b))
+    if n01 + n10 == 0:
+        return 1.0
+    return float(stats.binomtest(n10, n01 + n10, 0.5).pvalue)
+
+
 def ascent_groups(stages: Stages, d: int) -> list[list[tuple]]:
     """The minor entries whose suppression the ``k``-th ascent of the test loss should
     correspond to (Sec. 4.2.2, App. E.1): those linking the ``k``-th major entry to grow,
