@@ -20,7 +20,11 @@
 * :func:`authors_a`, :func:`dynamics_a`: the diagonal ``a`` that the dynamics run with.
   ``matrix="paper"`` is eq. (C.13) (the paper's (D.2)); ``matrix="authors"`` is what the
   authors' theory scripts iterate (the figures of Sec. 4.2 and App. E): (D.2) with ``A``
-  replaced by ``A^2``, ``A = diag(x_hat^2 / s + sigma^2)``.
+  replaced by ``A^2``, ``A = diag(x_hat^2 / s + sigma^2)``. Since (D.2) is linear in
+  ``A``, that is the paper's dynamics for other data: :func:`equivalent_mu` gives the
+  ``mu`` whose eq. (C.13) has the same ratios.
+* :mod:`swingby.theory.rules`: every definition and threshold of the theory chapters'
+  claim checks, fixed before the runs that judge them (issue 23).
 
 Everything is in *concept coordinates* (``A`` diagonal); ``a`` is the vector of
 :func:`swingby.sim.second_moment`. Chapters: ``book/one_layer_theory.md``,
@@ -35,7 +39,8 @@ The code lives in one module per subject; every name is imported from here
 * :mod:`swingby.theory.stages`: stage detection, descents, their alignment with the
   growth of the weights, escape times (Sec. 4.2.1-4.2.2, App. E).
 * ``swingby.theory.statistics``: descents and failures over many seeds, the phase
-  diagram (App. E.1-E.3).
+  diagram (App. E.1-E.3), and :func:`phase_diagram_scale`, which holds the initial
+  scale ``d' tau^2`` fixed while the width ``d'`` varies.
 * :mod:`swingby.theory.settings`: Assumptions D.1-D.5 and the settings of the paper's
   theory figures (:data:`THEORY_SETTINGS`).
 * :mod:`swingby.theory.figures`: figures that draw several runs side by side (not
@@ -73,16 +78,25 @@ from swingby.theory.stages import (
     shrink_fraction,
     stage_alignment,
 )
-from swingby.theory.statistics import DescentStats, PhaseDiagram, descent_statistics, phase_diagram
+from swingby.theory.statistics import (
+    DescentStats,
+    PhaseDiagram,
+    ScalePhaseDiagram,
+    descent_statistics,
+    phase_diagram,
+    phase_diagram_scale,
+)
 
 # a private helper that swingby.plotting imports from here
 from swingby.theory.symmetric import (
     GSN,
     MATRICES,
+    EquivalentMu,
     SymmetricRecord,
     _single_record,  # noqa: F401
     authors_a,
     dynamics_a,
+    equivalent_mu,
     gsn_terms,
     initial_U,
     population_loss,
@@ -92,11 +106,11 @@ from swingby.theory.symmetric import (
 )
 
 __all__ = [
-    "AssumptionConstants", "AssumptionReport", "DescentStats", "GSN", "Growth", "Inequality", "LossSegment",
+    "AssumptionConstants", "AssumptionReport", "DescentStats", "EquivalentMu", "GSN", "Growth", "Inequality", "LossSegment",
     "MATRICES", "OneLayerOutput", "PhaseDiagram", "StageAlignment", "StagedRun", "Stages", "SymmetricRecord",
     "THEORY_SETTINGS", "TheorySetting", "augmented_moment", "authors_a", "check_assumptions", "count_descents",
-    "descent_statistics", "detect_stages", "dynamics_a", "escape_time", "growth_in_descents", "gsn_terms",
+    "descent_statistics", "detect_stages", "dynamics_a", "equivalent_mu", "escape_time", "growth_in_descents", "gsn_terms",
     "initial_U", "loss_turning_points", "mean_vector", "one_layer_output", "one_layer_output_with_bias",
-    "phase_diagram", "population_loss", "shrink_fraction", "simulate_symmetric", "stage_alignment",
+    "phase_diagram", "phase_diagram_scale", "population_loss", "ScalePhaseDiagram", "shrink_fraction", "simulate_symmetric", "stage_alignment",
     "symmetric_step", "u_step_to_w_eta",
 ]

@@ -141,3 +141,73 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
         n_desc = count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(taus), n)
         percent[i] = np.mean(n_desc >= 2, axis=1) * 100
     return PhaseDiagram(percent, d_values, taus)
+
+
+class ScalePhaseDiagram(NamedTuple):
+    """Output of :func:`phase_diagram_scale`."""
+
+    n_swing: np.ndarray  #: ``(len(d_primes), len(w0s))`` runs with two or more descents
+    n_seeds: int  #: runs per cell
+    d_primes: tuple
+    w0s: tuple
+
+    @property
+    def percent(self) -> np.ndarray:
+        """``100 n_swing / n_seeds``."""
+        return 100.0 * self.n_swing / self.n_seeds
+
+
+def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "authors", n_seeds: int = 100,
+                        eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> ScalePhaseDiagram:
+    """How often swing-by occurs over the width ``d'`` at a fixed initial scale (App. E.2,
+    issue 23): the phase diagram of :func:`phase_diagram` with the two things that
+    ``d = d'`` at fixed ``tau`` mixes held apart.
+
+    A Gaussian ``U ~ N(0, tau^2)`` of shape ``(d, d')`` starts with ``E w_ii = d' tau^2``
+    (eq. E.1). Here ``d`` is fixed and, for each width ``d'`` and each initial scale
+    ``w0`` in ``w0s``, ``tau = sqrt(w0 / d')``, so that every cell of one column starts its
+    major entries at the same mean ``w0`` and only the width (and with it the relative
+    size of the minor entries, ``1 / sqrt(d')``) changes. Seeds ``0..n_seeds-1`` of
+    :func:`initial_U`, gradient steps on ``U``. Used by ``book/beyond_two_concepts.md``.
+
+    Parameters
+    ----------
+    mu, sigma
+        The SIM setting, as in :func:`dynamics_a`.
+    d : int
+        Dimension, ``>= len(mu)``.
+    d_primes : sequence of int
+        Widths ``>= d``.
+    w0s : sequence of float
+        Initial scales ``E w_ii(0) > 0``.
+    matrix : {"authors", "paper"}
+        As in :func:`dynamics_a`.
+    n_seeds, eta, steps, rel_tol
+        As in :func:`phase_diagram`.
+
+    Returns
+    -------
+    ScalePhaseDiagram
+        Counts of runs whose test loss descends two or more times.
+    """
+    d = _checks.positive_int("d", d)
+    d_primes = tuple(_checks.positive_int(f"d_primes[{k}]", v) for k, v in enumerate(_sequence("d_primes", d_primes)))
+    if min(d_primes) < d:
+        raise ValueError(f"d_primes must all be >= d = {d}, got {d_primes}")
+    w0s = tuple(_checks.positive_float(f"w0s[{k}]", w) for k, w in enumerate(_sequence("w0s", w0s)))
+    n = _checks.positive_int("n_seeds", n_seeds)
+    _checks.memory(8.0 * n * len(w0s) * (_checks.positive_int("steps", steps) // 10 + 2) * d * d,
+                   f"n_seeds = {n} x {len(w0s)} scales x steps = {steps} at d = {d}")
+    a = dynamics_a(mu, sigma, d, matrix=matrix)
+    s = len(np.atleast_1d(mu))
+    x_hat = np.zeros(d)
+    x_hat[:s] = mu
+    counts = np.zeros((len(d_primes), len(w0s)), dtype=int)
+    for i, dp in enumerate(d_primes):
+        base = initial_U(d, range(n), d_prime=dp, init="gaussian", init_scale=1.0)
+        U0 = np.concatenate([base * np.sqrt(w0 / dp) for w0 in w0s])
+        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
+        if not np.all(np.isfinite(rec.test_loss)):
+            raise ValueError(f"the dynamics overflowed at d' = {dp}: use a smaller eta or w0")
+        counts[i] = (count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(w0s), n) >= 2).sum(axis=1)
+    return ScalePhaseDiagram(counts, n, d_primes, w0s)

@@ -90,6 +90,64 @@ def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bo
     return authors_a(mu, sigma, d)
 
 
+class EquivalentMu(NamedTuple):
+    """Output of :func:`equivalent_mu`."""
+
+    mu: np.ndarray  #: ``(s,)`` the ``mu`` whose eq. (C.13) gives the authors' dynamics
+    time_factor: float  #: an authors' time ``t`` is the time ``t * time_factor`` under that ``mu``
+    ratio: np.ndarray  #: ``(s,)`` ``a_p / a_ref`` of the authors' ``A^2``, which both share
+
+
+def equivalent_mu(mu, sigma, d: int, *, origin_cluster: bool = False, ref: int = 0) -> EquivalentMu:
+    """The ``mu`` at which the paper's matrix (eq. C.13) runs the dynamics that the
+    authors' scripts ran with ``A^2`` at ``mu`` (issue 23; ``book/two_layer_theory.md``,
+    ``book/beyond_two_concepts.md``, ``book/authors_code.md``).
+
+    (D.2) is linear in ``A``: scaling ``a`` by ``c`` only rescales time by ``c``. So the
+    authors' run, :func:`authors_a` ``= (mu_p^2 / s + sigma^2)^2``, is the paper's
+    dynamics for any data whose second moments ``a'_p`` have the same ratios
+    ``a'_p / a'_ref = a_p / a_ref``. Keeping ``mu'_ref = mu_ref`` and ``sigma`` fixes
+    ``a'_ref`` and gives ``mu'_p = sqrt(n (r_p a'_ref - sigma_p^2))`` with ``n = s`` (``s + 1``
+    with an origin cluster), ``r_p = a_p / a_ref``. The non-informative axes are not
+    matched (there eq. C.13 gives 0, the scripts ``sigma^4``, both tiny). The test point
+    of a run at ``mu'`` is ``mu'``, not the caption's ``mu``.
+
+    Parameters
+    ----------
+    mu : array_like(float, ndim=1)
+        The caption's (or script's) cluster distances, ``mu_p >= 0``.
+    sigma : float or array_like(float, ndim=1)
+        Standard deviation, as in :func:`authors_a`.
+    d : int
+        Dimension, ``>= len(mu)``.
+    origin_cluster : bool
+        Whether eq. (C.13) counts a cluster at the origin (divisor ``s + 1``).
+    ref : int
+        The concept whose ``mu`` is kept, in ``[0, s)``.
+
+    Returns
+    -------
+    EquivalentMu
+        ``(mu, time_factor, ratio)``; ``time_factor = a_ref / a'_ref``.
+    """
+    a_auth = authors_a(mu, sigma, d)
+    mu = _checks.nonneg_vector("mu", mu)
+    s = mu.size
+    ref = _checks.index("ref", ref, s)
+    n = s + int(_checks.flag("origin_cluster", origin_cluster))
+    a_pap = second_moment(mu, sigma, d, origin_cluster=origin_cluster)
+    sig2 = a_pap[:s] - mu**2 / n  # sigma_p^2 on the concept axes, as eq. (C.13) reads sigma
+    if not a_auth[ref] > 0 or not a_pap[ref] > 0:
+        raise ValueError(f"ref = {ref} must be a concept with mu_ref > 0 or sigma > 0, got mu = {mu.tolist()}")
+    ratio = a_auth[:s] / a_auth[ref]
+    target = ratio * a_pap[ref]
+    if np.any(target < sig2 - 1e-15):
+        raise ValueError("no equivalent mu: some ratio a_p / a_ref is below sigma_p^2 / a'_ref; choose as ref "
+                         f"the concept with the smallest mu (got ref = {ref}, mu = {mu.tolist()})")
+    mu_eq = np.sqrt(np.maximum(n * (target - sig2), 0.0))
+    return EquivalentMu(mu_eq, float(a_auth[ref] / a_pap[ref]), ratio)
+
+
 def u_step_to_w_eta(lr: float) -> float:
     """The step ``eta`` of eq. (D.2) that one gradient-descent step on ``U`` with
     learning rate ``lr`` (loss 4.1, ``f = U U^T x``) corresponds to: ``eta = 2 lr``.

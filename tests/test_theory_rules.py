@@ -1,0 +1,112 @@
+"""The theory rules (issue 23): fixed thresholds, the equivalent mu, the timing check."""
+import numpy as np
+import pytest
+
+from swingby.theory import THEORY_SETTINGS, detect_stages, dynamics_a, equivalent_mu, simulate_symmetric
+from swingby.theory import rules as tr
+
+
+def test_fingerprint_is_stable_and_old_rules_differ():
+    assert tr.fingerprint() == tr.fingerprint(tr.TheoryRules())
+    assert tr.fingerprint(tr.OLD_THEORY_RULES) != tr.fingerprint()
+    with pytest.raises(dataclasses_error()):
+        tr.THEORY_RULES.alpha = 0.1
+
+
+def dataclasses_error():
+    import dataclasses
+    return dataclasses.FrozenInstanceError
+
+
+def test_equivalent_mu_gives_the_authors_ratios():
+    for f in THEORY_SETTINGS.values():
+        eq = equivalent_mu(f.mu, f.sigma, f.d, origin_cluster=f.origin_cluster)
+        a_eq = dynamics_a(eq.mu, f.sigma, f.d, matrix="paper", origin_cluster=f.origin_cluster)[:f.s]
+        a_auth = f.a("authors")[:f.s]
+        np.testing.assert_allclose(a_eq / a_eq[0], a_auth / a_auth[0], rtol=1e-10)
+        np.testing.assert_allclose(a_auth[0] / a_eq[0], eq.time_factor, rtol=1e-12)
+        assert eq.mu[0] == pytest.approx(f.mu[0])
+    fig5 = THEORY_SETTINGS["fig5"]
+    assert equivalent_mu(fig5.mu, fig5.sigma, 3, origin_cluster=True).mu[1] == pytest.approx(2.25, abs=0.01)
+
+
+def test_equivalent_mu_same_dynamics():
+    # the paper's A at the equivalent mu, run for t / time_factor, is the authors' W(t)
+    f = THEORY_SETTINGS["fig5"]
+    eq = equivalent_mu(f.mu, f.sigma, 2)
+    a_auth = dynamics_a(f.mu, f.sigma, 2)
+    a_eq = dynamics_a(eq.mu, f.sigma, 2, matrix="paper")
+    U0 = f.U0()[:2, :2]
+    r1 = simulate_symmetric(U0, a_auth, 0.01, 400, np.array(f.mu), iterate="U")
+    r2 = simulate_symmetric(U0, a_eq, 0.01 * eq.time_factor, 400, np.array(eq.mu), iterate="U")
+    np.testing.assert_allclose(r1.W[-1], r2.W[-1], atol=1e-10)
+
+
+def test_equivalent_mu_bad_input():
+    with pytest.raises(ValueError, match="ref"):
+        equivalent_mu((1.0, 2.0), 0.05, 2, ref=5)
+    with pytest.raises(ValueError, match="mu"):
+        equivalent_mu((-1.0, 2.0), 0.05, 2)
+
+
+def test_frequency_and_fisher():
+    f = tr.frequency(152, 200)
+    assert f.percent == 76.0 and f.low < 76 < f.high and f.typical
+    assert not tr.frequency(52, 200).typical
+    assert tr.fisher_p(10, 20, 10, 20) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="k"):
+        tr.frequency(5, 3)
+    with pytest.raises(ValueError, match="n1"):
+        tr.fisher_p(1, 0, 1, 2)
+
+
+def test_suppression_timing_passes_authors_run_and_fails_its_shifts():
+    f = THEORY_SETTINGS["fig5"]
+    rec = f.run("authors")
+    st = detect_stages(rec, 2)
+    assert tr.ascent_groups(st, 3) == [[(0, 1)]]
+    assert tr.suppression_timing(rec, st) == [True]
+    assert tr.shifted_timing(rec, st, seed=0) < 0.5
+    with pytest.raises(ValueError, match="rules"):
+        tr.values("no")
+
+
+def test_row_verdict():
+    assert tr.row_verdict(["reproduced", "partly"]) == "partly"
+    assert tr.row_verdict(["differs", "reproduced"]) == "differs"
+    with pytest.raises(ValueError, match="words"):
+        tr.row_verdict(["fine"])
+
+
+def test_status_word_reads_the_status_page(tmp_path):
+    page = tmp_path / "status.md"
+    page.write_text("| Fig. 5 | x | y | not reproduced (z) |\n| Fig. 6 | x | y | fine |\n")
+    assert tr.status_word("Fig. 5", page) == "not reproduced"
+    with pytest.raises(ValueError, match="no verdict word"):
+        tr.status_word("Fig. 6", page)
+    with pytest.raises(ValueError, match="row"):
+        tr.status_word("Fig. 7", page)
+    with pytest.raises(ValueError, match="path"):
+        tr.status_word("Fig. 5", tmp_path / "none.md")
+    assert tr.status_word("Fig. 10") in ("reproduced", "partly", "inconclusive", "differs",
+                                         "not reproduced")
+
+
+def test_phase_diagram_scale():
+    from swingby.theory import phase_diagram_scale
+    ph = phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=20, steps=500)
+    assert ph.n_swing.shape == (2, 1) and ph.percent.max() <= 100
+    with pytest.raises(ValueError, match="d_primes"):
+        phase_diagram_scale([1.0, 1.5], 0.05, 3, (2,), (0.04,))
+    with pytest.raises(ValueError, match="w0s"):
+        phase_diagram_scale([1.0, 1.5], 0.05, 3, (3,), (-1.0,))
+
+
+def test_paired_p():
+    a = np.array([True] * 30 + [False] * 10)
+    assert tr.paired_p(a, a) == 1.0
+    assert tr.paired_p(a, ~a) < 0.01  # 30 against 10 discordant pairs
+    with pytest.raises(ValueError, match="boolean"):
+        tr.paired_p([1, 0], [0, 1])
+    with pytest.raises(ValueError, match="one length"):
+        tr.paired_p(a, a[:3])
