@@ -82,10 +82,23 @@ class JacobianRules:
     shrink_min: float = 0.8
     #: records per run, log-spaced (``swingby.train.log_steps``)
     n_records: int = 200
+    #: ``"signed"``: the minor entry's peak is its largest value; ``"abs"``: the largest
+    #: ``|w_ws|`` (the first definition, as in ``detect_stages``; :data:`FIRST_RULES`)
+    minor_peak: str = "signed"
+    #: ``"y_weak"``: the output turns where its weak coordinate does; ``"loss"``: at the
+    #: minimum of the test loss before its largest rise (the first definition)
+    turn_from: str = "y_weak"
+
+    def __post_init__(self):
+        _checks.choice("minor_peak", self.minor_peak, ("signed", "abs"))
+        _checks.choice("turn_from", self.turn_from, ("y_weak", "loss"))
 
 
 #: the rules the chapter's check reads
 JACOBIAN_RULES = JacobianRules()
+#: the first definitions, revised on development seeds (1000-1059, 2000-2199) before the
+#: judged seeds were run: the peak of ``|w_ws|`` and the turn at the test-loss minimum
+FIRST_RULES = JacobianRules(minor_peak="abs", turn_from="loss")
 
 
 # ------------------------------------------------------------------ measuring
@@ -311,6 +324,8 @@ def jacobian_stages(steps, w_strong, w_weak, w_minor, rules: JacobianRules = JAC
         hit = np.flatnonzero(w >= rules.growth_level)
         return float(st[hit[0]]) if hit.size else math.inf
 
+    if rules.minor_peak == "abs":
+        wm = np.abs(wm)
     k = int(np.argmax(wm))
     suppressed = bool(0 < k < wm.size - 1 and wm[k] > max(wm[0], 0.0)
                       and wm[k:].min() < rules.suppression_drop * wm[k])
@@ -353,8 +368,11 @@ def output_stages(steps, test_loss, y_weak, scale: float,
     k_top = int(np.argmax(climb))
     rise = float(climb[k_top] / scale)
     fall = float((L[k_top] - L[k_top:].min()) / scale)
-    k_back = int(np.argmax(np.maximum.accumulate(y) - y))
-    k_turn = int(np.argmax(y[:k_back + 1]))
+    if rules.turn_from == "loss":
+        k_back, k_turn = k_top, int(np.argmin(L[:k_top + 1]))
+    else:
+        k_back = int(np.argmax(np.maximum.accumulate(y) - y))
+        k_turn = int(np.argmax(y[:k_back + 1]))
     return OutputStages(rise, rise > rules.rise_min and fall > rules.rise_min, float(st[k_turn]),
                         float(st[k_back]))
 
@@ -398,13 +416,15 @@ def stage_check(steps, out: OutputStages, jac: JacobianStages, w_minor,
     st = _steps(steps)
     _checks.instance("out", out, OutputStages, "OutputStages (from output_stages)")
     _checks.instance("jac", jac, JacobianStages, "JacobianStages (from jacobian_stages)")
-    m = _curve("w_minor", w_minor, st.size)
     rules = _rules(rules)
+    m = _curve("w_minor", w_minor, st.size)
+    m = np.abs(m) if rules.minor_peak == "abs" else m
     if not out.swings or not jac.suppressed:
         return False
     window = m[(st >= out.t_turn) & (st <= out.t_back)]
     shrink = float(np.mean(np.diff(window) < 0)) if window.size >= 2 else 0.0
-    return bool(jac.t_strong <= out.t_back
+    t_first = out.t_turn if rules.turn_from == "loss" else out.t_back
+    return bool(jac.t_strong <= t_first
                 and abs(_log_lag(jac.t_minor, out.t_turn)) <= rules.peak_tol
                 and shrink >= rules.shrink_min
                 and jac.t_weak >= out.t_back)
@@ -588,3 +608,62 @@ def fall_shares(record: JacobianRecord, runs: Sequence[int],
         major = record.x_hat[w] * (J[k1, w, w] - J[k0, w, w])
         out[:, n] = minor / fall, major / fall, (fall - minor - major) / fall
     return FallShares(*out)
+
+
+def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules = JACOBIAN_RULES) -> None:
+    """Draw one run of the chapter's figure: (left) the major entries, the minor entry
+    ``w_ws`` and the output's weak coordinate ``y_w / mu_w`` over log time, with the
+    stage times; (middle) the output path at ``x_hat`` in the plane of the two concepts,
+    with its turns; (right) the OOD test loss. Used in ``book/jacobian_link.md``.
+
+    Parameters
+    ----------
+    axes : sequence of three matplotlib Axes
+        Where to draw.
+    record : JacobianRecord
+        From :func:`train_with_jacobian`.
+    run : int
+        Index of the run.
+    rules : JacobianRules
+        The thresholds of the stages.
+
+    Returns
+    -------
+    None
+    """
+    if not hasattr(axes, "__len__") or len(axes) != 3:
+        raise ValueError("axes must be three matplotlib Axes")
+    _checks.instance("record", record, JacobianRecord, "JacobianRecord (from train_with_jacobian)")
+    run = _checks.index("run", run, len(record.seeds))
+    rs = run_stages(record, rules)
+    o, j = rs.output[run], rs.jacobian[run]
+    s, w = record.strong, record.weak
+    t = record.steps + 1
+    J, y = record.jacobian[run], record.output[run]
+    ax = axes[0]
+    ax.semilogx(t, J[:, s, s], color="C0", label=f"major $w_{{{s + 1}{s + 1}}}$ (stronger)")
+    ax.semilogx(t, J[:, w, w], color="C1", label=f"major $w_{{{w + 1}{w + 1}}}$ (weaker)")
+    ax.semilogx(t, J[:, w, s], color="C2", label=f"minor $w_{{{w + 1}{s + 1}}}$")
+    ax.semilogx(t, y[:, w] / record.mu[w], "k--", lw=1, label=f"output $y_{w + 1}/\\mu_{w + 1}$")
+    for tt, c in ((j.t_strong, "C0"), (j.t_weak, "C1"), (j.t_minor, "C2")):
+        if math.isfinite(tt):
+            ax.axvline(tt + 1, color=c, ls=":", lw=1)
+    ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0, label="fall of $y_w$")
+    ax.set_xlabel("SGD step + 1")
+    ax.set_ylabel("entry of the Jacobian at $\\hat{x}$")
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    ax.plot(y[:, 0], y[:, 1], color="C3")
+    for tt, mk in ((o.t_turn, "v"), (o.t_back, "^")):
+        k = int(np.searchsorted(record.steps, tt))
+        ax.plot(y[k, 0], y[k, 1], mk, color="k", ms=8)
+    ax.plot(*record.x_hat[:2], "*", color="C3", ms=14)
+    ax.plot([record.mu[0], 0], [0, record.mu[1]], "o", color="0.4")
+    ax.set_xlabel("$y_1$")
+    ax.set_ylabel("$y_2$")
+    ax.set_title("output path at $\\hat{x}$ (turns: v, ^)", fontsize=9)
+    ax = axes[2]
+    ax.semilogx(t, record.test_loss[run], color="C3")
+    ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0)
+    ax.set_xlabel("SGD step + 1")
+    ax.set_ylabel("OOD test loss")
