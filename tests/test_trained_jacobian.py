@@ -26,6 +26,7 @@ from swingby.theory.trained_jacobian import (
     pass_matrix,
     run_stages,
     stage_check,
+    stage_conditions,
     train_with_jacobian,
 )
 from swingby.train import log_steps
@@ -142,6 +143,9 @@ def test_stage_check_passes_aligned_and_fails_shifted():
     J3, _ = _run(300.0)
     jac3 = jacobian_stages(STEPS, J3[:, 1, 1], J3[:, 0, 0], J3[:, 0, 1])
     assert not stage_check(STEPS, out, jac3, J3[:, 0, 1])
+    parts = stage_conditions(STEPS, out, jac3, J3[:, 0, 1])
+    assert parts.swings and parts.strong_first and not parts.minor_at_turn and not parts.holds
+    assert stage_conditions(STEPS, out, jac, J[:, 0, 1]).holds
     # no swing-by, or a minor entry that is never suppressed: fails
     assert not stage_check(STEPS, out._replace(swings=False), jac, J[:, 0, 1])
     assert not stage_check(STEPS, out, jac._replace(suppressed=False), J[:, 0, 1])

@@ -413,21 +413,58 @@ def stage_check(steps, out: OutputStages, jac: JacobianStages, w_minor,
     -------
     bool
     """
+    return stage_conditions(steps, out, jac, w_minor, rules).holds
+
+
+class StageConditions(NamedTuple):
+    """The parts of :func:`stage_check` for one (output run, Jacobian run) pair."""
+
+    swings: bool  #: the output swings by
+    strong_first: bool  #: (1) the stronger major entry has grown before the detour ends
+    minor_at_turn: bool  #: (2) the minor entry peaks at the turn and is suppressed
+    minor_falls: bool  #: (3) the minor entry decreases while ``y_w`` falls
+    weak_after: bool  #: (4) the weaker major entry grows after ``y_w`` turns back
+
+    @property
+    def holds(self) -> bool:
+        """All five hold."""
+        return all(self)
+
+
+def stage_conditions(steps, out: OutputStages, jac: JacobianStages, w_minor,
+                     rules: JacobianRules = JACOBIAN_RULES) -> StageConditions:
+    """The conditions of :func:`stage_check` one by one, to show which of them fail.
+
+    Parameters
+    ----------
+    steps : array_like(float, ndim=1)
+        The recorded steps of both runs.
+    out : OutputStages
+        From :func:`output_stages`.
+    jac : JacobianStages
+        From :func:`jacobian_stages`.
+    w_minor : array_like(float, ndim=1)
+        The minor entry ``w_ws`` of the run ``jac`` comes from.
+    rules : JacobianRules
+        The thresholds.
+
+    Returns
+    -------
+    StageConditions
+    """
     st = _steps(steps)
     _checks.instance("out", out, OutputStages, "OutputStages (from output_stages)")
     _checks.instance("jac", jac, JacobianStages, "JacobianStages (from jacobian_stages)")
     rules = _rules(rules)
     m = _curve("w_minor", w_minor, st.size)
     m = np.abs(m) if rules.minor_peak == "abs" else m
-    if not out.swings or not jac.suppressed:
-        return False
     window = m[(st >= out.t_turn) & (st <= out.t_back)]
     shrink = float(np.mean(np.diff(window) < 0)) if window.size >= 2 else 0.0
     t_first = out.t_turn if rules.turn_from == "loss" else out.t_back
-    return bool(jac.t_strong <= t_first
-                and abs(_log_lag(jac.t_minor, out.t_turn)) <= rules.peak_tol
-                and shrink >= rules.shrink_min
-                and jac.t_weak >= out.t_back)
+    return StageConditions(
+        bool(out.swings), bool(jac.t_strong <= t_first),
+        bool(jac.suppressed and abs(_log_lag(jac.t_minor, out.t_turn)) <= rules.peak_tol),
+        shrink >= rules.shrink_min, bool(jac.t_weak >= out.t_back))
 
 
 class RunStages(NamedTuple):
