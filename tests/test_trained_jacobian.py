@@ -180,6 +180,11 @@ def test_fall_shares_of_a_minor_driven_fall():
     sh = fall_shares(rec, [0, 1])
     np.testing.assert_allclose(sh.minor + sh.major + sh.rest, 1.0)
     assert np.all(sh.minor > 1.0) and np.all(sh.major < 0) and np.allclose(sh.rest, 0.0, atol=1e-9)
+    up = fall_shares(rec, [0, 1], phase="approach")  # y_w = w_ws mu_s + w_ww mu_w only
+    np.testing.assert_allclose(up.minor + up.major, 1.0)
+    np.testing.assert_allclose(up.rest, 0.0, atol=1e-9)
+    with pytest.raises(ValueError, match="phase"):
+        fall_shares(rec, [0], phase="rise")
     rs = run_stages(rec)
     assert all(o.swings for o in rs.output) and np.all(np.abs(rs.lag) < JACOBIAN_RULES.peak_tol)
 

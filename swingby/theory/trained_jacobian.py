@@ -607,12 +607,14 @@ class FallShares(NamedTuple):
 
 
 def fall_shares(record: JacobianRecord, runs: Sequence[int],
-                rules: JacobianRules = JACOBIAN_RULES) -> FallShares:
+                rules: JacobianRules = JACOBIAN_RULES, *, phase: str = "fall") -> FallShares:
     """Split the fall of the output's weak coordinate, ``y_w(t_back) - y_w(t_turn)``, into
     the part the minor entry moves (``mu_s * delta w_ws``), the part the major entry moves
     (``mu_w * delta w_ww``) and the rest (``f(x_hat) = J x_hat + b`` with ``b`` the bias,
     or for a ReLU net the offset of its activation pattern). Sec. 4.2.2 says the minor
-    entry's suppression causes it: a share near 1. Used in ``book/jacobian_link.md``.
+    entry's suppression causes it: a share near 1. With ``phase="approach"`` the same
+    split of the move of ``y_w`` from step 0 to the turn (Sec. 4.2.2: the growing minor
+    entry makes the "illusion of generalizing"). Used in ``book/jacobian_link.md``.
 
     Parameters
     ----------
@@ -622,12 +624,15 @@ def fall_shares(record: JacobianRecord, runs: Sequence[int],
         Indices of the runs (e.g. ``LinkResult.swinging``).
     rules : JacobianRules
         The thresholds of :func:`output_stages`.
+    phase : {"fall", "approach"}
+        Split the fall (turn to return) or the approach (step 0 to the turn).
 
     Returns
     -------
     FallShares
         Each field ``(len(runs),)``; shares sum to 1.
     """
+    phase = _checks.choice("phase", phase, ("fall", "approach"))
     rs = run_stages(record, rules)
     R = len(record.seeds)
     runs = [_checks.index("runs[k]", r, R) for r in runs]
@@ -636,6 +641,8 @@ def fall_shares(record: JacobianRecord, runs: Sequence[int],
     for n, r in enumerate(runs):
         k0 = int(np.searchsorted(record.steps, rs.output[r].t_turn))
         k1 = int(np.searchsorted(record.steps, rs.output[r].t_back))
+        if phase == "approach":
+            k0, k1 = 0, k0
         J, y = record.jacobian[r], record.output[r, :, w]
         fall = y[k1] - y[k0]
         if fall == 0:
