@@ -155,6 +155,7 @@ def test_null_fails_when_timing_differs_between_seeds():
     rec = _record([30.0, 100.0, 300.0, 60.0, 180.0])  # every pair differs by >= 1.67x
     M = pass_matrix(rec)
     assert M.diagonal().all() and not M[~np.eye(5, dtype=bool)].any()
+    np.testing.assert_array_equal(pass_matrix(rec, runs=[3, 0, 4]), M[np.ix_([3, 0, 4], [3, 0, 4])])
     res = link_test(rec, n_resamples=200)
     assert res.n_pass == 5 and res.null_rate == 0.0 and res.p_permutation <= 1 / 120 + 1e-9
     assert res.p_lag <= 1 / 120 + 1e-9 and np.allclose(res.lag, 0.0, atol=0.1)

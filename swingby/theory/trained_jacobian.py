@@ -500,7 +500,8 @@ def run_stages(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES) ->
     return RunStages(outs, jacs, lag)
 
 
-def pass_matrix(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES) -> np.ndarray:
+def pass_matrix(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES,
+                runs: Sequence[int] | None = None) -> np.ndarray:
     """:func:`stage_check` of the output stages of run ``i`` against the Jacobian of run
     ``j``, for every pair of runs. The diagonal is the check itself; an off-diagonal
     entry is the shuffled-pairing null (another seed's Jacobian stages, which share
@@ -512,17 +513,21 @@ def pass_matrix(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES) -
         From :func:`train_with_jacobian`.
     rules : JacobianRules
         The thresholds.
+    runs : sequence of int, optional
+        Only these runs (e.g. the swinging ones); default all.
 
     Returns
     -------
     numpy.ndarray
-        ``(R, R)`` booleans, rows the output runs, columns the Jacobian runs.
+        ``(n, n)`` booleans for the ``n`` runs, rows the output runs, columns the
+        Jacobian runs.
     """
     rs = run_stages(record, rules)
     minor = record.minor()
     R = len(rs.output)
+    runs = range(R) if runs is None else [_checks.index("runs[k]", r, R) for r in runs]
     return np.array([[stage_check(record.steps, rs.output[i], rs.jacobian[j], minor[j], rules)
-                      for j in range(R)] for i in range(R)])
+                      for j in runs] for i in runs], dtype=bool).reshape(len(runs), len(runs))
 
 
 class LinkResult(NamedTuple):
@@ -572,7 +577,7 @@ def link_test(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES, *,
     seed = _checks.seed("seed", seed)
     rs = run_stages(record, rules)
     swinging = np.flatnonzero([o.swings for o in rs.output])
-    M = pass_matrix(record, rules)[np.ix_(swinging, swinging)]
+    M = pass_matrix(record, rules, swinging)
     n = len(swinging)
     lags = np.array([[_log_lag(rs.jacobian[j].t_minor, rs.output[i].t_turn) for j in swinging]
                      for i in swinging]).reshape(n, n)
