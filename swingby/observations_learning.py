@@ -242,7 +242,7 @@ def order_agreement(records: Sequence[TrainRecord], rule: str = "a", *, margin: 
     return OrderAgreement(clear, agree)
 
 
-def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2) -> bool:
+def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2, first: int | None = None) -> bool:
     """The per-run check of Sec. 3.1: the concept with the larger ``a_p`` (eq. C.13) is
     learned first, and the other one at least ``time_ratio`` times later
     (:func:`learning_times`), so that a near tie does not count. Used in
@@ -255,6 +255,10 @@ def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2) -> bool:
         A finite run of two concepts from :func:`run_sweep`.
     time_ratio : float
         Least ratio of the later to the earlier learning time, ``>= 1``.
+    first : int or None
+        The concept predicted to come first; ``None`` for the larger ``a_p`` of the run's
+        own data. A null run (the same configuration with the diversity removed) passes
+        the real runs' prediction.
 
     Returns
     -------
@@ -265,5 +269,10 @@ def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2) -> bool:
     a, t = a_diagonal(rec), learning_times(rec)
     if a.size != 2:
         raise ValueError(f"rec must have two concepts, got {a.size}")
-    first = int(np.argmax(a))
-    return bool(a[first] > a[1 - first] and t[1 - first] >= time_ratio * t[first] and np.isfinite(t[first]))
+    if first is None:
+        first = int(np.argmax(a))
+        if not a[first] > a[1 - first]:
+            return False
+    else:
+        first = _checks.integer("first", first, low=0, high=1)
+    return bool(np.isfinite(t[first]) and t[1 - first] >= time_ratio * t[first])
