@@ -71,8 +71,9 @@ class ObsRules:
     topo_seeds: int = 5                #: independent seeds of the hypercube sweeps
     topo_min_share: float = 0.9        #: share of comparable pairs the learning-time order must hold in
     topo_level: float = 0.1            #: a test point is learned when its loss falls below this
-    #: the null: an *additive* loss, l(0) + sum over the active concepts of (l(e_p) - l(0)),
-    #: built from the same run's single-concept losses (any per-concept model)
+    #: the null: an *additive* loss built from the same run's single-concept losses. As
+    #: committed first, the comment said l(0) + sum (l(e_p) - l(0)) ("origin"); the
+    #: chapter uses sum l(e_p) ("sum", the model of its exercise) and shows both
     topo_null: str = "additive"
     # --------------------------------------------------------- Fig. 16
     #: a linear model of any depth sees only the data's first and second moments, so the

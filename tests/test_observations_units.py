@@ -59,3 +59,15 @@ def test_fisher_matches_the_issue_and_seeds_needed_decides():
     assert fisher_seeds_needed(0.1, 0.2) is None
     with pytest.raises(ValueError, match="k_low"):
         fisher_pvalue(5, 4, 0, 4)
+
+
+def test_additive_nulls_of_the_hypercube():
+    from swingby.observations import comparable_pairs, hypercube_learning_times
+    cfg = [dict(mu=(1.0, 2.0, 3.0), sigma=(0.3, 0.3, 0.3))]
+    rec = run_sweep(cfg, d=4, depth=1, seeds=[0], n_per_cluster=100, epochs=3, origin_cluster=False)[0][0]
+    T = hypercube_learning_times(rec, 0.5, additive="sum")
+    pairs = np.array(comparable_pairs(rec.test_index))
+    assert np.all(T[pairs[:, 0]] <= T[pairs[:, 1]])  # a sum of non-negative terms keeps the order
+    assert hypercube_learning_times(rec, 0.5, additive="origin").shape == T.shape
+    with pytest.raises(ValueError, match="additive"):
+        hypercube_learning_times(rec, 0.5, additive="yes")
