@@ -54,6 +54,7 @@ from swingby.observations_learning import (
     learning_times,
     marker_indices,
     order_agreement,
+    order_passes,
     progress_along_concepts,
     slowdown,
 )
@@ -65,14 +66,18 @@ from swingby.observations_runs import (
     FIG2B_SIGMA1_AUTHORS,
     FIG2C_MU,
     FIG2C_SETTINGS,
+    SEEDINGS,
     SIGMA_05,
     authors_sigma_label,
     fig2c_runs,
     record_grid,
+    run_seed,
     run_sweep,
 )
 from swingby.observations_swingby import (
     SeedStatistics,
+    fisher_pvalue,
+    fisher_seeds_needed,
     loss_rise,
     low_vs_high_pvalue,
     permutation_pvalue,
@@ -84,13 +89,13 @@ from swingby.observations_swingby import (
 __all__ = [
     # observations_runs
     "SIGMA_05", "FIG2A", "FIG2B_SIGMA1_AUTHORS", "FIG2B", "EQUAL_MU", "FIG2C_SETTINGS", "FIG2C_MU",
-    "authors_sigma_label", "record_grid", "run_sweep", "fig2c_runs",
+    "authors_sigma_label", "record_grid", "run_sweep", "fig2c_runs", "SEEDINGS", "run_seed",
     # observations_learning
     "progress_along_concepts", "learning_times", "Displacements", "displacement_per_interval",
-    "marker_indices", "slowdown", "a_diagonal", "ORDER_RULES", "OrderAgreement", "order_agreement",
+    "marker_indices", "slowdown", "a_diagonal", "ORDER_RULES", "OrderAgreement", "order_agreement", "order_passes",
     # observations_swingby
     "loss_rise", "record_rise", "SeedStatistics", "seed_statistics", "permutation_pvalue",
-    "low_vs_high_pvalue", "swingby_check",
+    "low_vs_high_pvalue", "swingby_check", "fisher_pvalue", "fisher_seeds_needed",
     # observations_ood
     "DISTANCE_AT", "relative_distance", "TruncationTwins", "truncation_twins",
     # observations_hypercube

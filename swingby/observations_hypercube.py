@@ -75,7 +75,11 @@ def order_property(rec: TrainRecord, *, skip_initial: bool = True,
     return ok.mean(axis=1)
 
 
-def hypercube_learning_times(rec: TrainRecord, level: float = 0.1) -> np.ndarray:
+#: The additive nulls :func:`hypercube_learning_times` can build from a run's losses.
+ADDITIVE_NULLS = ("sum", "origin")
+
+
+def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None) -> np.ndarray:
     """Learning time ``T(v)`` of every test point of eq. (B.1): the first recorded epoch
     at which its loss is at most ``level`` (``inf`` if never). Eq. (B.2) read as learning
     times is ``u <= v  =>  T(u) <= T(v)``; used in ``book/topological_order.md``.
@@ -87,6 +91,13 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1) -> np.ndarray
     level : float
         Loss at which a test point counts as learned, ``> 0`` (the chapter: 0.1, a tenth
         of Fig. 7's colour scale).
+    additive : {None, "sum", "origin"}
+        ``None``: the run's own losses. Otherwise an *additive* null built from them:
+        ``"sum"``, ``sum_{p in v} l(e_p)``, a model whose loss is a sum of non-negative
+        per-concept terms (it satisfies eq. B.2 by construction, issue 23);
+        ``"origin"``, ``l(0) + sum_{p in v} (l(e_p) - l(0))``, the same relative to the
+        origin's loss (the first form tried: its terms can be negative, because the
+        origin's loss comes from the bias, so it need not satisfy eq. B.2).
 
     Returns
     -------
@@ -95,5 +106,17 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1) -> np.ndarray
     """
     rec = _record("rec", rec)
     level = _checks.positive_float("level", level)
-    below = rec.test_point_losses() <= level
+    losses = rec.test_point_losses()
+    if additive is not None:
+        additive = _checks.choice("additive", additive, ADDITIVE_NULLS)
+        index = np.asarray(rec.test_index)
+        origin = int(np.flatnonzero(index.sum(axis=1) == 0)[0])
+        singles = [int(np.flatnonzero((index.sum(axis=1) == 1) & (index[:, p] == 1))[0])
+                   for p in range(index.shape[1])]
+        if additive == "sum":
+            losses = losses[:, singles] @ index.T.astype(float)
+        else:
+            gain = losses[:, singles] - losses[:, [origin]]
+            losses = losses[:, [origin]] + gain @ index.T.astype(float)
+    below = losses <= level
     return np.where(below.any(axis=0), rec.epochs[np.argmax(below, axis=0)], np.inf)

@@ -215,7 +215,10 @@ def order_agreement(records: Sequence[TrainRecord], rule: str = "a", *, margin: 
         Finite runs from :func:`run_sweep`, non-empty.
     rule : {"a", "mu"}
         ``"a"``: the larger ``a_p`` is learned first; ``"mu"``: the larger ``mu_p`` (the
-        null that ignores diversity).
+        null that ignores diversity). A rule that cannot choose (equal ``mu_p``, or equal
+        ``a_p``) predicts nothing and counts as wrong, not as the first concept (before
+        issue 23 ``argmax`` picked concept 1 on a tie, which let the ``"mu"`` null score
+        on the equal-``mu`` runs).
     margin : float
         A run is clear when ``max(a) > margin * min(a)``; ``>= 1``.
 
@@ -232,6 +235,44 @@ def order_agreement(records: Sequence[TrainRecord], rule: str = "a", *, margin: 
         a, t = a_diagonal(rec), learning_times(rec)
         if max(a) > margin * min(a):
             clear += 1
-            predicted = int(np.argmax(a)) if rule == "a" else int(np.argmax(rec.config["mu"]))
-            agree += int(predicted == np.argmin(t))
+            score = a if rule == "a" else np.asarray(rec.config["mu"], dtype=float)
+            if np.sum(score == score.max()) > 1:
+                continue  # a tie: the rule predicts nothing
+            agree += int(int(np.argmax(score)) == np.argmin(t))
     return OrderAgreement(clear, agree)
+
+
+def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2, first: int | None = None) -> bool:
+    """The per-run check of Sec. 3.1: the concept with the larger ``a_p`` (eq. C.13) is
+    learned first, and the other one at least ``time_ratio`` times later
+    (:func:`learning_times`), so that a near tie does not count. Used in
+    ``book/observations.md`` on the runs and on their null (the same runs with the
+    diversity removed).
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run of two concepts from :func:`run_sweep`.
+    time_ratio : float
+        Least ratio of the later to the earlier learning time, ``>= 1``.
+    first : int or None
+        The concept predicted to come first; ``None`` for the larger ``a_p`` of the run's
+        own data. A null run (the same configuration with the diversity removed) passes
+        the real runs' prediction.
+
+    Returns
+    -------
+    bool
+    """
+    rec = _record("rec", rec)
+    time_ratio = _checks.number("time_ratio", time_ratio, low=1)
+    a, t = a_diagonal(rec), learning_times(rec)
+    if a.size != 2:
+        raise ValueError(f"rec must have two concepts, got {a.size}")
+    if first is None:
+        first = int(np.argmax(a))
+        if not a[first] > a[1 - first]:
+            return False
+    else:
+        first = _checks.integer("first", first, low=0, high=1)
+    return bool(np.isfinite(t[first]) and t[1 - first] >= time_ratio * t[first])

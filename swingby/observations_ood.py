@@ -88,6 +88,7 @@ def truncation_twins(
     lr: float = 0.1,
     n_per_cluster: int = 5000,
     origin_cluster: bool = True,
+    activation: str = "linear",
 ) -> TruncationTwins:
     """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on
     the truncated training set, with the same rotation, initial weights and shuffling,
@@ -106,6 +107,10 @@ def truncation_twins(
         Distinct seeds, one pair of runs per config and seed.
     d, depth, width, lr, n_per_cluster, origin_cluster
         As in :func:`run_sweep` (SGD, batch 128, 40 epochs).
+    activation : {"linear", "relu"}
+        The hidden layers' activation. A linear model of any depth sees the data only
+        through their first and second moments, so it cannot copy near points; a ReLU
+        model can.
 
     Returns
     -------
@@ -117,7 +122,7 @@ def truncation_twins(
     n = _checks.positive_int("n_per_cluster", n_per_cluster) * n_clusters
     _check_training(n, 2 * len(configs) * len(seeds), d, depth=depth, width=width, lr=lr, batch_size=128,
                     epochs=40, full_batch=False, loss="mean")
-    MLP(d, depth, width)  # check the model settings before drawing any data
+    MLP(d, depth, width, activation=activation)  # check the model settings before drawing any data
     datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
     for c, cfg in enumerate(configs):
         for k, s in enumerate(seeds):
@@ -130,7 +135,7 @@ def truncation_twins(
     kw = dict(lr=lr, record_train_loss=False)
     out = []
     for which in (0, 1):
-        models = [MLP(d, depth, width, seed=s) for _ in configs for s in seeds]
+        models = [MLP(d, depth, width, activation=activation, seed=s) for _ in configs for s in seeds]
         ds_ = [pair[which] for pair in datas]
         n_steps = 40 * steps_per_epoch(ds_[0].X.shape[0], 128)
         recs = train_batched(models, ds_, seed=[s for _ in configs for s in seeds],

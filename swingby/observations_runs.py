@@ -92,6 +92,45 @@ def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarra
     return np.union1d(grid, [n_steps]).astype(int)
 
 
+#: How :func:`run_sweep` seeds its runs: ``"shared"`` (run ``(c, k)`` uses ``seeds[k]``
+#: for every configuration ``c``, so configurations of one seed share initial weights,
+#: rotation, noise and shuffling: a paired design) or ``"independent"`` (each
+#: ``(c, k)`` draws its own streams, :func:`run_seed`).
+SEEDINGS = ("shared", "independent")
+
+
+def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 0) -> int:
+    """The seed of run ``(config_index, seed)`` of a sweep with ``seeding="independent"``:
+    a hash (numpy's ``SeedSequence``) of the seed, the configuration's index, ``d``,
+    ``depth`` and a free ``stream`` number, so that no two configurations, dimensions
+    or depths of one seed share their initial weights, rotation, noise or shuffling.
+
+    Used by :func:`run_sweep` and :func:`fig2c_runs` (``book/observations.md``).
+
+    Parameters
+    ----------
+    seed : int
+        The user's seed, in ``[0, 2**32)``.
+    config_index : int
+        Index of the configuration in the sweep, ``>= 0``.
+    d, depth : int
+        Dimension and number of layers of the run, ``> 0``.
+    stream : int
+        Any further distinction (e.g. a null's data), ``>= 0``.
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**31)``.
+    """
+    seed = _checks.seed("seed", seed)
+    config_index = _checks.integer("config_index", config_index, low=0)
+    d, depth = _checks.positive_int("d", d), _checks.positive_int("depth", depth)
+    stream = _checks.integer("stream", stream, low=0)
+    state = np.random.SeedSequence([seed, config_index, d, depth, stream, 23]).generate_state(1)[0]
+    return int(state) & 0x7FFFFFFF
+
+
 def _check_configs_seeds(configs, seeds, d) -> tuple[list, list, int]:
     """Check the ``configs`` and ``seeds`` of a sweep; return them and the number of concepts."""
     if isinstance(configs, dict) or not hasattr(configs, "__iter__"):
@@ -150,6 +189,8 @@ def run_sweep(
     loss: str = "mean",
     record_every: int = 20,
     progress: bool = False,
+    seeding: str = "shared",
+    stream: int = 0,
 ) -> list[list[TrainRecord]]:
     """Train one MLP per configuration and seed, all in one batched program.
 
@@ -168,6 +209,12 @@ def run_sweep(
         the authors' two-concept data always hold it (the paper: "optionally"); their
         multi-concept task (Fig. 7) does not, so ``book/topological_order.md`` passes False.
     record_every : spacing of the linear record grid (see :func:`record_grid`).
+    seeding : ``"shared"`` (default: seed ``k`` gives every configuration the same
+        initial weights, rotation, noise and shuffling, a paired design) or
+        ``"independent"`` (run ``(c, k)`` uses :func:`run_seed`, so that runs of
+        different configurations are independent replicates).
+    stream : with ``seeding="independent"``, a further number mixed into every run's
+        seed (e.g. to give a null its own streams), ``>= 0``.
     other arguments : as in :func:`~swingby.sim.make_sim`,
         :class:`~swingby.models.MLP` and :func:`~swingby.train.train`.
 
@@ -183,15 +230,23 @@ def run_sweep(
     n_steps = _check_training(n, len(configs) * len(seeds), d, depth=depth, width=width, lr=lr,
                               batch_size=batch_size, epochs=epochs, full_batch=full_batch, loss=loss)
     record_every = _checks.positive_int("record_every", record_every)
-    models = [MLP(d, depth, width, activation=activation, bias=bias, seed=s) for _ in configs for s in seeds]
+    seeding = _checks.choice("seeding", seeding, SEEDINGS)
+    stream = _checks.integer("stream", stream, low=0)
+    if seeding == "shared":
+        run_seeds = [s for _ in configs for s in seeds]
+    else:
+        run_seeds = [run_seed(s, c, d=d, depth=depth, stream=stream) for c in range(len(configs)) for s in seeds]
+    models = [MLP(d, depth, width, activation=activation, bias=bias, seed=s) for s in run_seeds]
     datas = [make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate,
-                      truncate=truncate, seed=s) for c in configs for s in seeds]
-    run_seeds = [s for _ in configs for s in seeds]
+                      truncate=truncate, seed=run_seeds[i * len(seeds) + k])
+             for i, c in enumerate(configs) for k in range(len(seeds))]
     recs = train_batched(models, datas, lr=lr, batch_size=batch_size, epochs=epochs,
                          full_batch=full_batch, loss=loss, seed=run_seeds,
                          record_steps=record_grid(n_steps, every=min(record_every, n_steps)),
                          record_train_loss=False, progress=progress)
-    for r, dat in zip(recs, datas):
+    for r, dat, rs in zip(recs, datas, run_seeds):
+        if seeding == "independent":
+            r.config.update(run_seed=rs, seeding=seeding, stream=stream)
         r.config.update(mu=tuple(float(m) for m in dat.mu), sigma=tuple(float(s) for s in dat.sigma),
                         d=d, depth=depth, width=width or d, activation=activation, bias=bias,
                         origin_cluster=bool(origin_cluster), rotate=rotate, truncate=truncate)
@@ -201,7 +256,7 @@ def run_sweep(
 
 def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
                sigma=(SIGMA_05, SIGMA_05), origin_cluster: bool = True, bias: bool = True,
-               progress: bool = False) -> list[TrainRecord]:
+               progress: bool = False, seeding: str = "shared", stream: int = 0) -> list[TrainRecord]:
     """Runs of Fig. 2(c) / Fig. 3 (and the seed statistics of Sec. 3.3) at dimension
     ``d`` with the settings :data:`FIG2C_SETTINGS`, one per seed. Used in
     ``book/observations.md`` and ``book/ood_checks.md``.
@@ -224,6 +279,11 @@ def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
         Linear layers with bias (the authors' code: yes).
     progress : bool
         Show a progress bar.
+    seeding : {"shared", "independent"}
+        As in :func:`run_sweep`; ``"independent"`` mixes ``d`` and ``depth`` into every
+        run's seed (:func:`run_seed`), so runs at different ``d`` share no streams.
+    stream : int
+        As in :func:`run_sweep` (e.g. to give a null its own streams), ``>= 0``.
 
     Returns
     -------
@@ -234,4 +294,5 @@ def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
         raise ValueError(f"d must be one of {sorted(FIG2C_SETTINGS)}, got {d!r}")
     st = FIG2C_SETTINGS[d]
     return run_sweep([dict(mu=mu, sigma=sigma)], d=d, depth=depth, width=st["width"], lr=st["lr"],
-                     seeds=seeds, origin_cluster=origin_cluster, bias=bias, progress=progress)[0]
+                     seeds=seeds, origin_cluster=origin_cluster, bias=bias, progress=progress,
+                     seeding=seeding, stream=stream)[0]

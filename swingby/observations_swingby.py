@@ -223,3 +223,85 @@ def swingby_check(stats: Mapping[int, SeedStatistics], rise_low: float, rise_hig
     return bool(rise_low > threshold and rise_high < threshold / 4
                 and min(stats[d].fraction for d in low_d) >= min_fraction
                 and stats[high_d].fraction == 0.0 and pvalue < alpha)
+
+
+def fisher_pvalue(k_low: int, n_low: int, k_high: int, n_high: int) -> float:
+    """One-sided Fisher exact test that runs are non-monotone more often in the first
+    group (``k_low`` of ``n_low``) than in the second (``k_high`` of ``n_high``)
+    (``scipy.stats.fisher_exact``, ``alternative="greater"``). Used in
+    ``book/observations.md`` for Fig. 3 (``d = 2`` vs ``d = 64``) and Figs. 13, 14.
+
+    Parameters
+    ----------
+    k_low, n_low : int
+        Non-monotone runs and runs of the first group, ``0 <= k_low <= n_low``, ``n_low > 0``.
+    k_high, n_high : int
+        The same for the second group.
+
+    Returns
+    -------
+    float
+        The p-value in ``(0, 1]``.
+    """
+    from scipy import stats as sps
+
+    n_low, n_high = _checks.positive_int("n_low", n_low), _checks.positive_int("n_high", n_high)
+    k_low = _checks.integer("k_low", k_low, low=0, high=n_low)
+    k_high = _checks.integer("k_high", k_high, low=0, high=n_high)
+    table = [[k_low, n_low - k_low], [k_high, n_high - k_high]]
+    return float(sps.fisher_exact(table, alternative="greater").pvalue)
+
+
+def fisher_seeds_needed(p_low: float, p_high: float, *, alpha: float = 0.05, power: float = 0.8,
+                        max_n: int = 2000) -> int | None:
+    """Fewest seeds per group at which :func:`fisher_pvalue` falls below ``alpha`` with
+    probability ``power`` when the two groups are non-monotone at rates ``p_low`` and
+    ``p_high`` (exact: the sum over both binomial counts). ``None`` if
+    ``p_low <= p_high`` or more than ``max_n`` would be needed. Used in
+    ``book/observations.md`` to say how many seeds would decide a contrast.
+
+    Parameters
+    ----------
+    p_low, p_high : float
+        The two rates, in ``[0, 1]``.
+    alpha : float
+        Level of the test, in ``(0, 1)``.
+    power : float
+        Asked probability of a significant result, in ``(0, 1)``.
+    max_n : int
+        Largest group size tried, ``> 0``.
+
+    Returns
+    -------
+    int or None
+    """
+    from scipy import stats as sps
+
+    p_low = _checks.number("p_low", p_low, low=0, high=1)
+    p_high = _checks.number("p_high", p_high, low=0, high=1)
+    alpha = _checks.number("alpha", alpha, low=0, high=1, low_open=True, high_open=True)
+    power = _checks.number("power", power, low=0, high=1, low_open=True, high_open=True)
+    max_n = _checks.positive_int("max_n", max_n)
+    if not p_low > p_high:
+        return None
+
+    def power_at(n: int) -> float:
+        k = np.arange(n + 1)
+        w_low, w_high = sps.binom.pmf(k, n, p_low), sps.binom.pmf(k, n, p_high)
+        # hypergeometric tail P(X >= k1 | k1 + k2 successes, n and n): the Fisher p-value
+        k1, k2 = np.meshgrid(k, k, indexing="ij")
+        keep = (w_low[:, None] * w_high[None, :]) > 1e-12
+        p = np.ones_like(k1, dtype=float)
+        p[keep] = sps.hypergeom.sf(k1[keep] - 1, 2 * n, k1[keep] + k2[keep], n)
+        return float(np.sum(w_low[:, None] * w_high[None, :] * (p <= alpha)))
+
+    lo, hi = 1, max_n
+    if power_at(hi) < power:
+        return None
+    while lo < hi:  # power grows with n up to the test's discreteness: a bisection is close enough
+        mid = (lo + hi) // 2
+        if power_at(mid) >= power:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
