@@ -249,5 +249,9 @@ def test_sweep_note_says_whether_the_sweep_predates_the_rules():
     assert "predates" in RR.sweep_note(meta) and "about 2 independent" in RR.sweep_note(meta)
     now = {**meta, "rules_fingerprint": R.fingerprint(), "independent_runs": True}
     assert "after the rules" in RR.sweep_note(now)
+    assert "illustrative" in RR.sweep_note(meta, short=True)
+    assert "stand" in RR.sweep_note(now, short=True)
+    with pytest.raises(ValueError, match="short"):
+        RR.sweep_note(meta, short="yes")
     with pytest.raises(ValueError, match="meta"):
         RR.sweep_note("meta")

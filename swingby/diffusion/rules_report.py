@@ -46,7 +46,7 @@ def _independence(res: dict) -> str:
             f"unit and are illustrative; a verdict here is not the verdict of the new sweep.")
 
 
-def sweep_note(meta: dict) -> str:
+def sweep_note(meta: dict, short: bool = False) -> str:
     """One sentence on how far a sweep's verdicts go, from
     :func:`swingby.diffusion.rules.sweep_rules` of its meta: for a sweep made before the
     rules were fixed ("predates"), that it predates them and (if so) shares one seed
@@ -57,12 +57,21 @@ def sweep_note(meta: dict) -> str:
     ----------
     meta : dict
         ``res["meta"]`` of a stored sweep.
+    short : bool
+        A clause for a summary instead of the full sentence.
 
     Returns
     -------
     str
     """
     state = R.sweep_rules(meta)
+    if not isinstance(short, bool):
+        raise ValueError(f"short must be True or False, got {short!r}")
+    if short:
+        if state == "current":
+            return "this sweep was made under those rules, so their verdicts stand"
+        shared = "" if meta.get("independent_runs") else " and shares one seed across separations"
+        return f"this sweep predates those rules{shared}, so the new verdicts are illustrative"
     cfg = meta.get("config", {})
     n_seeds, n_dcs = len(cfg.get("seeds", ())), len(cfg.get("separations", ()))
     if state == "current":
