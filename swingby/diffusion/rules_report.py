@@ -323,8 +323,8 @@ def loss_table(lm, rules: R.Rules = R.RULES) -> str:
     return "\n".join(out)
 
 
-def embedding_table(rows: list) -> str:
-    """Markdown table of the embedding-disentanglement probes (study Fig. 5) under the
+def probes_table(rows: list) -> str:
+    """Markdown table of probes of the capability time (study Fig. 5, App. D) under the
     old rule (within-separation shuffles, the run as unit) and the new one (seeds
     permuted, a confidence interval).
 
@@ -341,7 +341,7 @@ def embedding_table(rows: list) -> str:
     out = _head("probe", "old: r, p (within-dc shuffles)", "new: r [CI], p (seeds permuted)", "new verdict",
                 "to decide")
     for name, o, d in rows:
-        out.append(_row(name, f"{o.r_capability:.2f}, {o.p_value:.3f} (old word: not reproduced)",
+        out.append(_row(name, f"{o.r_capability:.2f}, {o.p_value:.3f}",
                         f"{d.r:.2f} {_f(d.r_ci)}, {d.p_value:.3f}", d.verdict, d.needed))
     return "\n".join(out)
 
