@@ -255,3 +255,22 @@ def test_sweep_note_says_whether_the_sweep_predates_the_rules():
         RR.sweep_note(meta, short="yes")
     with pytest.raises(ValueError, match="meta"):
         RR.sweep_note("meta")
+
+
+def test_the_new_fig6_plots_draw_one_panel_per_separation():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.diffusion import fig6_checks as F
+    from swingby.diffusion.plots import panel_grid, plot_dips, plot_disc_mse
+    res = _fig6(True, np.random.default_rng(0))
+    dips = F.dip_checks(res, SMALL)
+    fig, axes = panel_grid(2)
+    plot_dips(res, dips, axes)
+    plot_disc_mse(res, axes)
+    with pytest.raises(ValueError, match="axes"):
+        plot_dips(res, dips, axes[:1])
+    with pytest.raises(ValueError, match="axes"):
+        plot_disc_mse(res, axes[:1])
+    plt.close(fig)
