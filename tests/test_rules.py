@@ -220,3 +220,57 @@ def test_terminal_slowing_leaves_out_a_saturated_read_out():
     res["probs"][:, :, 3:, 3] = 1.0   # the classifier reads exactly (1, 1) from the fourth checkpoint on
     s = FS.terminal_slowing(res, SMALL)[0]
     assert s.saturated and not s.measurable.any() and s.verdict == "inconclusive"
+
+
+# ----------------------------------------------------------------------------- status page
+def test_the_status_page_prints_the_verdict_rule_verbatim():
+    page = (Path(__file__).resolve().parents[1] / "book" / "status.md").read_text()
+    assert R.verdict_rule_text() in page, "book/status.md must hold rules.verdict_rule_text() verbatim"
+    words = page.split("Status words", 1)[1].split("\n\n", 1)[0]
+    for w in (*R.VERDICTS, "illustration"):
+        assert f"**{w}**" in words, w
+
+
+def test_combine_follows_the_rule_over_settings():
+    assert R.combine(["reproduced", "reproduced"]) == "reproduced"
+    assert R.combine(["inconclusive", "reproduced"]) == "partly"
+    assert R.combine(["not reproduced", "partly"]) == "partly"
+    assert R.combine(["inconclusive", "not reproduced"]) == "not reproduced"
+    assert R.combine(["inconclusive", "differs", "not reproduced"]) == "differs"
+    assert R.combine(["inconclusive"]) == "inconclusive"
+    for bad in ([], ["yes"]):
+        with pytest.raises(ValueError, match="words"):
+            R.combine(bad)
+
+
+def test_sweep_note_says_whether_the_sweep_predates_the_rules():
+    from swingby.diffusion import rules_report as RR
+    meta = {"config": {"seeds": [0, 1], "separations": [0.2, 0.7]}}
+    assert "predates" in RR.sweep_note(meta) and "about 2 independent" in RR.sweep_note(meta)
+    now = {**meta, "rules_fingerprint": R.fingerprint(), "independent_runs": True}
+    assert "after the rules" in RR.sweep_note(now)
+    assert "illustrative" in RR.sweep_note(meta, short=True)
+    assert "stand" in RR.sweep_note(now, short=True)
+    with pytest.raises(ValueError, match="short"):
+        RR.sweep_note(meta, short="yes")
+    with pytest.raises(ValueError, match="meta"):
+        RR.sweep_note("meta")
+
+
+def test_the_new_fig6_plots_draw_one_panel_per_separation():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.diffusion import fig6_checks as F
+    from swingby.diffusion.plots import panel_grid, plot_dips, plot_disc_mse
+    res = _fig6(True, np.random.default_rng(0))
+    dips = F.dip_checks(res, SMALL)
+    fig, axes = panel_grid(2)
+    plot_dips(res, dips, axes)
+    plot_disc_mse(res, axes)
+    with pytest.raises(ValueError, match="axes"):
+        plot_dips(res, dips, axes[:1])
+    with pytest.raises(ValueError, match="axes"):
+        plot_disc_mse(res, axes[:1])
+    plt.close(fig)

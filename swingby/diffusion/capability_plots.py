@@ -257,6 +257,8 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     turn = C.concept_turn(res)
     ls, loss = C.loss_log(res, "loss")
     a0.plot(ls, loss[i, j], color="k", lw=1)
+    if np.nanmin(loss[i, j]) > 0:   # a log scale shows a late feature as large as an early one
+        a0.set_yscale("log")
     a0.set_xlabel("training step")
     a0.set_ylabel("loss: the bound (nats per dimension)")
     a0.set_title("training loss", fontsize=10)

@@ -277,3 +277,86 @@ def plot_speed(res: dict, checks: list, ax=None):
     ax.set_ylim(bottom=1e-7)
     ax.legend(fontsize=8)
     return ax
+
+
+def plot_disc_mse(res: dict, axes) -> None:
+    """Fig. 6(b) on the disc-only read-out: the concept-space MSE of class 11 to (1, 1)
+    per seed, read only from samples the pixel check sees as a disc
+    (:func:`swingby.diffusion.fig6_checks.disc_points`; gaps where too few samples show
+    one), one panel per colour separation. Used in the diffusion chapter, Fig. 6(b).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    axes : sequence of matplotlib.axes.Axes
+        One per separation (e.g. from :func:`panel_grid`).
+
+    Returns
+    -------
+    None
+    """
+    from swingby.diffusion.fig6_checks import disc_points
+
+    dcs = res["meta"]["config"]["separations"]
+    axes = list(np.ravel(axes))
+    if len(axes) != len(dcs):
+        raise ValueError(f"axes must hold one panel per separation ({len(dcs)}), got {len(axes)}")
+    pts, _ = disc_points(res)
+    mse = ((pts - 1.0) ** 2).mean(-1)
+    steps = np.asarray(res["meta"]["checkpoint_steps"])
+    seeds = res["meta"]["config"]["seeds"]
+    cmap = plt.get_cmap("tab10")
+    for i, (ax, dc) in enumerate(zip(axes, dcs)):
+        for j, seed in enumerate(seeds):
+            ax.plot(steps, mse[i, j], "-", lw=1.2, color=cmap(j % 10), label=f"seed {seed}")
+        ax.set_xscale("symlog", linthresh=50)
+        ax.set_title(f"dc = {dc:.3g}", fontsize=10)
+    for ax in axes[-3:]:
+        ax.set_xlabel("training step")
+    axes[0].set_ylabel("disc-only MSE of class 11")
+    axes[0].legend(fontsize=7)
+
+
+def plot_dips(res: dict, dips: list, axes) -> None:
+    """The coordinate of class 11 that the swing check reads
+    (:func:`swingby.diffusion.fig6_checks.dip_checks`): P(blue) where size is learned
+    first (a dip is a swing toward red small), P(small) where colour is; one line per
+    seed (solid where the seed passes, dotted where not), from the first trained
+    checkpoint on, one panel per colour separation. Used in the diffusion chapter,
+    Fig. 6(a).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    dips : list of DipCheck
+        One per separation.
+    axes : sequence of matplotlib.axes.Axes
+        One per separation (e.g. from :func:`panel_grid`).
+
+    Returns
+    -------
+    None
+    """
+    dcs = res["meta"]["config"]["separations"]
+    axes = list(np.ravel(axes))
+    if len(axes) != len(dcs) or len(dips) != len(dcs):
+        raise ValueError(f"axes and dips must hold one entry per separation ({len(dcs)}), "
+                         f"got {len(axes)} and {len(dips)}")
+    t = A.trajectories(res)[:, :, 1:, A.CLASS_11]
+    steps = np.asarray(res["meta"]["checkpoint_steps"])[1:]
+    seeds = res["meta"]["config"]["seeds"]
+    cmap = plt.get_cmap("tab10")
+    for i, (ax, d) in enumerate(zip(axes, dips)):
+        c = 0 if d.toward == "01" else 1
+        for j, seed in enumerate(seeds):
+            ax.plot(steps, t[i, j, :, c], "-" if d.per_seed[j] else ":", lw=1.3, color=cmap(j % 10),
+                    label=f"seed {seed}")
+        ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"dc = {dcs[i]:.3g}: {'P(blue)' if c == 0 else 'P(small)'}", fontsize=10)
+    for ax in axes[-3:]:
+        ax.set_xlabel("training step")
+    axes[0].set_ylabel("class 11")
+    axes[0].legend(fontsize=7)

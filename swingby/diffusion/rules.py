@@ -342,3 +342,33 @@ def verdict(outcome: Outcome, rules: Rules = RULES) -> str:
     if outcome.n_pass > 0 and p > rules.alpha:
         return "inconclusive"
     return "not reproduced"
+
+
+def combine(words) -> str:
+    """One verdict for a claim checked at several settings (separations, readings), by
+    the rule's "(or at some but not all settings)": every setting reproduced gives
+    "reproduced"; some reproduced or partly, "partly"; otherwise "differs" if any
+    setting differs, "not reproduced" if any setting could have passed and failed, and
+    "inconclusive" if none could decide.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The verdicts of the settings, each one of :data:`VERDICTS`.
+
+    Returns
+    -------
+    str
+        One of :data:`VERDICTS`.
+    """
+    words = list(words)
+    if not words or any(w not in VERDICTS for w in words):
+        raise ValueError(f"words must be a non-empty sequence of {VERDICTS}, got {words!r}")
+    if all(w == "reproduced" for w in words):
+        return "reproduced"
+    if any(w in ("reproduced", "partly") for w in words):
+        return "partly"
+    for w in ("differs", "not reproduced"):
+        if w in words:
+            return w
+    return "inconclusive"
