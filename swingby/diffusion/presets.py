@@ -98,7 +98,7 @@ def run_seed(p: Preset, dc: float, seed: int) -> int:
     sampling noise all come from it.
 
     With ``p.seeding == "shared"`` it is ``seed`` itself, whatever the separation; with
-    ``"per_run"`` it is drawn by :class:`numpy.random.SeedSequence` from ``seed`` and the
+    ``"per_run"`` it is drawn by ``numpy.random.SeedSequence`` from ``seed`` and the
     separation in units of 1e-6, so every (separation, seed) pair is an independent
     replicate.
 
