@@ -107,8 +107,8 @@ def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
 
 def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False, max_minor: int = 6,
                           loss_scale: float = 1.0):
-    """Figs. 5 (left), 8-10: test loss (thick black) and major (solid) / minor (dashed)
-    entries of ``W(t)`` from a :class:`swingby.theory.SymmetricRecord`
+    """Figs. 5 (left), 8-10: test loss (thick black, on a right-hand axis of its own) and
+    major (solid) / minor (dashed) entries of ``W(t)`` from a :class:`swingby.theory.SymmetricRecord`
     (``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``).
 
     Parameters
@@ -126,7 +126,7 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
     max_minor : int
         Most minor entries drawn, ``>= 0``.
     loss_scale : float
-        Factor on the test loss, ``> 0`` (to share the axis with the entries).
+        Factor on the test loss, ``> 0`` (it is drawn on its own right-hand axis).
 
     Returns
     -------
@@ -148,15 +148,22 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
     minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
     for i, j in minors:
         ax.plot(t, record.W[:, i, j], ls="--", lw=1.2, label=f"minor $w_{{{i + 1}{j + 1}}}$")
-    ax.plot(t, record.test_loss * loss_scale, color="k", lw=2.5,
-            label="test loss" + ("" if loss_scale == 1 else f" x {loss_scale:g}"))
+    # the test loss on its own axis (right), so that each axis holds one quantity
+    lax = ax.twinx()
+    lax.plot(t, record.test_loss * loss_scale, color="k", lw=2.5,
+             label="test loss (right axis)" + ("" if loss_scale == 1 else f" x {loss_scale:g}"))
+    lax.set_ylabel("test loss" + ("" if loss_scale == 1 else f" x {loss_scale:g}"))
+    lax.set_ylim(bottom=0)
+    lax.grid(False)
     if stages is not None:
         shade_loss_segments(ax, stages)
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(r"time $t = \eta \times$ iterations (eq. 4.3 clock)")
-    ax.set_ylabel("entry value / test loss")
-    ax.legend(fontsize=7, ncol=2)
+    ax.set_ylabel("entry value")
+    handles, labels = ax.get_legend_handles_labels()
+    lh, ll = lax.get_legend_handles_labels()
+    ax.legend(handles + lh, labels + ll, fontsize=7, ncol=2)
     return ax
 
 
