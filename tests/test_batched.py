@@ -25,9 +25,14 @@ def _datas(n_runs=3, d=6, s=2, n=150):
         (2, "linear", False, False, "paper", "once"),
     ],
 )
-def test_batched_equals_single_runs(depth, activation, bias, full_batch, loss, shuffle):
+# width 5 steps features-first, width 12 batch-first (train_batched.FEATURES_FIRST_MAX)
+@pytest.mark.parametrize("width", [5, 12])
+def test_batched_equals_single_runs(depth, activation, bias, full_batch, loss, shuffle, width):
+    from swingby.train_batched import FEATURES_FIRST_MAX
+
+    assert (width <= FEATURES_FIRST_MAX) == (width == 5)
     datas = _datas()
-    models = [MLP(6, depth, width=5, activation=activation, bias=bias, seed=k) for k in range(3)]
+    models = [MLP(6, depth, width=width, activation=activation, bias=bias, seed=k) for k in range(3)]
     twins = copy.deepcopy(models)
     kw = dict(lr=0.05, batch_size=32, epochs=3, full_batch=full_batch, loss=loss, shuffle=shuffle,
               record_every=2)
