@@ -102,8 +102,8 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
     :func:`initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
     from :func:`dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
     By default every ``d`` uses the same seeds, so the rows share random streams (seed
-    ``k`` of a smaller ``U`` draws the first entries of seed ``k`` of a larger one): a
-    paired design, not independent samples per row.
+    ``k`` starts every ``U`` from the same generator state, and their first draws
+    coincide): a paired design, not independent samples per row.
 
     Used by ``book/beyond_two_concepts.md``.
 
@@ -178,7 +178,7 @@ def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "auth
     major entries at the same mean ``w0`` and only the width (and with it the relative
     size of the minor entries, ``1 / sqrt(d')``) changes. Seeds ``0..n_seeds-1`` of
     :func:`initial_U` for every width (shared random streams across widths: seed ``k``
-    of a narrower ``U`` draws the first entries of seed ``k`` of a wider one) unless
+    starts every ``U`` from the same generator state, and their first draws coincide) unless
     ``independent_seeds``; gradient steps on ``U``. Used by
     ``book/beyond_two_concepts.md``.
 
