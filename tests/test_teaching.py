@@ -71,6 +71,19 @@ def math_greek(text):
     return {g for m in MATH.finditer(text) for g in GREEK.findall("".join(x or "" for x in m.groups()))}
 
 
+def math_capitals(text):
+    """Single capital Latin letters used as symbols in a page's math (not inside a
+    command's name or argument such as \\mathcal{L}, \\mathbb R or \\text{px}, nor the Frobenius
+    norm's subscript F)."""
+    out = set()
+    for m in MATH.finditer(text):
+        math = "".join(x or "" for x in m.groups())
+        math = re.sub(r"\\(text|mathrm|operatorname|mathcal|mathbb)\s*(\{[^}]*\}|[A-Za-z])|\\[A-Za-z]+|_F\b",
+                      " ", math)
+        out |= set(re.findall(r"(?<![a-z])([A-Z])(?![a-z])", math))
+    return out
+
+
 def test_the_rules_catch_what_they_should(tmp_path):
     assert [bool(MARK.match(t)) for t in exercise_titles(
         "```{exercise} ★★\n:label: a\n```\n```{exercise}\n:label: b\n```\n```{exercise} hard\n```")] == [
@@ -87,6 +100,7 @@ def test_the_rules_catch_what_they_should(tmp_path):
                      "```{solution-end}\n```\n\n```{code-cell} ipython3\ny = 2\n```\n")
     assert visible_exercise_cells(gated) == ["y = 2"]
     assert math_greek(r"$\mu_p$ and $\tau^2$, $$\rho$$, not \sigma") == {"mu", "tau", "rho"}
+    assert math_capitals(r"$W = UU^\top$, $\|X\|_F$, $\mathcal{L}$, $n_{\text{Px}}$") == {"W", "U", "X"}
 
 
 def test_the_chapters_are_the_books():
@@ -115,6 +129,12 @@ def test_no_exercise_is_answered_in_a_visible_cell(name):
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_the_notation_page_has_every_greek_letter_of_the_chapter(name):
     missing = math_greek((BOOK / f"{name}.md").read_text()) - math_greek((BOOK / "notation.md").read_text())
+    assert not missing, f"{name}.md uses symbols the notation page does not list: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_notation_page_has_every_capital_letter_of_the_chapter(name):
+    missing = math_capitals((BOOK / f"{name}.md").read_text()) - math_capitals((BOOK / "notation.md").read_text())
     assert not missing, f"{name}.md uses symbols the notation page does not list: {sorted(missing)}"
 
 
