@@ -59,7 +59,7 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     ax.imshow(kind, cmap=ListedColormap(colours), vmin=0, vmax=2)
     for i in range(d):
         for j in range(d):
-            ax.text(j, i, f"$w_{{{i + 1}{j + 1}}}$", ha="center", va="center", fontsize=8,
+            ax.text(j, i, f"$w_{{{i + 1}{j + 1}}}$", ha="center", va="center", fontsize=9,
                     color="white" if kind[i, j] == 2 else "black")
     if group is not None:
         for i in range(d):
