@@ -242,7 +242,7 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
     if title:
         ax.set_title(title, fontsize=10)
     if legend:
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=8, loc="best")
     return ax
 
 
@@ -281,7 +281,7 @@ def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | Non
     ax.set_ylabel(r"OOD test loss $\frac{1}{2}\|f(\hat{x}) - \hat{x}\|^2$")
     if title:
         ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     return ax
 
 
@@ -354,10 +354,10 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
         for j in range(i + 1, len(V)):
             if np.abs(V[i] - V[j]).sum() == 1:
                 ax.plot(*pos[[i, j]].T, color="grey", lw=0.6, zorder=1)
-    sc = ax.scatter(*pos.T, c=np.minimum(losses, vmax), cmap=cmap, vmin=0, vmax=vmax, s=330,
+    sc = ax.scatter(*pos.T, c=np.minimum(losses, vmax), cmap=cmap, vmin=0, vmax=vmax, s=420,
                     edgecolors="k", zorder=2)
     for k, v in enumerate(V):
-        ax.text(*pos[k], "".join(str(int(x)) for x in v), ha="center", va="center", fontsize=6,
+        ax.text(*pos[k], "".join(str(int(x)) for x in v), ha="center", va="center", fontsize=7,
                 color="w" if losses[k] < 0.5 * vmax else "k", zorder=3)
     ax.set_xticks(range(V.shape[1] + 1))
     ax.set_xlabel("number of concepts combined, $\\|v\\|_1$")

@@ -59,7 +59,7 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     ax.imshow(kind, cmap=ListedColormap(colours), vmin=0, vmax=2)
     for i in range(d):
         for j in range(d):
-            ax.text(j, i, f"$w_{{{i + 1}{j + 1}}}$", ha="center", va="center", fontsize=8,
+            ax.text(j, i, f"$w_{{{i + 1}{j + 1}}}$", ha="center", va="center", fontsize=9,
                     color="white" if kind[i, j] == 2 else "black")
     if group is not None:
         for i in range(d):
@@ -102,7 +102,7 @@ def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
     for p, t in stages.growth.items():
         ax.axvline(t, color="grey", ls=":", lw=1)
         ax.annotate(f"$w_{{{p + 1}{p + 1}}}$ grows", (t, 1.0), xycoords=("data", "axes fraction"),
-                    rotation=90, va="top", ha="right", fontsize=7, color="grey")
+                    rotation=90, va="top", ha="right", fontsize=8, color="grey")
 
 
 def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False, max_minor: int = 6,
@@ -163,7 +163,7 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
     ax.set_ylabel("entry value")
     handles, labels = ax.get_legend_handles_labels()
     lh, ll = lax.get_legend_handles_labels()
-    ax.legend(handles + lh, labels + ll, fontsize=7, ncol=2)
+    ax.legend(handles + lh, labels + ll, fontsize=8, ncol=2)
     return ax
 
 
@@ -204,7 +204,7 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
             plot_trajectory(ax, traj, label=f"output at centre {p + 1}", color=c, dims=dims,
                             marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
     mark_concept_plane(ax, mu, dims=dims)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     return ax
 
 

@@ -152,7 +152,7 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
             print("the simulation overflowed for these settings; try a smaller mu or sigma")
             return None
         stages = detect_stages(rec, 2)
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8.5, 3.8))  # legible at page width
         plot_jacobian_entries(ax1, rec, 2, stages=stages)
         ax1.set_title(f"a = ({a[0]:.2f}, {a[1]:.2f}); {stages.n_descents} descent(s)", fontsize=9)
         plot_output_trajectory(ax2, rec, mu_now)
@@ -218,7 +218,7 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
         n_steps = epochs * steps_per_epoch(data.X.shape[0], 128)
         rec = train(model, data, lr=lr, epochs=epochs, record_train_loss=False, seed=seed,
                     record_steps=record_grid(n_steps, every=max(1, n_steps // 200)))
-        fig, (ax_traj, ax_loss) = plt.subplots(1, 2, figsize=(10, 4))
+        fig, (ax_traj, ax_loss) = plt.subplots(1, 2, figsize=(8, 3.6))  # legible at page width
         plot_sweep_trajectories(ax_traj, [rec], [f"depth {depth}, d = {d}"], title="output trajectory at x_hat")
         plot_test_losses(ax_loss, [rec], ["test loss"], title="OOD test loss")
         plt.tight_layout()

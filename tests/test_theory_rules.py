@@ -102,6 +102,34 @@ def test_phase_diagram_scale():
         phase_diagram_scale([1.0, 1.5], 0.05, 3, (3,), (-1.0,))
 
 
+def test_phase_diagrams_independent_seeds_per_width(monkeypatch):
+    """Issue 23: by default every width draws seeds 0..n-1 (shared random streams, a
+    paired design); with independent_seeds width i draws seeds i n .. (i + 1) n - 1."""
+    import swingby.theory.statistics as st
+    used = []
+    real = st.initial_U
+
+    def spy(d, seeds, **kw):
+        used.append(list(seeds))
+        return real(d, seeds, **kw)
+
+    monkeypatch.setattr(st, "initial_U", spy)
+    st.phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=4, steps=20)
+    assert used == [[0, 1, 2, 3]] * 2
+    used.clear()
+    st.phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=4, steps=20,
+                           independent_seeds=True)
+    assert used == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    used.clear()
+    st.phase_diagram([1.0, 1.5], 0.05, (2, 3), (0.1,), n_seeds=3, steps=20, independent_seeds=True)
+    assert used == [[0, 1, 2], [3, 4, 5]]
+    # the shared default: seed k of every width starts from the same generator state, so
+    # the draws overlap (here the first 16 of 36 entries at d' = 12 are those at d' = 48)
+    narrow = real(3, [0], d_prime=12, init="gaussian", init_scale=1.0)[0]
+    wide = real(3, [0], d_prime=48, init="gaussian", init_scale=1.0)[0]
+    assert np.allclose(narrow.ravel()[:16], wide.ravel()[:16])
+
+
 def test_paired_p():
     a = np.array([True] * 30 + [False] * 10)
     assert tr.paired_p(a, a) == 1.0

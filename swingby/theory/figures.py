@@ -42,7 +42,8 @@ def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size
     title_size : float, optional
         Font size of the left panels' titles (default: the style's).
     figsize : tuple, optional
-        Default ``(13, 4.2 * len(panels))``.
+        Default ``(8, 3.7 * len(panels))``: narrow enough that the labels stay legible
+        when the figure is scaled to a book page's width (about 700 px at 1280 px).
 
     Returns
     -------
@@ -59,7 +60,7 @@ def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size
     panels = [StagePanel(*panel) for panel in panels]
     s = _checks.nonneg_vector("mu", mu).size
     title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
-    fig, axes = plt.subplots(len(panels), 2, figsize=figsize or (13, 4.2 * len(panels)), squeeze=False,
+    fig, axes = plt.subplots(len(panels), 2, figsize=figsize or (8, 3.7 * len(panels)), squeeze=False,
                              gridspec_kw={"width_ratios": [1.6, 1]})
     for row, panel in zip(axes, panels):
         plot_jacobian_entries(row[0], panel.record, s=s, stages=panel.stages, logx=True)

@@ -93,13 +93,17 @@ class PhaseDiagram(NamedTuple):
 
 
 def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds: int = 100,
-                  eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> PhaseDiagram:
+                  eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01,
+                  independent_seeds: bool = False) -> PhaseDiagram:
     """How often swing-by occurs over the dimension and the initialisation scale (App. E.2).
 
     For each ``d`` in ``d_values`` (``d' = d``) and each ``tau`` in ``taus``, ``n_seeds``
     Gaussian initialisations ``U ~ N(0, tau^2)`` (seeds ``0..n_seeds-1`` of
     :func:`initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
     from :func:`dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
+    By default every ``d`` uses the same seeds, so the rows share random streams (seed
+    ``k`` starts every ``U`` from the same generator state, and their first draws
+    coincide): a paired design, not independent samples per row.
 
     Used by ``book/beyond_two_concepts.md``.
 
@@ -115,6 +119,9 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
         As in :func:`dynamics_a`.
     n_seeds, eta, steps, rel_tol
         As in :func:`descent_statistics`.
+    independent_seeds : bool
+        If true, row ``i`` uses seeds ``i n_seeds .. (i + 1) n_seeds - 1``, so that no
+        two rows share a random stream (independent samples across ``d``).
 
     Returns
     -------
@@ -132,7 +139,8 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
         a = dynamics_a(mu, sigma, d, matrix=matrix)
         x_hat = np.zeros(d)
         x_hat[:s] = mu
-        base = initial_U(d, range(n), init="gaussian", init_scale=1.0)
+        seeds = range(i * n, (i + 1) * n) if independent_seeds else range(n)
+        base = initial_U(d, seeds, init="gaussian", init_scale=1.0)
         U0 = np.concatenate([base * tau for tau in taus])
         rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
         if not np.all(np.isfinite(rec.test_loss)):
@@ -158,7 +166,8 @@ class ScalePhaseDiagram(NamedTuple):
 
 
 def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "authors", n_seeds: int = 100,
-                        eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> ScalePhaseDiagram:
+                        eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01,
+                        independent_seeds: bool = False) -> ScalePhaseDiagram:
     """How often swing-by occurs over the width ``d'`` at a fixed initial scale (App. E.2,
     issue 23): the phase diagram of :func:`phase_diagram` with the two things that
     ``d = d'`` at fixed ``tau`` mixes held apart.
@@ -168,7 +177,10 @@ def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "auth
     ``w0`` in ``w0s``, ``tau = sqrt(w0 / d')``, so that every cell of one column starts its
     major entries at the same mean ``w0`` and only the width (and with it the relative
     size of the minor entries, ``1 / sqrt(d')``) changes. Seeds ``0..n_seeds-1`` of
-    :func:`initial_U`, gradient steps on ``U``. Used by ``book/beyond_two_concepts.md``.
+    :func:`initial_U` for every width (shared random streams across widths: seed ``k``
+    starts every ``U`` from the same generator state, and their first draws coincide) unless
+    ``independent_seeds``; gradient steps on ``U``. Used by
+    ``book/beyond_two_concepts.md``.
 
     Parameters
     ----------
@@ -182,8 +194,10 @@ def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "auth
         Initial scales ``E w_ii(0) > 0``.
     matrix : {"authors", "paper"}
         As in :func:`dynamics_a`.
-    n_seeds, eta, steps, rel_tol
-        As in :func:`phase_diagram`.
+    n_seeds, eta, steps, rel_tol, independent_seeds
+        As in :func:`phase_diagram` (``independent_seeds``: width ``i`` uses seeds
+        ``i n_seeds .. (i + 1) n_seeds - 1``, so that a test across widths compares
+        independent samples).
 
     Returns
     -------
@@ -204,7 +218,8 @@ def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "auth
     x_hat[:s] = mu
     counts = np.zeros((len(d_primes), len(w0s)), dtype=int)
     for i, dp in enumerate(d_primes):
-        base = initial_U(d, range(n), d_prime=dp, init="gaussian", init_scale=1.0)
+        seeds = range(i * n, (i + 1) * n) if independent_seeds else range(n)
+        base = initial_U(d, seeds, d_prime=dp, init="gaussian", init_scale=1.0)
         U0 = np.concatenate([base * np.sqrt(w0 / dp) for w0 in w0s])
         rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
         if not np.all(np.isfinite(rec.test_loss)):

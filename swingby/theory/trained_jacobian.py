@@ -700,7 +700,7 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0, label="fall of $y_w$")
     ax.set_xlabel("SGD step + 1")
     ax.set_ylabel("entry of the Jacobian at $\\hat{x}$")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     ax = axes[1]
     ax.plot(y[:, 0], y[:, 1], color="C3")
     for tt, mk in ((o.t_turn, "v"), (o.t_back, "^")):
@@ -710,7 +710,7 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     ax.plot([record.mu[0], 0], [0, record.mu[1]], "o", color="0.4")
     ax.set_xlabel("$y_1$")
     ax.set_ylabel("$y_2$")
-    ax.set_title("output path at $\\hat{x}$ (turns: v, ^)", fontsize=9)
+    ax.set_title("output path at $\\hat{x}$ (turns: v, ^)", fontsize=10)
     ax = axes[2]
     ax.semilogx(t, record.test_loss[run], color="C3")
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0)
