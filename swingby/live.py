@@ -112,7 +112,7 @@ class Explorer:
     """A live explorer: its controls, its output area and what it drew last.
 
     Made by :func:`explorer`; the explorers of :mod:`swingby.widgets`,
-    :mod:`swingby.diffusion.explorer` and :mod:`swingby.diffusion.capability_explorer`
+    :mod:`swingby.diffusion.fig6.explorer` and :mod:`swingby.capability.explorer`
     return one in live mode (``None`` in static mode).
 
     Its attributes: ``box``, the controls and the output area as displayed (an

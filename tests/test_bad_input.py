@@ -26,12 +26,12 @@ from swingby import theory as T  # noqa: E402
 from swingby import train as TR  # noqa: E402
 from swingby import widgets as W  # noqa: E402
 from swingby._checks import TrainingDiverged  # noqa: E402
-from swingby.diffusion import analysis as A  # noqa: E402
 from swingby.diffusion import classifier as C  # noqa: E402
 from swingby.diffusion import concept_space as CS  # noqa: E402
-from swingby.diffusion import plots as DP  # noqa: E402
 from swingby.diffusion.data import CirclesConfig  # noqa: E402
-from swingby.diffusion.explorer import sweep_explorer  # noqa: E402
+from swingby.diffusion.fig6 import analysis as A  # noqa: E402
+from swingby.diffusion.fig6 import plots as DP  # noqa: E402
+from swingby.diffusion.fig6.explorer import sweep_explorer  # noqa: E402
 from swingby.models import MLP, SymmetricModel  # noqa: E402
 
 torch.set_num_threads(1)

@@ -1,11 +1,11 @@
-"""The Fig. 6 claim checks of swingby.diffusion.claims pass on runs with the effect and
+"""The Fig. 6 claim checks of swingby.diffusion.fig6.claims pass on runs with the effect and
 fail on runs without it, and each reports its null's pass rate."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from swingby.diffusion import claims as C
+from swingby.diffusion.fig6 import claims as C
 
 STEPS = [int(s) for s in np.round(np.linspace(0, np.sqrt(2400), 12) ** 2)]
 K = len(STEPS)
@@ -117,8 +117,8 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from swingby.diffusion import plots as DP
-    from swingby.diffusion.explorer import sweep_explorer
+    from swingby.diffusion.fig6 import plots as DP
+    from swingby.diffusion.fig6.explorer import sweep_explorer
     res = dict(runs[0])
     D, S, K = res["probs"].shape[:3]
     res["pixels"] = np.ones((D, S, K, 4, res["probs"].shape[4], 4), np.float32)
@@ -140,8 +140,8 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
 def test_the_old_swing_check_passes_an_l_shape_the_dip_check_does_not():
     """Issue 22: learning size, then colour (an L-shaped path that never swings back) passes
     the old seed-mean swing check, whose null is a straight path; the per-run dip check of
-    swingby.diffusion.fig6_checks, whose null is every monotone-per-coordinate path, does not."""
-    from swingby.diffusion.fig6_checks import dip
+    swingby.diffusion.fig6.checks, whose null is every monotone-per-coordinate path, does not."""
+    from swingby.diffusion.fig6.checks import dip
     size, col = _logistic(0.3), _logistic(0.6)
     path = np.stack([0.33 + 0.67 * col, size], -1)                  # monotone in each coordinate
     paths = np.repeat(path[None], 4, axis=0) + np.random.default_rng(0).normal(0, 0.01, (4, K, 2))

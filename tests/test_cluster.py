@@ -23,11 +23,14 @@ import pytest
 import torch
 
 from swingby.diffusion import __main__ as cli
-from swingby.diffusion import executors as E
-from swingby.diffusion import job_options as J
-from swingby.diffusion import storage
-from swingby.diffusion import sweep as S
+from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import get_preset
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import evaluation as EV
+from swingby.diffusion.runs import executors as E
+from swingby.diffusion.runs import job_options as J
+from swingby.diffusion.runs import storage
+from swingby.diffusion.runs import storage as ST
 from swingby.diffusion.training import resolve_device
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,12 +70,12 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     import submitit
 
     p = get_preset("tiny", steps=240, classifier_steps=5, ema=0.9, n_checkpoints=4)  # checkpoints 0, 27, 107, 240
-    ref = S.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "pool_s", **QUIET))
+    ref = ST.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "pool_s", **QUIET))
     scratch, logs, done = tmp_path / "s", [], []
     parent = threading.Thread(target=lambda: done.append(E.submit(  # the blocking parent: waits and merges
         p, executor="submitit-local", out_dir=tmp_path / "o", scratch=scratch, poll_s=0.5, log=logs.append)))
     parent.start()
-    state = S.state_path(scratch, 0.2, 0)  # the first job's run: preempted once it has saved a state past step 0
+    state = SP.state_path(scratch, 0.2, 0)  # the first job's run: preempted once it has saved a state past step 0
     deadline = time.time() + 90
     while time.time() < deadline and _state_step(state) == 0:
         time.sleep(0.1)
@@ -93,7 +96,7 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     assert blob["starts"] == [0, step], blob["starts"]  # the requeued job started from the state, not step 0
     assert torch.load(E.run_result_path(scratch, 0.6, 0), weights_only=True)["starts"] == [0]
     assert c.finished and not c.refused and not any("failed" in m for m in logs), logs
-    merged = S.load_results(c.path)
+    merged = ST.load_results(c.path)
     _same_arrays(ref, merged)
     meta = merged["meta"]
     assert meta["finished"] and meta["executor"] == "submitit-local" and meta["config"] == p.to_dict()
@@ -109,10 +112,10 @@ def test_run_results_of_another_preset_or_other_code_are_refused(tmp_path):
     """A job runs the pool's own worker (here in this process); collect merges its file,
     and refuses, naming the file, one made by another preset config or by other code."""
     p = get_preset("tiny", separations=(0.5,), steps=16, classifier_steps=5, ema=0.9, n_checkpoints=4)
-    clf, _ = S.get_classifier(p, tmp_path / "o", progress=False)
+    clf, _ = EV.get_classifier(p, tmp_path / "o", progress=False)
     scratch = tmp_path / "s"
     job = E.RunJob(p.to_dict(), 0.5, 0, str(scratch), clf.state_dict(), p.classifier_width, "cpu")
-    with E._run_lock(S.state_path(scratch, 0.5, 0)):  # the same run already trained by another job
+    with E._run_lock(SP.state_path(scratch, 0.5, 0)):  # the same run already trained by another job
         with pytest.raises(RuntimeError, match="another job is training this run"):
             job()
     f = Path(job())
@@ -130,8 +133,8 @@ def test_run_results_of_another_preset_or_other_code_are_refused(tmp_path):
     storage.atomic_save(lambda g: torch.save(blob, g), f)
     c = E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
     assert c.finished and c.merged == [(0.5, 0)]
-    ref = S.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "ps", **QUIET))
-    _same_arrays(ref, S.load_results(c.path))
+    ref = ST.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "ps", **QUIET))
+    _same_arrays(ref, ST.load_results(c.path))
 
 
 @needs_submitit
@@ -246,4 +249,4 @@ def test_collect_from_the_command_line_reports_what_is_missing(tmp_path, capsys)
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert "merged 0 run(s), 2 not finished, 0 refused; not complete yet" in out, out
-    assert not S.results_path(tmp_path / "o", get_preset("tiny")).exists()
+    assert not SP.results_path(tmp_path / "o", get_preset("tiny")).exists()

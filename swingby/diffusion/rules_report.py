@@ -11,13 +11,15 @@ from pathlib import Path
 
 import numpy as np
 
-from swingby.diffusion import capability as C
-from swingby.diffusion import capability_checks as K
-from swingby.diffusion import capability_time_checks as T
-from swingby.diffusion import claims as OLD
-from swingby.diffusion import fig6_checks as F
-from swingby.diffusion import fig6_slowing as FS
+from swingby.capability import checks as K
+from swingby.capability import claims as CC
+from swingby.capability import measures as CM
+from swingby.capability import probes as CP
+from swingby.capability import time_checks as T
 from swingby.diffusion import rules as R
+from swingby.diffusion.fig6 import checks as F
+from swingby.diffusion.fig6 import claims as OLD
+from swingby.diffusion.fig6 import slowing as FS
 
 DEFAULT_SWEEP = Path(__file__).resolve().parents[2] / "results" / "diffusion" / "sweep_cpu.npz"
 
@@ -95,9 +97,9 @@ def swing_table(swings: list, dips: list) -> str:
     Parameters
     ----------
     swings : list
-        :func:`swingby.diffusion.claims.swing_checks` (old rule).
+        :func:`swingby.diffusion.fig6.claims.swing_checks` (old rule).
     dips : list of DipCheck
-        :func:`swingby.diffusion.fig6_checks.dip_checks` (new rule).
+        :func:`swingby.diffusion.fig6.checks.dip_checks` (new rule).
 
     Returns
     -------
@@ -122,9 +124,9 @@ def mse_table(bends: list, mses: list) -> str:
     Parameters
     ----------
     bends : list
-        :func:`swingby.diffusion.claims.bend_checks` (old rule).
+        :func:`swingby.diffusion.fig6.claims.bend_checks` (old rule).
     mses : list of MSECheck
-        :func:`swingby.diffusion.fig6_checks.mse_rise_checks` (new rule).
+        :func:`swingby.diffusion.fig6.checks.mse_rise_checks` (new rule).
 
     Returns
     -------
@@ -151,9 +153,9 @@ def slowing_table(olds: list, news: list) -> str:
     Parameters
     ----------
     olds : list
-        :func:`swingby.diffusion.claims.slowing_checks` (old rule).
+        :func:`swingby.diffusion.fig6.claims.slowing_checks` (old rule).
     news : list of SlowingResult
-        :func:`swingby.diffusion.fig6_slowing.terminal_slowing` (new rule).
+        :func:`swingby.diffusion.fig6.slowing.terminal_slowing` (new rule).
 
     Returns
     -------
@@ -224,7 +226,7 @@ def lead_table(res: dict, scans: dict, rules: R.Rules = R.RULES) -> str:
         A complete sweep.
     scans : dict
         Reading ("classifier", "pixels") to
-        :func:`swingby.diffusion.capability_checks.lead_over_levels`.
+        :func:`swingby.capability.checks.lead_over_levels`.
     rules : Rules
         The new rules.
 
@@ -240,7 +242,7 @@ def lead_table(res: dict, scans: dict, rules: R.Rules = R.RULES) -> str:
     out = _head("reading", "old: first 50 % crossing, precedes", "new: per level " + str(rules.crossing_levels),
                 "null per level", "new verdict (robust over levels)", "to decide")
     for by, scan in scans.items():
-        old = C.precedes_check(C.capability_lead(C.crossing_times(res, by), end), old_r.min_lead_fraction * end)
+        old = CC.precedes_check(CC.capability_lead(CM.crossing_times(res, by), end), old_r.min_lead_fraction * end)
         out.append(_row(by, old, " ".join(f"{lv}:{w}" for lv, w in zip(scan.levels, scan.verdicts)),
                         _f(scan.null_pass_rate, ".1%"), scan.verdict, scan.needed))
     return "\n".join(out)
@@ -252,7 +254,7 @@ def seed_spread_table(sp, dcs) -> str:
     Parameters
     ----------
     sp : SeedSpread
-        :func:`swingby.diffusion.capability_checks.seed_spread`.
+        :func:`swingby.capability.checks.seed_spread`.
     dcs : array (D,)
         The separations.
 
@@ -277,7 +279,7 @@ def robust_table(ws, rules: R.Rules = R.RULES) -> str:
     Parameters
     ----------
     ws : WindowSpread
-        :func:`swingby.diffusion.capability_checks.window_spread_ratio`.
+        :func:`swingby.capability.checks.window_spread_ratio`.
     rules : Rules
         The new rules.
 
@@ -304,7 +306,7 @@ def loss_table(lm, rules: R.Rules = R.RULES) -> str:
     Parameters
     ----------
     lm : LossMark
-        :func:`swingby.diffusion.capability_time_checks.loss_mark`.
+        :func:`swingby.capability.time_checks.loss_mark`.
     rules : Rules
         The new rules.
 
@@ -331,8 +333,8 @@ def probes_table(rows: list) -> str:
     Parameters
     ----------
     rows : list of (str, ProbeScore, Disentanglement)
-        Name, :func:`swingby.diffusion.capability.probe_score` and
-        :func:`swingby.diffusion.capability_time_checks.disentanglement` of each probe.
+        Name, :func:`swingby.capability.claims.probe_score` and
+        :func:`swingby.capability.time_checks.disentanglement` of each probe.
 
     Returns
     -------
@@ -354,7 +356,7 @@ def best_probe_table(bp, old_p: float) -> str:
     Parameters
     ----------
     bp : BestProbe
-        :func:`swingby.diffusion.capability_time_checks.best_probe`.
+        :func:`swingby.capability.time_checks.best_probe`.
     old_p : float
         The chosen probe's own p-value under the old rule.
 
@@ -390,14 +392,14 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
     out = ["## Capability before behaviour (study Fig. 2)", ""]
     out += lead_table(res, {by: K.lead_over_levels(res, by, rules) for by in ("classifier", "pixels")},
                       rules).split("\n")
-    t_old = C.crossing_times(res).capability
-    t_cap = K.sustained_crossing(steps, C.capability(res), rules.crossing_level, rules.sustain_k)
+    t_old = CM.crossing_times(res).capability
+    t_cap = K.sustained_crossing(steps, CM.capability(res), rules.crossing_level, rules.sustain_k)
     sp = K.seed_spread(t_cap)
     out += ["", f"Sustained ({rules.sustain_k} checkpoints) and first crossings differ in "
             f"{int(np.sum(t_old != t_cap))} runs at level {rules.crossing_level}.", "",
             "## Seed spread of the capability time", ""]
     out += seed_spread_table(sp, dcs).split("\n")
-    ws = K.window_spread_ratio(C.capability(res), C.behaviour(res), steps, rules)
+    ws = K.window_spread_ratio(CM.capability(res), CM.behaviour(res), steps, rules)
     out += ["", "## Capability is robust to seed (study Figs. 8, 9)", "",
             f"Old rule (whole training): ratio {ws.whole_ratio:.2f} <= {old_r.max_spread_ratio} -> "
             f"{ws.whole_ratio <= old_r.max_spread_ratio}. New rule (each separation up to the first checkpoint where "
@@ -422,12 +424,12 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
             f"New: |residual| of log loss near t_cap minus elsewhere = {lm.statistic:.4f}, p = {lm.p_value:.3f} "
             f"(seeds' losses paired with other seeds' times); a {rules.loss_bump:.0%} bump at t_cap would give "
             f"p = {lm.injected_p:.3f}. **New verdict: {lm.verdict}**; to decide: {lm.needed}.", ""]
-    ed = C.embedding_disentanglement(res)
+    ed = CP.embedding_disentanglement(res)
     out += ["## Embedding disentanglement tracks the capability time (study Fig. 5)", ""]
     out += _head("probe", "old: probe_score r, p (within-dc shuffles)", "new: r [CI], p (seeds permuted)",
                  "new verdict", "to decide")
-    for name, tp in (("transition step", C.transition_step(steps, ed)), ("step of maximum", C.peak_step(steps, ed))):
-        o = C.probe_score(name, tp, C.crossing_times(res), n_perm=1000)
+    for name, tp in (("transition step", CP.transition_step(steps, ed)), ("step of maximum", CP.peak_step(steps, ed))):
+        o = CC.probe_score(name, tp, CM.crossing_times(res), n_perm=1000)
         d = T.disentanglement(tp, t_cap, rules)
         out.append(_row(name, f"{o.r_capability:.2f}, {o.p_value:.3f} (chapter: not reproduced)",
                         f"{d.r:.2f} {_f(d.r_ci)}, {d.p_value:.3f}", d.verdict, d.needed))
@@ -442,15 +444,15 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
 
 def _probes(res: dict, steps: np.ndarray, ed: np.ndarray) -> dict:
     """The transition steps of the chapter's probes, ``(D, S)`` each."""
-    turn = C.concept_turn(res)
+    turn = CP.concept_turn(res)
     wnorm = np.where(res["done"][..., None], res["wnorm"], np.nan)
     out = {"concept space: turn": turn.turn, "concept space: leaving step": turn.departure,
-           "embedding disentanglement": C.transition_step(steps, ed),
-           "parallelogram cosine": C.transition_step(steps, C.embedding_parallelogram(res))}
+           "embedding disentanglement": CP.transition_step(steps, ed),
+           "parallelogram cosine": CP.transition_step(steps, CP.embedding_parallelogram(res))}
     for j, name in enumerate(("colour inputs", "size input", "convolutions")):
-        out[f"weight norm, {name}"] = C.transition_step(steps, wnorm[..., j])
+        out[f"weight norm, {name}"] = CP.transition_step(steps, wnorm[..., j])
     for f in ("grad_colour", "grad_size", "grad_conv", "loss"):
-        out[f] = C.transition_step(*C.loss_log(res, f))
+        out[f] = CP.transition_step(*CP.loss_log(res, f))
     return out
 
 
@@ -460,7 +462,7 @@ def report(res: dict, rules: R.Rules = R.RULES) -> str:
     Parameters
     ----------
     res : dict
-        A complete sweep (:func:`swingby.diffusion.storage.load_results`).
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
     rules : Rules
         The new rules.
 
@@ -494,7 +496,7 @@ def main(argv=None) -> None:
     -------
     None
     """
-    from swingby.diffusion.storage import load_results
+    from swingby.diffusion.runs.storage import load_results
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sweep", type=Path, default=DEFAULT_SWEEP)
     ap.add_argument("--out", type=Path, default=DEFAULT_SWEEP.parent / "rules_on_stored_sweep.md")

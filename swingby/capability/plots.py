@@ -1,7 +1,7 @@
 """Figures of the capability chapter (``book/capability.md``): the figures of the
 hidden-capabilities study (Park et al. 2024) drawn from a stored sweep. Every
-function takes a results dict of :func:`swingby.diffusion.storage.load_results` (and
-numbers computed by :mod:`swingby.diffusion.capability`), draws on the axes it is
+function takes a results dict of :func:`swingby.diffusion.runs.storage.load_results` (and
+numbers computed by :mod:`swingby.capability`), draws on the axes it is
 given and returns them."""
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion import capability as C
+from swingby.capability import claims as CC
+from swingby.capability import measures as CM
+from swingby.capability import probes as CP
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.plots import CLASS_COLOURS, _axes_for, _corners, label_panels, panel_grid  # noqa: F401 - panel_grid for the chapter
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels, panel_grid  # noqa: F401 - panel_grid for the chapter
 from swingby.plotting import _axes
 
 CAP_COLOUR, BEH_COLOUR = "tab:green", "tab:red"  #: seed 003's colours: capability green, behaviour red
@@ -62,7 +64,7 @@ def plot_concept_memorization(res: dict, ax):
         Where to draw.
     """
     ax = _axes(ax)
-    pts = np.nanmean(C.class_points(res), axis=1)  # (D, K, 4, 2)
+    pts = np.nanmean(CP.class_points(res), axis=1)  # (D, K, 4, 2)
     dcs = _separations(res)
     for i, dc in enumerate(dcs):
         col = dc_colour(i, len(dcs))
@@ -103,7 +105,7 @@ def plot_capability_behaviour(res: dict, axes):
     dcs, steps = _separations(res), _steps(res)
     axes = _axes_for(axes, len(dcs))
     for by, style in READINGS.items():
-        cap, beh = C.capability(res, by), C.behaviour(res, by)
+        cap, beh = CM.capability(res, by), CM.behaviour(res, by)
         for i, ax in enumerate(axes[:len(dcs)]):
             _band(ax, steps, cap[i], CAP_COLOUR, style, f"capability ({by})")
             _band(ax, steps, beh[i], BEH_COLOUR, style, f"behaviour ({by})")
@@ -131,7 +133,7 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
     """
     dcs, steps = _separations(res), _steps(res)
     axes = _axes_for(axes, len(dcs))
-    sc, sb = C.seed_std(C.capability(res, by)), C.seed_std(C.behaviour(res, by))
+    sc, sb = CM.seed_std(CM.capability(res, by)), CM.seed_std(CM.behaviour(res, by))
     for i, ax in enumerate(axes[:len(dcs)]):
         ax.plot(steps, sc[i], "-", color=CAP_COLOUR, label="capability")
         ax.plot(steps, sb[i], "-", color=BEH_COLOUR, label="behaviour")
@@ -159,7 +161,7 @@ def plot_seeds_3d(res: dict, dc_index: int, ax, by: str = "classifier"):
     ax = _axes(ax, three_d=True)
     dcs, steps = _separations(res), _steps(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
-    cap, beh = C.capability(res, by)[i], C.behaviour(res, by)[i]
+    cap, beh = CM.capability(res, by)[i], CM.behaviour(res, by)[i]
     seeds = res["meta"]["config"]["seeds"]
     for j, s in enumerate(seeds):
         if np.isnan(cap[j]).any():
@@ -176,7 +178,7 @@ def plot_seeds_3d(res: dict, dc_index: int, ax, by: str = "classifier"):
     return ax
 
 
-def plot_crossing_times(res: dict, times: C.CrossingTimes, fit: C.LinearFit | None, ax):
+def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | None, ax):
     """Seed 003, Fig. 3: behaviour time against capability time, one dot per run, one
     colour per separation; runs whose behaviour never crosses 50 % are open triangles
     at the end of training (censored); the least-squares line over the runs where both
@@ -187,16 +189,16 @@ def plot_crossing_times(res: dict, times: C.CrossingTimes, fit: C.LinearFit | No
     res : dict
         A results dict (for the separations and the last step).
     times : CrossingTimes
-        From :func:`swingby.diffusion.capability.crossing_times`.
+        From :func:`swingby.capability.measures.crossing_times`.
     fit : LinearFit or None
-        From :func:`swingby.diffusion.capability.linear_fit` (None: no line).
+        From :func:`swingby.capability.claims.linear_fit` (None: no line).
     ax : matplotlib Axes
         Where to draw.
     """
     ax = _axes(ax)
-    _checks.instance("times", times, C.CrossingTimes)
+    _checks.instance("times", times, CM.CrossingTimes)
     if fit is not None:
-        _checks.instance("fit", fit, C.LinearFit)
+        _checks.instance("fit", fit, CC.LinearFit)
     dcs, end = _separations(res), float(_steps(res)[-1])
     tc, tb = np.asarray(times.capability, float), np.asarray(times.behaviour, float)
     if tc.shape != (len(dcs), tc.shape[1]) or tb.shape != tc.shape:
@@ -231,7 +233,7 @@ def _interp_point(steps: np.ndarray, path: np.ndarray, t: float) -> np.ndarray:
 def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str = "classifier"):
     """Seed 003, Fig. 4: one run's training loss (left), capability and behaviour
     (middle) and class-11 concept-space path (right), with the capability time marked
-    (dashed line, star) and the concept-space turn (:func:`swingby.diffusion.capability.concept_turn`).
+    (dashed line, star) and the concept-space turn (:func:`swingby.capability.probes.concept_turn`).
 
     Parameters
     ----------
@@ -253,17 +255,17 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     a0, a1, a2 = (_axes(a) for a in axes)
     if not np.asarray(res["done"])[i, j].all():
         raise ValueError(f"run (dc_index={i}, seed_index={j}) is not finished")
-    t_cap = float(C.crossing_times(res, by).capability[i, j])
-    turn = C.concept_turn(res)
-    ls, loss = C.loss_log(res, "loss")
+    t_cap = float(CM.crossing_times(res, by).capability[i, j])
+    turn = CP.concept_turn(res)
+    ls, loss = CP.loss_log(res, "loss")
     a0.plot(ls, loss[i, j], color="k", lw=1)
     if np.nanmin(loss[i, j]) > 0:   # a log scale shows a late feature as large as an early one
         a0.set_yscale("log")
     a0.set_xlabel("training step")
     a0.set_ylabel("loss: the bound (nats per dimension)")
     a0.set_title("training loss", fontsize=10)
-    a1.plot(steps, C.capability(res, by)[i, j], "-o", ms=3, color=CAP_COLOUR, label="capability")
-    a1.plot(steps, C.behaviour(res, by)[i, j], "-o", ms=3, color=BEH_COLOUR, label="behaviour")
+    a1.plot(steps, CM.capability(res, by)[i, j], "-o", ms=3, color=CAP_COLOUR, label="capability")
+    a1.plot(steps, CM.behaviour(res, by)[i, j], "-o", ms=3, color=BEH_COLOUR, label="behaviour")
     a1.axhline(0.5, color="k", lw=0.6)
     a1.set_xlabel("training step")
     a1.set_ylabel("joint accuracy of class 11")
@@ -273,7 +275,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
         if np.isfinite(t_cap):
             ax.axvline(t_cap, color=CAP_COLOUR, ls="--", lw=1.2)
         ax.axvline(turn.turn[i, j], color="tab:purple", ls=":", lw=1.2)
-    pts = C.class_points(res)[i, j]
+    pts = CP.class_points(res)[i, j]
     for c, cls in enumerate(CLASSES):
         held = cls == "11"
         a2.plot(pts[:, c, 0], pts[:, c, 1], "-" if held else "--", color=CLASS_COLOURS[cls], lw=2 if held else 0.8,
@@ -306,8 +308,8 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
     """
     dcs, steps = _separations(res), _steps(res)
     axes = _axes_for(axes, len(dcs))
-    ed = C.embedding_disentanglement(res)
-    t_cap = C.crossing_times(res, by).capability
+    ed = CP.embedding_disentanglement(res)
+    t_cap = CM.crossing_times(res, by).capability
     cols = plt.get_cmap("tab10")
     for i, ax in enumerate(axes[:len(dcs)]):
         for j in range(ed.shape[1]):
@@ -325,7 +327,7 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
 
 def probe_table(scores: list) -> str:
     """The probe table of the chapter as Markdown: one row per
-    :class:`swingby.diffusion.capability.ProbeScore`.
+    :class:`swingby.capability.claims.ProbeScore`.
 
     Parameters
     ----------
@@ -333,7 +335,7 @@ def probe_table(scores: list) -> str:
         In the order of the rows.
     """
     if not isinstance(scores, (list, tuple)) or not scores or \
-            not all(isinstance(s, C.ProbeScore) for s in scores):
+            not all(isinstance(s, CC.ProbeScore) for s in scores):
         raise ValueError("scores must be a non-empty list of ProbeScore (from capability.probe_score)")
 
     def f(v, fmt):

@@ -12,17 +12,18 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion import capability as C
-from swingby.diffusion.capability_plots import CAP_COLOUR
+from swingby.capability import measures as CM
+from swingby.capability import probes as CP
+from swingby.capability.plots import CAP_COLOUR
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
 from swingby.live import Explorer, explorer
 
 
 def _prompt_points(res: dict) -> np.ndarray:
     """Class-11 concept-space points under every prompt, ``(D, S, K, 1 + P, 2)``
     (prompt 0 the plain one); NaN for unfinished runs."""
-    plain = C.class_points(res)[:, :, :, C.CLASS_11][:, :, :, None]
+    plain = CP.class_points(res)[:, :, :, CM.CLASS_11][:, :, :, None]
     cap = np.asarray(res["cap_probs"], float).mean(axis=4)
     cap[~np.asarray(res["done"])] = np.nan
     return np.concatenate([plain, cap], axis=3)
@@ -47,7 +48,7 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
     D, S, K = np.shape(res["done"])
     i, j = _checks.index("dc_index", dc_index, D), _checks.index("seed_index", seed_index, S)
     k = _checks.index("checkpoint", checkpoint, K)
-    labels = C.prompt_labels(res, i)
+    labels = CM.prompt_labels(res, i)
     q = _checks.index("prompt", prompt, len(labels))
     a0, a1 = axes
     steps = res["meta"]["checkpoint_steps"]
@@ -59,9 +60,9 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
     plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
                     title=f"plain prompts, step {steps[k]}")
     pts = _prompt_points(res)[i, j]
-    clf = np.concatenate([[C.behaviour(res, "classifier")[i, j, k]], C.prompt_accuracies(res, "classifier")[i, j, k]])
-    pix = np.concatenate([[C.behaviour(res, "pixels")[i, j, k]], C.prompt_accuracies(res, "pixels")[i, j, k]])
-    train = C.class_points(res)[i, j, k]
+    clf = np.concatenate([[CM.behaviour(res, "classifier")[i, j, k]], CM.prompt_accuracies(res, "classifier")[i, j, k]])
+    pix = np.concatenate([[CM.behaviour(res, "pixels")[i, j, k]], CM.prompt_accuracies(res, "pixels")[i, j, k]])
+    train = CP.class_points(res)[i, j, k]
     for c, cls in enumerate(CLASSES[:3]):
         a1.plot(*train[c], "s", color=CLASS_COLOURS[cls], ms=6, label=f"{cls} (plain)")
     a1.plot(pts[k, 1:, 0], pts[k, 1:, 1], "o", color=CAP_COLOUR, alpha=0.5, ms=6, label="11, capability prompts")
@@ -99,7 +100,7 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         The live explorer; ``None`` in static mode.
     """
     if not isinstance(res, dict) or not {"thumbs", "cap_probs", "done", "meta"} <= set(res):
-        raise ValueError("res must be a results dict of swingby.diffusion.storage.load_results with thumbs and "
+        raise ValueError("res must be a results dict of swingby.diffusion.runs.storage.load_results with thumbs and "
                          "cap_probs")
     cfg, steps = res["meta"]["config"], res["meta"]["checkpoint_steps"]
     D, S, K = np.shape(res["done"])
@@ -115,7 +116,7 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
 
     def make_controls():
         import ipywidgets as widgets
-        names = [lab.split(":")[0] for lab in C.prompt_labels(res, dc_index)]  # the same at every dc
+        names = [lab.split(":")[0] for lab in CM.prompt_labels(res, dc_index)]  # the same at every dc
         return dict(
             i=widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
                                value=dc_index, description="dc"),

@@ -23,7 +23,7 @@ from swingby import _checks
 from swingby.diffusion import _inputs
 from swingby.diffusion.data import CLASSES
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 ENV_VAR = "SWINGBY_RESULTS"
 #: per-checkpoint arrays of an evaluation, with their dtype in the results file
 EVAL_ARRAYS = {"probs": np.float32, "pixels": np.float32, "thumbs": np.uint8, "cap_probs": np.float32,
@@ -246,7 +246,7 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
     p : Preset
         The sweep's preset (sets the array shapes).
     runs : dict
-        ``(dc, seed) -> records`` of :func:`swingby.diffusion.sweep.run_one`.
+        ``(dc, seed) -> records`` of :func:`swingby.diffusion.runs.driver.run_one`.
     meta_extra : dict
         Entries added to ``meta`` (code version, classifier report, wall time, ...).
     """

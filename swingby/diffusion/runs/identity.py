@@ -4,7 +4,7 @@ A hash of raw source bytes changes with every docstring, comment or move of a fu
 between files, and so orphans a partial sweep for no reason. :func:`code_identity`
 hashes behaviour instead:
 
-1. every module of ``swingby.diffusion`` and :mod:`swingby._checks` is parsed (not
+1. every module of ``swingby.diffusion`` (its subpackages included) and :mod:`swingby._checks` is parsed (not
    imported) with ``ast``;
 2. the covered definitions are the dependency closure of :data:`ROOTS`: a top-level
    function, class or constant is covered when a covered definition refers to it by name
@@ -30,17 +30,28 @@ import ast
 import hashlib
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+DIFFUSION_DIR = Path(__file__).resolve().parents[1]
+
+
+def _searched(directory: Path) -> dict:
+    """``{dotted name: file}`` of every module of ``swingby.diffusion`` and its subpackages."""
+    out = {}
+    for f in sorted(directory.rglob("*.py")):
+        if f.stem in ("__init__", "__main__"):
+            continue
+        parts = f.relative_to(directory.parent.parent).with_suffix("").parts
+        out[".".join(parts)] = f
+    return out
+
+
 #: modules searched for definitions, by dotted name (the package's own, plus the checks)
-SEARCHED = {"swingby._checks": PACKAGE_DIR.parent / "_checks.py",
-            **{f"swingby.diffusion.{f.stem}": f for f in sorted(PACKAGE_DIR.glob("*.py"))
-               if f.stem not in ("__init__", "__main__")}}
+SEARCHED = {"swingby._checks": DIFFUSION_DIR.parent / "_checks.py", **_searched(DIFFUSION_DIR)}
 #: where the closure starts: what makes the numbers of a results file and a classifier
-ROOTS = (("swingby.diffusion.sweep", "run_one"), ("swingby.diffusion.sweep", "checkpoint_steps"),
-         ("swingby.diffusion.evaluation", "get_classifier"), ("swingby.diffusion.evaluation", "evaluate"),
-         ("swingby.diffusion.evaluation", "final_repeats"), ("swingby.diffusion.storage", "save_results"),
+ROOTS = (("swingby.diffusion.runs.driver", "run_one"), ("swingby.diffusion.sweep", "checkpoint_steps"),
+         ("swingby.diffusion.runs.evaluation", "get_classifier"), ("swingby.diffusion.runs.evaluation", "evaluate"),
+         ("swingby.diffusion.runs.evaluation", "final_repeats"), ("swingby.diffusion.runs.storage", "save_results"),
          ("swingby.diffusion.presets", "PRESETS"), ("swingby.diffusion.presets", "get_preset"),
-         ("swingby.diffusion.sweep", "_worker"))
+         ("swingby.diffusion.runs.driver", "_worker"))
 #: the key of the identity in a results file's ``meta["code_version"]`` (files made before it
 #: hold only ``diffusion_sources_sha256``, a hash of raw source bytes)
 IDENTITY_KEY = "code_identity"

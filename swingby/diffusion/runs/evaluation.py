@@ -17,12 +17,14 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.diffusion import _inputs, storage
+from swingby.diffusion import _inputs
 from swingby.diffusion.classifier import ConceptClassifier, accuracy_by_class, train_classifier
 from swingby.diffusion.concept_space import pixel_measure
 from swingby.diffusion.data import CLASSES, CirclesConfig, capability_prompts, class_prompt
 from swingby.diffusion.presets import Preset, validate_preset
-from swingby.diffusion.storage import atomic_save
+from swingby.diffusion.runs import storage
+from swingby.diffusion.runs.storage import atomic_save
+from swingby.diffusion.sweep import N_REPEATS
 from swingby.diffusion.training import autocast, resolve_device, weight_norms
 from swingby.diffusion.vdm import VDM
 
@@ -32,9 +34,6 @@ CLASSIFIER_SEPARATIONS = tuple(np.round(np.linspace(0.1, 0.75, 14), 3).tolist())
 #: default), so that it reads a disc wherever a model draws it; measured, the stored classifier
 #: (trained at 0.5) reads centred discs and the authors' positions at >= 99.9 % accuracy
 CLASSIFIER_MIN_POSITION = CirclesConfig.position
-#: independent repeated draws of every class from the final model: the sampling noise of
-#: a model that no longer changes (the null of the speed checks)
-N_REPEATS = 4
 
 
 def circles_config(p: Preset, dc: float) -> CirclesConfig:

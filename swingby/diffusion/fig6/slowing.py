@@ -10,7 +10,7 @@ or 1) stops the measurement there: the drop to a saturated point measures the
 classifier, so such seeds are not counted. The decay's shape is decided only when a
 bootstrap interval over seeds (``scipy.stats.bootstrap``) of the difference of the
 exponential and the power-law fit (``scipy.optimize.curve_fit``) excludes zero, else
-it is "undetermined". Replaces :func:`swingby.diffusion.claims.slowing_checks` (the old
+it is "undetermined". Replaces :func:`swingby.diffusion.fig6.claims.slowing_checks` (the old
 rule) once the chapter moves.
 """
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize, stats
 
-from swingby.diffusion import analysis as A
-from swingby.diffusion import claims as OLD
 from swingby.diffusion.concept_space import concept_mse
-from swingby.diffusion.fig6_checks import CLASS_11, _dcs, _needed, _steps
+from swingby.diffusion.fig6 import analysis as A
+from swingby.diffusion.fig6 import claims as OLD
+from swingby.diffusion.fig6.checks import CLASS_11, _dcs, _needed, _steps
 from swingby.diffusion.rules import RULES, Outcome, Rules, verdict
 
 

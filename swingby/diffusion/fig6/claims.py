@@ -1,6 +1,6 @@
 """The claim checks of the diffusion chapter (paper Sec. 5, Fig. 6), each with its null.
 
-Every check here reads a complete sweep (:func:`swingby.diffusion.storage.load_results`)
+Every check here reads a complete sweep (:func:`swingby.diffusion.runs.storage.load_results`)
 and returns a record that holds the check's verdict *and* the fraction of null data
 sets (data made without the effect) on which the same check passes. The chapter asserts
 the verdict and reports, and asserts at most 5 % for, the null's pass rate.
@@ -10,7 +10,7 @@ the verdict and reports, and asserts at most 5 % for, the null's pass rate.
   size learning times of each run are exchangeable (their labels swapped at random).
 * :func:`bend_checks` (Fig. 6b): the class-11 MSE rises above its seed error *and then*
   falls. Null: monotone trajectories between each run's own start and end points, with
-  the runs' sampling noise (:func:`swingby.diffusion.nulls.monotone_trajectories`).
+  the runs' sampling noise (:func:`swingby.diffusion.fig6.nulls.monotone_trajectories`).
 * :func:`swing_checks` (Fig. 6a): the class-11 path swings toward the training class
   that shares the first-learned concept (blue big when colour comes first, red small
   when size does). Same null as the bend.
@@ -26,9 +26,9 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion import analysis as A
-from swingby.diffusion import nulls as N
 from swingby.diffusion.concept_space import concept_mse
+from swingby.diffusion.fig6 import analysis as A
+from swingby.diffusion.fig6 import nulls as N
 from swingby.diffusion.rules import OLD_RULES as R
 
 CLASS_11 = A.CLASS_11
@@ -44,7 +44,7 @@ def _n(n) -> int:
 
 def first_learned_index(res: dict, level: float = R.learned_level) -> np.ndarray:
     """Per separation, the first checkpoint at which a concept contrast of the seed-mean
-    points (:func:`swingby.diffusion.analysis.concept_contrasts`) reaches ``level``;
+    points (:func:`swingby.diffusion.fig6.analysis.concept_contrasts`) reaches ``level``;
     the last checkpoint if none does. Before it the samples are still noise.
 
     Parameters
@@ -172,11 +172,11 @@ def _monotone_null_rates(check, t: np.ndarray, se: np.ndarray, steps: np.ndarray
 
 
 def bend_checks(res: dict, z: float = R.z, n: int = R.n_null, seed: int = 0) -> list[BendCheck]:
-    """:func:`swingby.diffusion.nulls.bend_check` at every separation, from the first
+    """:func:`swingby.diffusion.fig6.nulls.bend_check` at every separation, from the first
     learned concept on, with the null's pass rate at the runs' noise and at twice it.
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.fig6_checks.mse_rise_checks` (per seed, disc-only read-out).
+    :func:`swingby.diffusion.fig6.checks.mse_rise_checks` (per seed, disc-only read-out).
 
     Parameters
     ----------
@@ -228,7 +228,7 @@ def swing_check(paths: np.ndarray, toward: str, z: float = R.z, min_swing: float
     (1/3, 0) to (1, 1) stays below 1/3.
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.fig6_checks.dip` (per run).
+    :func:`swingby.diffusion.fig6.checks.dip` (per run).
 
     Parameters
     ----------
@@ -272,7 +272,7 @@ def swing_checks(res: dict, order: OrderCheck, z: float = R.z, n: int = R.n_null
     end; null: monotone paths between each run's own end points, with its sampling noise.
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.fig6_checks.dip_checks` (per seed, monotone-per-coordinate null).
+    :func:`swingby.diffusion.fig6.checks.dip_checks` (per seed, monotone-per-coordinate null).
 
     Parameters
     ----------
@@ -312,7 +312,7 @@ class SlowingCheck(NamedTuple):
     dc: float
     start: int               #: first late interval (index into the speed curve)
     speeds: np.ndarray       #: seed-mean speeds of the late intervals
-    floors: np.ndarray       #: their sampling-noise floors (:func:`~swingby.diffusion.analysis.speed_noise_floor`)
+    floors: np.ndarray       #: their sampling-noise floors (:func:`~swingby.diffusion.fig6.analysis.speed_noise_floor`)
     moving_early: bool       #: the first late speed exceeds ``factor`` times its floor
     still_at_end: bool       #: the last speed is within ``factor`` times its floor
     drop: float              #: first late speed / last late speed
@@ -345,7 +345,7 @@ def _stopped_model(res: dict, i: int, n_ckpt: int, rng: np.random.Generator) -> 
 
 
 def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
-    """Seed-mean speed and its noise floor (:func:`~swingby.diffusion.analysis.floor_from_samples`) from
+    """Seed-mean speed and its noise floor (:func:`~swingby.diffusion.fig6.analysis.floor_from_samples`) from
     samples ``(K, S, n, 2)``."""
     pts = samples.mean(axis=(1, 2))
     gaps = np.diff(steps)
@@ -357,7 +357,7 @@ def slowing_checks(res: dict, factor: float = R.slowing_factor, min_drop: float 
     """Fig. 6(c) per separation, over the late phase (from the first learned concept on).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.fig6_slowing.terminal_slowing` (per seed, a null that keeps moving).
+    :func:`swingby.diffusion.fig6.slowing.terminal_slowing` (per seed, a null that keeps moving).
 
     Parameters
     ----------

@@ -4,14 +4,14 @@ SLURM on a cluster, or submitit's local executor (separate processes, for tests)
 Three executors (``python -m swingby.diffusion sweep --executor NAME``):
 
 * ``pool`` (the default): today's pool of local worker processes
-  (:func:`swingby.diffusion.sweep.sweep`); nothing here is used;
+  (:func:`swingby.diffusion.runs.driver.sweep`); nothing here is used;
 * ``submitit-local``: every (separation, seed) run is one job of
   ``submitit.LocalExecutor``, a process of its own on this machine, with the same
   preemption and requeue handling as on a cluster (used by the tests);
 * ``slurm``: every run is one task of a SLURM job array (``submitit.SlurmExecutor``).
 
 One code path trains a run: a job (:class:`RunJob`) calls the pool's own worker
-(:func:`swingby.diffusion.sweep.run_one` through ``sweep._worker``), which checkpoints
+(:func:`swingby.diffusion.runs.driver.run_one` through ``sweep._worker``), which checkpoints
 its resumable state in the scratch directory at every evaluation, stamped with the
 preset config and the code identity. On preemption or time-out, SLURM (or the local
 executor) sends ``SIGUSR2``; submitit calls :meth:`RunJob.checkpoint`, which resubmits
@@ -22,7 +22,7 @@ A finished job writes its run's records to ``<scratch>/finished/`` (:func:`run_r
 stamped with the preset config and the code identity of the job's process.
 :func:`collect` (the end of a waiting ``sweep``, or ``sweep --collect`` later) merges
 them into the one results file under the sweep's lock, written atomically by
-:func:`swingby.diffusion.storage.save_results`; a file made by another preset config or
+:func:`swingby.diffusion.runs.storage.save_results`; a file made by another preset config or
 by other code is refused with a message naming it, never merged.
 
 ``submitit`` is an optional dependency (``pip install 'swingby[cluster]'``); this module
@@ -37,20 +37,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from swingby import _checks
-from swingby.diffusion import _inputs, storage
-from swingby.diffusion import sweep as S
-from swingby.diffusion.job_options import (  # noqa: F401 - re-exported: the options of a job
-    EXECUTORS,
+from swingby.diffusion import _inputs
+from swingby.diffusion import sweep as SP
+from swingby.diffusion.presets import Preset, get_preset, validate_preset
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import evaluation as EV
+from swingby.diffusion.runs import storage
+from swingby.diffusion.runs.job_options import (
     SlurmOptions,
     _import_submitit,
     check_device,
     check_executor,
     job_name,
     make_executor,
-    sbatch_script,
-    slurm_options,
 )
-from swingby.diffusion.presets import Preset, get_preset, validate_preset
 
 try:  # optional: the package and the pool executor work without submitit
     from submitit.helpers import Checkpointable as _JobBase
@@ -75,7 +75,7 @@ def run_result_path(scratch, dc: float, seed: int) -> Path:
     -------
     pathlib.Path
     """
-    st = S.state_path(scratch, dc, seed)
+    st = SP.state_path(scratch, dc, seed)
     return st.parent / "finished" / st.name
 
 
@@ -149,7 +149,7 @@ class RunJob(_JobBase):
             The path of the result file (:func:`run_result_path`).
         """
         p = get_preset(self.preset["name"], **{k: v for k, v in self.preset.items() if k != "name"})
-        state = S.state_path(self.scratch, self.dc, self.seed)
+        state = SP.state_path(self.scratch, self.dc, self.seed)
         with _run_lock(state):
             return self._train(p, state)
 
@@ -209,7 +209,7 @@ def read_run_result(path, p: Preset, code: str) -> dict:
     Returns
     -------
     dict
-        The blob, with ``records`` as run records (:func:`~swingby.diffusion.storage.records_from_state`).
+        The blob, with ``records`` as run records (:func:`~swingby.diffusion.runs.storage.records_from_state`).
 
     Raises
     ------
@@ -222,7 +222,7 @@ def read_run_result(path, p: Preset, code: str) -> dict:
     blob = storage.load_torch(path, what="run result", remedy=remedy)
     if not isinstance(blob, dict) or not {"config", "code", "records", "dc", "seed"} <= set(blob):
         raise storage.SweepFileError(f"the run result file {path} is not a run result; {remedy}")
-    if S.state_path(path.parent, blob["dc"], blob["seed"]).name != path.name:
+    if SP.state_path(path.parent, blob["dc"], blob["seed"]).name != path.name:
         raise storage.SweepFileError(f"the run result file {path} holds run dc={blob['dc']} seed={blob['seed']}, "
                                      f"not the run its name says; not merged: {remedy}")
     if blob["config"] != p.to_dict():
@@ -255,11 +255,11 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
     Parameters
     ----------
     preset : str or Preset
-        As for :func:`swingby.diffusion.sweep.sweep`.
+        As for :func:`swingby.diffusion.runs.driver.sweep`.
     seeds, separations : sequence, optional
         Override the preset's.
     out_dir : path, optional
-        The results directory (default :func:`~swingby.diffusion.storage.results_dir`).
+        The results directory (default :func:`~swingby.diffusion.runs.storage.results_dir`).
     scratch : path, optional
         The scratch directory the jobs wrote to (default :func:`~swingby.diffusion.sweep.default_scratch`).
     executor : str, optional
@@ -275,9 +275,9 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
     executor = "submitit" if executor is None else check_executor(executor)
     _inputs.function("log", log)
     out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else storage.results_dir(for_writing=True)
-    scratch = _inputs.path("scratch", scratch) if scratch is not None else S.default_scratch(p)
+    scratch = _inputs.path("scratch", scratch) if scratch is not None else SP.default_scratch(p)
     storage.check_writable(out_dir, "out_dir")
-    path = S.results_path(out_dir, p)
+    path = SP.results_path(out_dir, p)
     with storage.lock(path):
         code = S.code_hash()
         runs, wall_before, finished = S._existing_runs(path, p, code, log)
@@ -304,7 +304,7 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
                 blobs.append(blob)
         done = len(runs) == len(p.separations) * len(p.seeds)
         if merged:
-            _, clf_report = S.get_classifier(p, out_dir, progress=False)
+            _, clf_report = EV.get_classifier(p, out_dir, progress=False)
             old = storage.load_results(path)["meta"] if path.exists() else {}
             devices = sorted({b["device"] for b in blobs} | set(filter(None, old.get("device", "").split(", "))))
             # wall time: the span from the first job's start to the last one's end, over every merge
@@ -331,7 +331,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     Parameters
     ----------
     preset : str or Preset
-        As for :func:`swingby.diffusion.sweep.sweep`.
+        As for :func:`swingby.diffusion.runs.driver.sweep`.
     executor : str
         ``"submitit-local"`` or ``"slurm"``.
     seeds, separations : sequence, optional
@@ -362,11 +362,11 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     """
     check_executor(executor)
     if executor == "pool":
-        raise ValueError("executor 'pool' runs through swingby.diffusion.sweep.sweep")
+        raise ValueError("executor 'pool' runs through swingby.diffusion.runs.driver.sweep")
     p = S._resolve_preset(preset, seeds, separations)
     check_device(device)
     options = SlurmOptions() if options is None else options
-    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.executors.SlurmOptions")
+    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.runs.executors.SlurmOptions")
     if device.startswith("cuda") and options.gpus_per_job == 0:
         raise ValueError(f"device {device!r} needs gpus_per_job (--gpus-per-job) >= 1: a job is given no GPU "
                          "otherwise; or use --device auto")
@@ -374,7 +374,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     poll_s = _checks.number("poll_s", poll_s, low=0.01, high=3600)
     _inputs.function("log", log)
     out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else storage.results_dir(for_writing=True)
-    scratch = _inputs.path("scratch", scratch) if scratch is not None else S.default_scratch(p)
+    scratch = _inputs.path("scratch", scratch) if scratch is not None else SP.default_scratch(p)
     jobs_dir = _inputs.path("jobs_dir", jobs_dir) if jobs_dir is not None else scratch / "jobs"
     for d, n in ((out_dir, "out_dir"), (scratch, "scratch"), (jobs_dir, "jobs_dir")):
         storage.check_writable(d, n)
@@ -383,7 +383,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     if first.finished:
         log(f"{first.path.name}: every run is in it; nothing to submit")
         return [], first
-    clf, _ = S.get_classifier(p, out_dir, progress=False)
+    clf, _ = EV.get_classifier(p, out_dir, progress=False)
     done = set(storage.runs_from_results(storage.load_results(first.path))) if first.path.exists() else set()
     todo = [(float(dc), int(s)) for s in p.seeds for dc in p.separations if (float(dc), int(s)) not in done]
     name = job_name(p)

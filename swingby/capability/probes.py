@@ -3,9 +3,9 @@ study; used by the chapter ``book/capability.md``): where class 11 turns in conc
 (``concept_turn``), the geometry of the class-prompt embeddings, the training log
 (the bound, its parts, gradient norms) and the generic transition step of any probe curve.
 
-Like :mod:`swingby.diffusion.capability_measures`, every function takes a results dict of
-:func:`swingby.diffusion.storage.load_results` (or arrays cut from it); runs that are not
-finished are NaN. The chapter imports every name through :mod:`swingby.diffusion.capability`.
+Like :mod:`swingby.capability.measures`, every function takes a results dict of
+:func:`swingby.diffusion.runs.storage.load_results` (or arrays cut from it); runs that are not
+finished are NaN. The chapter imports every name through :mod:`swingby.capability`.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.capability_measures import (
+from swingby.capability.measures import (
     CLASS_11,
     CORNERS,
     TARGET_11,

@@ -1,7 +1,7 @@
 """The search on the authors' random disc positions (issue 21): can a CPU-sized model
 draw the held-out class when the discs are where the authors' code puts them?
 
-The first search (:mod:`swingby.diffusion.search`) stopped once discs at the centre of
+The first search (:mod:`swingby.diffusion.runs.search`) stopped once discs at the centre of
 the image worked; every negative result there was one seed at one separation. This one
 runs every candidate with **one code version**, at **two separations** (the decisive
 dc = 0.689 and the weak dc = 0.247 of the authors' sweep) and **two seeds**, with
@@ -38,9 +38,9 @@ from pathlib import Path
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.capability import joint_accuracy
+from swingby.capability.measures import joint_accuracy
 from swingby.diffusion.presets import Preset, validate_preset
-from swingby.diffusion.storage import atomic_save, check_results_dict, load_results, results_dir
+from swingby.diffusion.runs.storage import atomic_save, check_results_dict, load_results, results_dir
 
 #: the decisive separation (strongest colour signal) and the weak one (inside 0.2-0.3)
 DECISIVE_DC, WEAK_DC = 0.689, 0.247
@@ -164,7 +164,7 @@ def run_outcomes(res: dict) -> list[dict]:
     Parameters
     ----------
     res : dict
-        A candidate's results file from :func:`~swingby.diffusion.storage.load_results`.
+        A candidate's results file from :func:`~swingby.diffusion.runs.storage.load_results`.
 
     Returns
     -------
@@ -230,7 +230,7 @@ def run_candidate(name: str, *, progress: bool = True) -> dict:
     -------
     dict
     """
-    from swingby.diffusion.sweep import sweep
+    from swingby.diffusion.runs.driver import sweep
 
     _checks.flag("progress", progress)
     p = candidate_preset(name)

@@ -12,8 +12,8 @@ passes (issue 22), with every threshold from :data:`swingby.diffusion.rules.RULE
   (0.33, 0.02), from where a move toward either training class *lowers* the MSE).
   Null: the same monotone-per-coordinate paths.
 
-The slowing of Fig. 6(c) is checked in :mod:`swingby.diffusion.fig6_slowing`. These
-replace :func:`swingby.diffusion.claims.swing_checks` and ``bend_checks`` (the old
+The slowing of Fig. 6(c) is checked in :mod:`swingby.diffusion.fig6.slowing`. These
+replace :func:`swingby.diffusion.fig6.claims.swing_checks` and ``bend_checks`` (the old
 rules) once the chapters move.
 """
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from swingby.diffusion import analysis as A
-from swingby.diffusion import claims as OLD
 from swingby.diffusion.concept_space import concept_mse
+from swingby.diffusion.fig6 import analysis as A
+from swingby.diffusion.fig6 import claims as OLD
 from swingby.diffusion.rules import RULES, Outcome, Rules, binomial_p, seeds_needed, verdict
 
 CLASS_11 = A.CLASS_11

@@ -8,9 +8,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion import analysis as A
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.diffusion.fig6 import analysis as A
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
 from swingby.live import Explorer, explorer
 
 
@@ -19,7 +19,7 @@ def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) ->
     n_dc, n_seed, n_ckpt = shape[:3]
     if len(res["meta"]["config"].get("seeds", ())) != n_seed or "thumbs" not in res \
             or np.ndim(res["thumbs"]) != 8 or np.shape(res["thumbs"])[:4] != (n_dc, n_seed, n_ckpt, 4):
-        raise ValueError("res must be a sweep result from swingby.diffusion.sweep.load_results, with "
+        raise ValueError("res must be a sweep result from swingby.diffusion.runs.storage.load_results, with "
                          "config.seeds and thumbs of shape (n_dc, n_seed, n_ckpt, 4, n, 3, H, W)")
     _checks.index("dc_index", dc_index, n_dc)
     _checks.index("seed_index", seed_index, n_seed)
@@ -40,7 +40,7 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
     Parameters
     ----------
     res : dict
-        A sweep result of :func:`swingby.diffusion.storage.load_results`.
+        A sweep result of :func:`swingby.diffusion.runs.storage.load_results`.
     dc_index, seed_index : int
         The colour separation and the seed to start at (indices into the sweep's lists).
     checkpoint : int or None

@@ -1,4 +1,4 @@
-"""Options of the sweep's job executors (:mod:`swingby.diffusion.executors`): the
+"""Options of the sweep's job executors (:mod:`swingby.diffusion.runs.executors`): the
 executor names, what each SLURM job asks for (:class:`SlurmOptions`, from the command
 line and a ``--slurm-config`` file), and the submitit executor made from them.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from swingby import _checks
 from swingby.diffusion import _inputs
-from swingby.diffusion import sweep as S
+from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import Preset
 
 #: the executors of ``--executor``; ``pool`` is the default
@@ -220,7 +220,7 @@ def job_name(p: Preset) -> str:
     -------
     str
     """
-    return "swingby-" + S.results_path(Path("."), p).stem.removeprefix("sweep_")
+    return "swingby-" + SP.results_path(Path("."), p).stem.removeprefix("sweep_")
 
 
 def slurm_parameters(options: SlurmOptions, name: str) -> dict:
@@ -237,7 +237,7 @@ def slurm_parameters(options: SlurmOptions, name: str) -> dict:
     -------
     dict
     """
-    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.executors.SlurmOptions")
+    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.runs.executors.SlurmOptions")
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     par = {"job_name": name, "time": options.time, "cpus_per_task": options.cpus_per_job,
@@ -277,9 +277,9 @@ def make_executor(kind: str, folder, options: SlurmOptions, name: str = "swingby
     """
     check_executor(kind)
     folder = _inputs.path("folder", folder)
-    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.executors.SlurmOptions")
+    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.runs.executors.SlurmOptions")
     if kind == "pool":
-        raise ValueError("executor 'pool' runs in swingby.diffusion.sweep.sweep, not through submitit")
+        raise ValueError("executor 'pool' runs in swingby.diffusion.runs.driver.sweep, not through submitit")
     submitit = _import_submitit()
     if kind == "submitit-local":
         ex = submitit.LocalExecutor(folder, max_num_timeout=options.max_requeues)
@@ -340,5 +340,5 @@ def options_dict(options: SlurmOptions) -> dict:
     -------
     dict
     """
-    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.executors.SlurmOptions")
+    _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.runs.executors.SlurmOptions")
     return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(options).items()}

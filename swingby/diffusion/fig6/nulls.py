@@ -208,7 +208,7 @@ def compare_decay_fits(t: np.ndarray, speed: np.ndarray) -> DecayFits:
     """Fit an exponential and a power law to positive speeds at steps ``t > 0``.
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.fig6_slowing.decay_sse` (scipy curve_fit, shape decided by a bootstrap CI).
+    :func:`swingby.diffusion.fig6.slowing.decay_sse` (scipy curve_fit, shape decided by a bootstrap CI).
 
     Parameters
     ----------

@@ -17,9 +17,9 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from swingby import _checks
-from swingby.diffusion.capability import joint_accuracy
+from swingby.capability.measures import joint_accuracy
 from swingby.diffusion.presets import AUTHORS_DETAILS, Preset, validate_preset
-from swingby.diffusion.storage import atomic_save, check_results_dict, load_results, results_dir
+from swingby.diffusion.runs.storage import atomic_save, check_results_dict, load_results, results_dir
 
 #: the case every candidate is measured on
 DECISIVE = dict(separations=(0.689,), seeds=(0,), samples_per_class=64, n_checkpoints=6, workers=1)
@@ -71,7 +71,7 @@ def outcome(res: dict) -> dict:
     Parameters
     ----------
     res : dict
-        A one-run results file from :func:`~swingby.diffusion.storage.load_results`.
+        A one-run results file from :func:`~swingby.diffusion.runs.storage.load_results`.
 
     Returns
     -------
@@ -101,7 +101,7 @@ def run_candidate(name: str, *, progress: bool = True) -> dict:
     dict
         The candidate's :func:`outcome`.
     """
-    from swingby.diffusion.sweep import sweep
+    from swingby.diffusion.runs.driver import sweep
 
     _checks.flag("progress", progress)
     over = {n: o for n, _, o in CANDIDATES}

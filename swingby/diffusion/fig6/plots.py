@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion import analysis as A
 from swingby.diffusion.data import CLASSES
+from swingby.diffusion.fig6 import analysis as A
 from swingby.plotting import _axes, _style
 
 CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
@@ -166,7 +166,7 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
     Parameters
     ----------
     res : dict
-        A complete sweep (:func:`swingby.diffusion.storage.load_results`).
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
     axes : array of matplotlib.axes.Axes, optional
         One per colour separation (default: a new row of panels).
     seed_lines : bool
@@ -231,7 +231,7 @@ def plot_mse(res: dict, ax=None):
 
 
 def _check_slowing(checks, n: int) -> None:
-    """One :class:`swingby.diffusion.claims.SlowingCheck` per separation."""
+    """One :class:`swingby.diffusion.fig6.claims.SlowingCheck` per separation."""
     if not isinstance(checks, (list, tuple)) or len(checks) != n:
         raise ValueError(f"checks must be a list of {n} results of claims.slowing_checks(res), got {checks!r}"[:200])
     for k, c in enumerate(checks):
@@ -243,14 +243,14 @@ def plot_speed(res: dict, checks: list, ax=None):
     """Fig. 6(c): speed ``|dC/dt|`` of class 11 (seed mean) on a log scale, the sampling-noise
     floor (thin dashed) and, over the late phase, the better of an exponential and a power
     law (dotted) fitted to the speeds above the floor (``checks``: one
-    :class:`swingby.diffusion.claims.SlowingCheck` per separation).
+    :class:`swingby.diffusion.fig6.claims.SlowingCheck` per separation).
 
     Parameters
     ----------
     res : dict
         A complete sweep.
     checks : list of SlowingCheck
-        From :func:`swingby.diffusion.claims.slowing_checks`, one per separation.
+        From :func:`swingby.diffusion.fig6.claims.slowing_checks`, one per separation.
     ax : matplotlib.axes.Axes, optional
         Where to draw (default: the current axes).
 
@@ -282,7 +282,7 @@ def plot_speed(res: dict, checks: list, ax=None):
 def plot_disc_mse(res: dict, axes) -> None:
     """Fig. 6(b) on the disc-only read-out: the concept-space MSE of class 11 to (1, 1)
     per seed, read only from samples the pixel check sees as a disc
-    (:func:`swingby.diffusion.fig6_checks.disc_points`; gaps where too few samples show
+    (:func:`swingby.diffusion.fig6.checks.disc_points`; gaps where too few samples show
     one), one panel per colour separation. Used in the diffusion chapter, Fig. 6(b).
 
     Parameters
@@ -296,7 +296,7 @@ def plot_disc_mse(res: dict, axes) -> None:
     -------
     None
     """
-    from swingby.diffusion.fig6_checks import disc_points
+    from swingby.diffusion.fig6.checks import disc_points
 
     dcs = res["meta"]["config"]["separations"]
     axes = list(np.ravel(axes))
@@ -320,7 +320,7 @@ def plot_disc_mse(res: dict, axes) -> None:
 
 def plot_dips(res: dict, dips: list, axes) -> None:
     """The coordinate of class 11 that the swing check reads
-    (:func:`swingby.diffusion.fig6_checks.dip_checks`): P(blue) where size is learned
+    (:func:`swingby.diffusion.fig6.checks.dip_checks`): P(blue) where size is learned
     first (a dip is a swing toward red small), P(small) where colour is; one line per
     seed (solid where the seed passes, dotted where not), from the first trained
     checkpoint on, one panel per colour separation. Used in the diffusion chapter,

@@ -2,7 +2,7 @@
 study, issue 22), checked with the seed as the unit of every permutation
 (``scipy.stats.permutation_test``) and thresholds from
 :data:`swingby.diffusion.rules.RULES`. The first half of the new capability checks is in
-:mod:`swingby.diffusion.capability_checks`.
+:mod:`swingby.capability.checks`.
 
 * :func:`time_vs_separation`: the capability time falls as the colour separation grows
   (the study's appendix). Per seed, the rank correlation of separation and capability
@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from swingby.diffusion import capability_measures as M
+from swingby.capability import measures as M
 from swingby.diffusion.rules import RULES, Rules, runs_needed_for_r
 
 
@@ -145,7 +145,7 @@ def loss_mark(res: dict, t_cap: np.ndarray, rules: Rules = RULES, seed: int = 0)
     -------
     LossMark
     """
-    from swingby.diffusion.capability_probes import loss_log, transition_step
+    from swingby.capability.probes import loss_log, transition_step
     t = M._times("t_cap", t_cap)
     rec, loss = loss_log(res, "loss")
     w = rules.loss_window

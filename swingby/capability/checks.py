@@ -6,23 +6,23 @@ wrong model passes (issue 22), with every threshold from
   for ``sustain_k`` checkpoints (an early blip does not count).
 * :func:`lead_over_levels`: capability precedes behaviour at every level of
   ``crossing_levels``. Null: prompts that change nothing
-  (:func:`swingby.diffusion.capability.noise_capability`).
+  (:func:`swingby.capability.claims.noise_capability`).
 * :func:`seed_spread`: how far the seeds disagree on the capability time.
 * :func:`window_spread_ratio`: capability's seed spread against behaviour's, only over
   the window before capability saturates. Null: the two curves swapped per seed.
-* :func:`~swingby.diffusion.capability_time_checks.time_vs_separation`: capability time falls with the colour separation.
+* :func:`~swingby.capability.time_checks.time_vs_separation`: capability time falls with the colour separation.
   Null: sign flips of the per-seed rank correlations (the seed is the unit).
 * :func:`blue_big_before_capability`: before capability the pure-blue prompt draws big
   blue discs. Null: a pure-blue prompt that draws what the plain prompt draws.
-* :func:`~swingby.diffusion.capability_time_checks.loss_mark`: the training loss shows no feature at the capability time (study
+* :func:`~swingby.capability.time_checks.loss_mark`: the training loss shows no feature at the capability time (study
   Fig. 4, left). Null: each seed's loss paired with another seed's capability times; a
   feature of size ``loss_bump`` injected at the capability time says whether the test
   could see one.
-* :func:`~swingby.diffusion.capability_time_checks.disentanglement`: the embedding disentanglement's transition tracks the
+* :func:`~swingby.capability.time_checks.disentanglement`: the embedding disentanglement's transition tracks the
   capability time; "inconclusive" says how many seeds would decide it.
 
-:mod:`swingby.diffusion.capability_time_checks` holds the second half of these (from
-:func:`~swingby.diffusion.capability_time_checks.time_vs_separation` on).
+:mod:`swingby.capability.time_checks` holds the second half of these (from
+:func:`~swingby.capability.time_checks.time_vs_separation` on).
 """
 from __future__ import annotations
 
@@ -31,15 +31,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from swingby.diffusion import capability_measures as M
-from swingby.diffusion.capability_claims import noise_capability
+from swingby.capability import measures as M
+from swingby.capability.claims import noise_capability
 from swingby.diffusion.rules import RULES, Outcome, Rules, binomial_p, seeds_needed, verdict
 
 
 def sustained_crossing(steps: np.ndarray, y: np.ndarray, level: float, k: int) -> np.ndarray:
     """First step at which each curve reaches ``level`` and stays there for ``k``
     checkpoints (or to the end, if fewer remain); linear interpolation into that
-    checkpoint as in :func:`~swingby.diffusion.capability.first_crossing`.
+    checkpoint as in :func:`~swingby.capability.measures.first_crossing`.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Reading a stored sweep (paper Fig. 6): concept-space trajectories, MSE, speed, the
 sampling-noise floor of the speed, concept contrasts and learning times, and the
 pixel-check fractions. The claim checks built on them, with their nulls, are in
-:mod:`swingby.diffusion.claims`."""
+:mod:`swingby.diffusion.fig6.claims`."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -17,7 +17,7 @@ CLASS_11 = 3  #: index of the held-out class in ``CLASSES``
 
 # ----------------------------------------------------------------------------- checks
 def _bad_res(why: str):
-    return ValueError(f"res must be a sweep result from swingby.diffusion.sweep.load_results: {why}")
+    return ValueError(f"res must be a sweep result from swingby.diffusion.runs.storage.load_results: {why}")
 
 
 def _check_res(res: dict, key: str = "probs") -> dict:
@@ -147,7 +147,7 @@ def learning_order(res: dict, level: float = 0.5) -> list[LearningOrder]:
     Parameters
     ----------
     res : dict
-        A complete sweep (:func:`swingby.diffusion.storage.load_results`).
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
     level : float
         The contrast, in [0, 1], that counts as learned.
 

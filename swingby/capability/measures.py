@@ -9,12 +9,12 @@ hidden-capabilities study, Park et al. 2024; used by the chapter ``book/capabili
 pixel check. Here too: the steps at which they cross 50 %, their seed-to-seed spread,
 and how the sampling noise of repeated draws compares with binomial noise.
 
-Every function takes a results dict of :func:`swingby.diffusion.storage.load_results`
+Every function takes a results dict of :func:`swingby.diffusion.runs.storage.load_results`
 (or arrays cut from it) and returns arrays indexed ``(separation, seed, checkpoint)``
 or ``(separation, seed)``. Runs that are not finished (``res["done"]`` false) are NaN.
-The probes of App. D are in :mod:`swingby.diffusion.capability_probes`, the claim checks
-and their nulls in :mod:`swingby.diffusion.capability_claims`; the chapter imports all
-three through :mod:`swingby.diffusion.capability`.
+The probes of App. D are in :mod:`swingby.capability.probes`, the claim checks
+and their nulls in :mod:`swingby.capability.claims`; the chapter imports all
+three through :mod:`swingby.capability`.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _by(by: str) -> str:
 def _res(res: dict, *keys: str) -> dict:
     """``res`` if it is a results dict holding ``done`` and ``keys``, else raise."""
     if not isinstance(res, dict) or "done" not in res or any(k not in res for k in keys):
-        raise ValueError(f"res must be a results dict of swingby.diffusion.storage.load_results holding "
+        raise ValueError(f"res must be a results dict of swingby.diffusion.runs.storage.load_results holding "
                          f"'done' and {list(keys)}, got {type(res).__name__}"
                          + (f" with keys {sorted(res)}" if isinstance(res, dict) else ""))
     done = np.asarray(res["done"])
@@ -248,7 +248,7 @@ def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = R.crossing_l
     """Step at which each curve first reaches ``level`` (eq. ``eq-cap-time``).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.capability_checks.sustained_crossing`.
+    :func:`swingby.capability.checks.sustained_crossing`.
 
     Parameters
     ----------
@@ -360,7 +360,7 @@ def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
     pooled over the separations.
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.capability_checks.window_spread_ratio`.
+    :func:`swingby.capability.checks.window_spread_ratio`.
 
     Parameters
     ----------

@@ -13,9 +13,9 @@ the fits, correlations and probe scores they rest on:
 * **coincide** (``coincidence_check``): a probe's transition step tracks the capability
   time run by run. Null: the probe's steps shuffled among the seeds of each separation.
 
-The times and curves they test come from :mod:`swingby.diffusion.capability_measures`
-and :mod:`swingby.diffusion.capability_probes`; the chapter imports every name through
-:mod:`swingby.diffusion.capability`.
+The times and curves they test come from :mod:`swingby.capability.measures`
+and :mod:`swingby.capability.probes`; the chapter imports every name through
+:mod:`swingby.capability`.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.capability_measures import (
+from swingby.capability.measures import (
     CrossingTimes,
     _corr,
     _pair,
@@ -33,8 +33,8 @@ from swingby.diffusion.capability_measures import (
     permute_seeds,
     spread_ratio,
 )
-from swingby.diffusion.capability_probes import checkpoint_gap
-from swingby.diffusion.nulls import pass_rate
+from swingby.capability.probes import checkpoint_gap
+from swingby.diffusion.fig6.nulls import pass_rate
 from swingby.diffusion.rules import OLD_RULES as R
 
 
@@ -81,7 +81,7 @@ def precedes_check(lead: Lead, min_lead: float, min_fraction: float = R.min_lead
     least ``min_fraction`` of the runs (censored leads count with their lower bound).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.capability_checks.lead_over_levels` (sustained crossings, levels 0.5-0.8).
+    :func:`swingby.capability.checks.lead_over_levels` (sustained crossings, levels 0.5-0.8).
 
     Parameters
     ----------
@@ -149,7 +149,7 @@ def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ra
     (:func:`spread_ratio`).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.capability_checks.window_spread_ratio` (before capability saturates).
+    :func:`swingby.capability.checks.window_spread_ratio` (before capability saturates).
 
     Parameters
     ----------
@@ -289,7 +289,7 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
     """Score one probe against the capability time (the probe table of the chapter).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.diffusion.capability_time_checks.disentanglement` (seed-level permutation, power).
+    :func:`swingby.capability.time_checks.disentanglement` (seed-level permutation, power).
 
     Parameters
     ----------
@@ -366,7 +366,7 @@ def coincidence_check(t_probe: np.ndarray, t_cap: np.ndarray, tolerance: np.ndar
 
 def lead_null(behaviour_curves: np.ndarray, behaviour_times: np.ndarray, steps: np.ndarray, end: float,
               n_samples: int, n_prompts: int):
-    """The null of :func:`precedes_check`, as a maker for :func:`swingby.diffusion.nulls.pass_rate`.
+    """The null of :func:`precedes_check`, as a maker for :func:`swingby.diffusion.fig6.nulls.pass_rate`.
 
     Capability is redrawn by :func:`noise_capability` (prompts that change nothing) and
     its crossing times are set against the runs' own behaviour times
