@@ -1,9 +1,9 @@
 """swingby: the code behind the book *Swing-by Dynamics in Concept Learning*.
 
-* :mod:`swingby.sim`: the SIM task: data, test points, second moments (Sec. 2.1,
+* :mod:`swingby.sim.data`: the SIM task: data, test points, second moments (Sec. 2.1,
   App. B, C.1, F.3).
-* :mod:`swingby.models`: MLPs and the symmetric model ``U U^T`` (Sec. 3, 4.2).
-* :mod:`swingby.train`: training loops that record output trajectories, one run or
+* :mod:`swingby.sim.models`: MLPs and the symmetric model ``U U^T`` (Sec. 3, 4.2).
+* :mod:`swingby.sim.train`: training loops that record output trajectories, one run or
   many batched (Sec. 3, App. F.1).
 * :mod:`swingby.observations`: the sweeps and metrics of the observation chapters
   (Sec. 3, App. B, F).

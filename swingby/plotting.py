@@ -1,7 +1,7 @@
 """Figures shared by the chapters: the SIM data in 3-D (Fig. 1c), output trajectories
 in the concept plane (Figs. 2, 11-16), test losses (Figs. 3, 14) and the hypercube of
 Fig. 7. The Jacobian entries and trajectories of the theory chapters (Figs. 4, 5, 8-10)
-are in :mod:`swingby.plotting_theory` (also importable from here).
+are in :mod:`swingby.theory.plots`, which builds on the helpers here.
 
 Every function draws on a matplotlib ``Axes`` it is given (or makes one) and refuses a
 bad argument with a ``ValueError`` before drawing anything.
@@ -14,20 +14,9 @@ from matplotlib.axes import Axes
 from matplotlib.colors import is_color_like
 
 from swingby import _checks
-from swingby.observations import _check_test_index, _record, marker_indices
-from swingby.sim import SimData
-
-#: the figures of the theory chapters, in :mod:`swingby.plotting_theory`; importable from
-#: here too (loaded on first use: that module imports this one)
-THEORY_PLOTS = ("plot_entry_types", "shade_loss_segments", "plot_jacobian_entries", "plot_output_trajectory",
-                "MAX_ENTRY_GRID")
-
-
-def __getattr__(name: str):
-    if name in THEORY_PLOTS:
-        from swingby import plotting_theory
-        return getattr(plotting_theory, name)
-    raise AttributeError(f"module 'swingby.plotting' has no attribute {name!r}")
+from swingby.observations.hypercube import _check_test_index
+from swingby.observations.learning import _record, marker_indices
+from swingby.sim.data import SimData
 
 
 # ----------------------------------------------------------------------------- checks
@@ -49,7 +38,7 @@ def _dims(dims, d: int) -> tuple[int, int]:
 
 
 def _records_labels(records, labels) -> tuple[list, list]:
-    """Finite :class:`~swingby.train.TrainRecord` s and one label each."""
+    """Finite :class:`~swingby.sim.train.TrainRecord` s and one label each."""
     if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
         raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
     records = [_record(f"records[{k}]", r) for k, r in enumerate(records)]
@@ -84,7 +73,7 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
     Parameters
     ----------
     data : SimData
-        From :func:`swingby.sim.make_sim`.
+        From :func:`swingby.sim.data.make_sim`.
     ax : matplotlib 3-D Axes or None
         Where to draw (``projection="3d"``); ``None`` makes a new figure.
     max_points : int
@@ -97,7 +86,7 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
     matplotlib 3-D Axes
         The axes drawn on.
     """
-    _checks.instance("data", data, SimData, "swingby.sim.SimData (from make_sim)")
+    _checks.instance("data", data, SimData, "swingby.sim.data.SimData (from make_sim)")
     max_points = _checks.positive_int("max_points", max_points)
     rng = np.random.default_rng(_checks.seed("seed", seed))
     if ax is None:

@@ -14,18 +14,13 @@ import numpy as np
 
 from swingby import _checks
 from swingby.live import Explorer, explorer
-from swingby.models import MLP
-from swingby.observations import record_grid
-from swingby.plotting import (
-    plot_jacobian_entries,
-    plot_output_trajectory,
-    plot_sim_3d,
-    plot_sweep_trajectories,
-    plot_test_losses,
-)
-from swingby.sim import make_sim, second_moment
+from swingby.observations.runs import record_grid
+from swingby.plotting import plot_sim_3d, plot_sweep_trajectories, plot_test_losses
+from swingby.sim.data import make_sim, second_moment
+from swingby.sim.models import MLP
+from swingby.sim.train import steps_per_epoch, train
 from swingby.theory import detect_stages, dynamics_a, initial_U, simulate_symmetric
-from swingby.train import steps_per_epoch, train
+from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
 
 #: Largest ``n_per_cluster`` / ``epochs`` / ``steps`` of an explorer: every slider move
 #: reruns the work, which must stay interactive.

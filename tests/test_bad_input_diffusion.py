@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 import torch
 
-from swingby import sim as S
 from swingby.diffusion import data as D
 from swingby.diffusion import presets as PR
 from swingby.diffusion import sweep as SP
@@ -25,6 +24,7 @@ from swingby.diffusion.runs import driver as SW
 from swingby.diffusion.runs import evaluation as E
 from swingby.diffusion.runs import search as SE
 from swingby.diffusion.runs import storage as ST
+from swingby.sim import data as S
 
 torch.set_num_threads(1)
 VE, TE, FE = ValueError, TypeError, FloatingPointError

@@ -22,12 +22,13 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from swingby import plotting as P  # noqa: E402
+from swingby import plotting as P
 from swingby import theory as T  # noqa: E402
 from swingby import widgets as W  # noqa: E402
-from swingby.models import MLP  # noqa: E402
-from swingby.sim import make_sim  # noqa: E402
-from swingby.train import train  # noqa: E402
+from swingby.sim.data import make_sim  # noqa: E402
+from swingby.sim.models import MLP  # noqa: E402
+from swingby.sim.train import train  # noqa: E402
+from swingby.theory import plots as TP
 
 torch.set_num_threads(1)
 DATA3 = make_sim([1.0, 2.0, 1.5], 0.2, 3, 20, seed=0)
@@ -64,16 +65,16 @@ def test_trajectory_and_concept_plane():
 
 
 def test_plot_entry_types():
-    ax = P.plot_entry_types(3, 2, group=0)
+    ax = TP.plot_entry_types(3, 2, group=0)
     assert isinstance(ax, Axes) and len(ax.texts) == 9
 
 
 def test_theory_panels():
     ax = _ax()
-    assert P.plot_jacobian_entries(ax, SYM, 2, stages=STAGES, logx=True, loss_scale=2.0) is ax
-    P.shade_loss_segments(_ax(), STAGES)
+    assert TP.plot_jacobian_entries(ax, SYM, 2, stages=STAGES, logx=True, loss_scale=2.0) is ax
+    TP.shade_loss_segments(_ax(), STAGES)
     ax = _ax()
-    assert P.plot_output_trajectory(ax, SYM, [1.0, 1.0], centres=True) is ax
+    assert TP.plot_output_trajectory(ax, SYM, [1.0, 1.0], centres=True) is ax
     assert len(ax.lines) >= 6  # three trajectories with their markers
 
 

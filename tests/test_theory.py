@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.sim import second_moment
+from swingby.sim.data import second_moment
 from swingby.theory import (
     THEORY_SETTINGS,
     LossSegment,

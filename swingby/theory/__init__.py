@@ -27,7 +27,7 @@
   claim checks, fixed before the runs that judge them (issue 23).
 
 Everything is in *concept coordinates* (``A`` diagonal); ``a`` is the vector of
-:func:`swingby.sim.second_moment`. Chapters: ``book/one_layer_theory.md``,
+:func:`swingby.sim.data.second_moment`. Chapters: ``book/one_layer_theory.md``,
 ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``.
 
 The code lives in one module per subject; every name is imported from here

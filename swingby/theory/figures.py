@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from swingby import _checks
-from swingby.plotting import plot_jacobian_entries, plot_output_trajectory
+from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
 from swingby.theory.stages import Stages
 from swingby.theory.symmetric import SymmetricRecord
 

@@ -10,8 +10,8 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks, live
-from swingby.models import SymmetricModel
-from swingby.sim import second_moment
+from swingby.sim.data import second_moment
+from swingby.sim.models import SymmetricModel
 from swingby.theory._args import _eta, _square, _vector, _vector_a
 
 #: The two choices of the matrix the symmetric dynamics run with (see :func:`dynamics_a`).
@@ -68,10 +68,10 @@ def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bo
     Parameters
     ----------
     mu, sigma, d
-        As in :func:`swingby.sim.second_moment` (``sigma`` a standard deviation).
+        As in :func:`swingby.sim.data.second_moment` (``sigma`` a standard deviation).
     matrix : {"authors", "paper"}
         ``"authors"`` (default): :func:`authors_a`, what the paper's theory figures were
-        made with. ``"paper"``: eq. (C.13), :func:`swingby.sim.second_moment`, the matrix
+        made with. ``"paper"``: eq. (C.13), :func:`swingby.sim.data.second_moment`, the matrix
         of the paper's text.
     origin_cluster : bool
         Only for ``matrix="paper"``: count a cluster at the origin in eq. (C.13)
@@ -421,7 +421,7 @@ def _single_record(name: str, record) -> "SymmetricRecord":
 
 def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform",
               init_scale: float = 0.2) -> np.ndarray:
-    """Initial ``U`` of :class:`swingby.models.SymmetricModel` for each seed, stacked.
+    """Initial ``U`` of :class:`swingby.sim.models.SymmetricModel` for each seed, stacked.
 
     Used by ``book/beyond_two_concepts.md`` (eq. E.1) and, through
     :func:`descent_statistics`, by the statistics over seeds of the theory chapters.

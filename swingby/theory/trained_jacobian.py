@@ -37,11 +37,11 @@ from scipy import stats
 
 from swingby import _checks
 from swingby.diffusion.rules import RULES, Outcome, binomial_p, seeds_needed, verdict
-from swingby.models import ACTIVATIONS, MLP
-from swingby.sim import make_sim, std_from_authors_sigma
-from swingby.train import log_steps, steps_per_epoch
-from swingby.train_batched import _StackedMLPs
-from swingby.train_loop import _batches, _record_loop, _schedule
+from swingby.sim.batched import _StackedMLPs
+from swingby.sim.data import make_sim, std_from_authors_sigma
+from swingby.sim.models import ACTIVATIONS, MLP
+from swingby.sim.train import log_steps, steps_per_epoch
+from swingby.sim.train_loop import _batches, _record_loop, _schedule
 
 #: the architectures the chapter measures: (number of layers, activation)
 ARCHITECTURES = ((2, "linear"), (3, "linear"), (2, "relu"), (3, "relu"))
@@ -80,7 +80,7 @@ class JacobianRules:
     #: during the ascent of the test loss ``w_ws`` must decrease over at least this
     #: share of the recorded steps
     shrink_min: float = 0.8
-    #: records per run, log-spaced (``swingby.train.log_steps``)
+    #: records per run, log-spaced (``swingby.sim.train.log_steps``)
     n_records: int = 200
     #: ``"signed"``: the minor entry's peak is its largest value; ``"abs"``: the largest
     #: ``|w_ws|`` (the first definition, as in ``detect_stages``; :data:`FIRST_RULES`)
@@ -139,7 +139,7 @@ def jacobian_at(model: MLP, x: torch.Tensor) -> torch.Tensor:
     Parameters
     ----------
     model : MLP
-        A :class:`~swingby.models.MLP`, linear or ReLU.
+        A :class:`~swingby.sim.models.MLP`, linear or ReLU.
     x : torch.Tensor
         One input of shape ``(d,)`` in the model's dtype.
 
@@ -148,7 +148,7 @@ def jacobian_at(model: MLP, x: torch.Tensor) -> torch.Tensor:
     torch.Tensor
         ``(d, d)``.
     """
-    _checks.instance("model", model, MLP, "swingby.models.MLP")
+    _checks.instance("model", model, MLP, "swingby.sim.models.MLP")
     if not isinstance(x, torch.Tensor) or tuple(x.shape) != (model.d,):
         raise ValueError(f"x must be a torch.Tensor of shape (d,) = ({model.d},), got "
                          f"{getattr(x, 'shape', type(x).__name__)}")
@@ -177,7 +177,7 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
                         n_records: int = JACOBIAN_RULES.n_records) -> JacobianRecord:
     """Train one MLP per seed (batched) and record its Jacobian and output at ``x_hat``.
 
-    Run ``k`` is the run :func:`swingby.observations.run_sweep` makes for
+    Run ``k`` is the run :func:`swingby.observations.runs.run_sweep` makes for
     ``seeds[k]``: data ``make_sim(mu, sigma, d, n_per_cluster, origin_cluster=...,
     rotate=..., seed=seeds[k])``, model ``MLP(d, depth, width, activation=...,
     seed=seeds[k])`` (with bias), SGD with the loss averaged over batch and dimensions,
@@ -199,11 +199,11 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
     lr : float
         Learning rate, ``> 0``.
     rotate, origin_cluster : bool
-        As in :func:`~swingby.sim.make_sim`.
+        As in :func:`~swingby.sim.data.make_sim`.
     n_per_cluster, batch_size, epochs : int
         Data and schedule.
     n_records : int
-        About how many log-spaced steps to record (:func:`~swingby.train.log_steps`).
+        About how many log-spaced steps to record (:func:`~swingby.sim.train.log_steps`).
 
     Returns
     -------

@@ -1,12 +1,12 @@
 """The batched engine: ``R`` MLPs of one architecture trained as one tensor program
 (Sec. 3, App. B, App. F; chapters: observations, ood_checks, topological_order).
 
-:func:`swingby.train.train_batched` stacks the weights of the runs into ``(R, out, in)``
+:func:`swingby.sim.train.train_batched` stacks the weights of the runs into ``(R, out, in)``
 tensors and writes plain SGD out with batched matrix products; every run sees its own
-data set and its own shuffling and gets the :class:`~swingby.train.TrainRecord` that
-:func:`swingby.train.train` would give it (``tests/test_batched.py`` checks this). The
-schedule, the mini-batches and the recording loop are those of :mod:`swingby.train_loop`.
-Import it from :mod:`swingby.train`.
+data set and its own shuffling and gets the :class:`~swingby.sim.train.TrainRecord` that
+:func:`swingby.sim.train.train` would give it (``tests/test_batched.py`` checks this). The
+schedule, the mini-batches and the recording loop are those of :mod:`swingby.sim.train_loop`.
+Import it from :mod:`swingby.sim.train`.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.models import MLP
-from swingby.sim import SimData
-from swingby.train_loop import (
+from swingby.sim.data import SimData
+from swingby.sim.models import MLP
+from swingby.sim.train_loop import (
     TrainRecord,
     _batches,
     _check_record_memory,
@@ -33,13 +33,13 @@ from swingby.train_loop import (
 def _check_batched_models(models) -> tuple[list, dict]:
     """Check that ``models`` are MLPs of one architecture; return them and the spec."""
     if isinstance(models, (str, bytes)) or not (isinstance(models, MLP) or hasattr(models, "__iter__")):
-        raise ValueError(f"models must be a non-empty sequence of swingby.models.MLP, got {models!r}")
+        raise ValueError(f"models must be a non-empty sequence of swingby.sim.models.MLP, got {models!r}")
     models = list(models) if not isinstance(models, MLP) else [models]
     if len(models) == 0:
-        raise ValueError("models must be a non-empty sequence of swingby.models.MLP")
+        raise ValueError("models must be a non-empty sequence of swingby.sim.models.MLP")
     for k, m in enumerate(models):
         if not isinstance(m, MLP):
-            raise ValueError(f"models[{k}] must be a swingby.models.MLP, got {type(m).__name__}")
+            raise ValueError(f"models[{k}] must be a swingby.sim.models.MLP, got {type(m).__name__}")
     spec = dict(d=models[0].d, depth=models[0].depth, width=models[0].width,
                 activation=models[0].activation, bias=models[0].bias)
     for k, m in enumerate(models[1:], start=1):
@@ -61,7 +61,7 @@ def _check_batched_data(data, n_runs: int, d: int) -> list:
         raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {len(datas)}")
     for k, dat in enumerate(datas):
         if not isinstance(dat, SimData):
-            raise ValueError(f"data[{k}] must be a swingby.sim.SimData, got {type(dat).__name__}")
+            raise ValueError(f"data[{k}] must be a swingby.sim.data.SimData, got {type(dat).__name__}")
         if dat.X.shape != datas[0].X.shape or dat.test_points.shape != datas[0].test_points.shape:
             raise ValueError(
                 f"every data set must have the same shape; data[0].X is {tuple(datas[0].X.shape)} "
@@ -109,7 +109,7 @@ def train_batched(
     Parameters
     ----------
     models : sequence of MLP
-        :class:`~swingby.models.MLP` s with identical ``d``, ``depth``, ``width``,
+        :class:`~swingby.sim.models.MLP` s with identical ``d``, ``depth``, ``width``,
         ``activation`` and ``bias`` (different seeds / init scales are fine); trained in
         place, like :func:`train`.
     data : SimData or sequence of SimData

@@ -4,12 +4,12 @@ Chapters: ``book/observations.md``, ``book/ood_checks.md``, ``book/topological_o
 (and the settings in ``book/sim_task.md``, ``book/one_layer_theory.md``,
 ``book/authors_code.md``). Every name is imported from :mod:`swingby.observations`.
 
-* The figure settings: :data:`~swingby.observations.SIGMA_05`, :data:`~swingby.observations.FIG2A`, :data:`~swingby.observations.FIG2B`,
-  :data:`~swingby.observations.EQUAL_MU`, :data:`~swingby.observations.FIG2C_SETTINGS`, :data:`~swingby.observations.FIG2C_MU`, and
-  :func:`~swingby.observations.authors_sigma_label` for their captions.
-* :func:`~swingby.observations.run_sweep` trains one MLP per (configuration, seed) with the batched
-  engine :func:`swingby.train.train_batched`, each on its own sampled data set, on the
-  steps of :func:`~swingby.observations.record_grid`; :func:`~swingby.observations.fig2c_runs` are the runs of Fig. 2(c) / Fig. 3.
+* The figure settings: :data:`~swingby.observations.runs.SIGMA_05`, :data:`~swingby.observations.runs.FIG2A`, :data:`~swingby.observations.runs.FIG2B`,
+  :data:`~swingby.observations.runs.EQUAL_MU`, :data:`~swingby.observations.runs.FIG2C_SETTINGS`, :data:`~swingby.observations.runs.FIG2C_MU`, and
+  :func:`~swingby.observations.runs.authors_sigma_label` for their captions.
+* :func:`~swingby.observations.runs.run_sweep` trains one MLP per (configuration, seed) with the batched
+  engine :func:`swingby.sim.train.train_batched`, each on its own sampled data set, on the
+  steps of :func:`~swingby.observations.runs.record_grid`; :func:`~swingby.observations.runs.fig2c_runs` are the runs of Fig. 2(c) / Fig. 3.
 
 Default settings are those of the authors' code (App. F.1; the book's appendix
 ``book/authors_code.md`` lists them per figure): SGD, lr 0.1, batch 128, 40 epochs, data
@@ -18,7 +18,7 @@ loss averaged over batch and dimensions, 5000 points per cluster, ``d = 64`` rot
 and, in every two-concept run, a third cluster of 5000 points at the origin
 (``origin_cluster=True``). ``sigma`` is a standard deviation throughout (the book's
 convention); the figure settings hold the authors' numbers converted by
-:func:`~swingby.sim.std_from_authors_sigma` (their "0.05" is a standard deviation 0.224).
+:func:`~swingby.sim.data.std_from_authors_sigma` (their "0.05" is a standard deviation 0.224).
 """
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ from typing import Sequence
 import numpy as np
 
 from swingby import _checks
-from swingby.models import MLP
-from swingby.sim import _check_mu_sigma_d, make_sim, std_from_authors_sigma
-from swingby.train import LOSSES, TrainRecord, log_steps, steps_per_epoch, train_batched
+from swingby.sim.data import _check_mu_sigma_d, make_sim, std_from_authors_sigma
+from swingby.sim.models import MLP
+from swingby.sim.train import LOSSES, TrainRecord, log_steps, steps_per_epoch, train_batched
 
 #: The paper's and the authors' "sigma = 0.05", as the standard deviation it was: 0.224.
 SIGMA_05 = std_from_authors_sigma(0.05)
@@ -54,7 +54,7 @@ FIG2C_MU = (2.0, 4.0)
 
 def authors_sigma_label(sigma) -> str:
     """Caption text for a standard deviation: ``"0.224 (authors' 0.05)"``; the authors'
-    number is the variance ``sigma^2`` (see :func:`~swingby.sim.std_from_authors_sigma`)."""
+    number is the variance ``sigma^2`` (see :func:`~swingby.sim.data.std_from_authors_sigma`)."""
     sig = np.atleast_1d(_checks.array("sigma", sigma, ndim=(0, 1), nonneg=True))
     std = ", ".join(f"{v:.3g}" for v in sig)
     var = ", ".join(f"{v * v:.3g}" for v in sig)
@@ -198,12 +198,12 @@ def run_sweep(
     rotate=rotate, truncate=truncate, seed=seeds[k])`` as data, ``MLP(d, depth, width,
     activation=activation, bias=bias, seed=seeds[k])`` as initial model and
     ``seeds[k]`` as shuffling seed, so run ``(c, k)`` is exactly what
-    :func:`swingby.train.train` gives with those arguments. Used for Figs. 2, 3,
+    :func:`swingby.sim.train.train` gives with those arguments. Used for Figs. 2, 3,
     7, 11-16.
 
     Parameters
     ----------
-    configs : dicts with keys ``mu`` and ``sigma`` (as for :func:`~swingby.sim.make_sim`).
+    configs : dicts with keys ``mu`` and ``sigma`` (as for :func:`~swingby.sim.data.make_sim`).
     seeds : seeds of data, initialisation and shuffling, one run per seed and config.
     origin_cluster : add a cluster of ``n_per_cluster`` points at the origin. On by default:
         the authors' two-concept data always hold it (the paper: "optionally"); their
@@ -215,12 +215,12 @@ def run_sweep(
         different configurations are independent replicates).
     stream : with ``seeding="independent"``, a further number mixed into every run's
         seed (e.g. to give a null its own streams), ``>= 0``.
-    other arguments : as in :func:`~swingby.sim.make_sim`,
-        :class:`~swingby.models.MLP` and :func:`~swingby.train.train`.
+    other arguments : as in :func:`~swingby.sim.data.make_sim`,
+        :class:`~swingby.sim.models.MLP` and :func:`~swingby.sim.train.train`.
 
     Returns
     -------
-    ``records[c][k]``, a :class:`~swingby.train.TrainRecord` per config and seed.
+    ``records[c][k]``, a :class:`~swingby.sim.train.TrainRecord` per config and seed.
     """
     configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
     n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))

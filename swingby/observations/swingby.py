@@ -1,10 +1,10 @@
 """Non-monotone OOD test loss, its seed statistics and the swing-by check (Sec. 3.3,
 App. F.2).
 
-:func:`~swingby.observations.loss_rise` and :func:`~swingby.observations.record_rise` measure how far a test-loss curve rises above
-its running minimum; :func:`~swingby.observations.seed_statistics` counts the non-monotone runs over seeds;
-:func:`~swingby.observations.permutation_pvalue` and :func:`~swingby.observations.low_vs_high_pvalue` test whether they are more
-frequent at low ``d``; :func:`~swingby.observations.swingby_check` is the chapter's claim check. Used in
+:func:`~swingby.observations.swingby.loss_rise` and :func:`~swingby.observations.swingby.record_rise` measure how far a test-loss curve rises above
+its running minimum; :func:`~swingby.observations.swingby.seed_statistics` counts the non-monotone runs over seeds;
+:func:`~swingby.observations.swingby.permutation_pvalue` and :func:`~swingby.observations.swingby.low_vs_high_pvalue` test whether they are more
+frequent at low ``d``; :func:`~swingby.observations.swingby.swingby_check` is the chapter's claim check. Used in
 ``book/observations.md`` (Figs. 3, 13, 14) and ``book/ood_checks.md``. Every name is
 imported from :mod:`swingby.observations`.
 """
@@ -15,8 +15,8 @@ from typing import Mapping, NamedTuple, Sequence
 import numpy as np
 
 from swingby import _checks
-from swingby.observations_learning import _record, _record_list, _x_hat_norm
-from swingby.train import TrainRecord
+from swingby.observations.learning import _record, _record_list, _x_hat_norm
+from swingby.sim.train import TrainRecord
 
 
 def loss_rise(test_loss: np.ndarray, scale: float | None = None) -> float:

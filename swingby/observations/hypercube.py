@@ -1,8 +1,8 @@
 """The order homomorphism of App. B on the hypercube test points (eq. B.1, B.2; Fig. 7).
 
-:func:`~swingby.observations.comparable_pairs` lists the pairs ``u <= v`` of test points,
-:func:`~swingby.observations.order_property` the share of them whose losses keep that order at each recorded
-time, and :func:`~swingby.observations.hypercube_learning_times` the learning time of every test point. Used
+:func:`~swingby.observations.hypercube.comparable_pairs` lists the pairs ``u <= v`` of test points,
+:func:`~swingby.observations.hypercube.order_property` the share of them whose losses keep that order at each recorded
+time, and :func:`~swingby.observations.hypercube.hypercube_learning_times` the learning time of every test point. Used
 in ``book/topological_order.md``. Every name is imported from
 :mod:`swingby.observations`.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from swingby import _checks
-from swingby.observations_learning import _record
-from swingby.train import TrainRecord
+from swingby.observations.learning import _record
+from swingby.sim.train import TrainRecord
 
 #: Most rows :func:`comparable_pairs` accepts: ``2**12`` (``s = 12`` concepts), because it
 #: compares every pair of rows (``4**s`` comparisons) and returns about ``3**s`` pairs.

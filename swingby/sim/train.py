@@ -17,11 +17,11 @@ holds NaN from there on, ``config["diverged_at_step"]`` says where, and the metr
 :mod:`swingby.observations` refuse it.
 
 The code lives in one module per subject; every name is imported from here
-(``from swingby.train import ...``):
+(``from swingby.sim.train import ...``):
 
-* :mod:`swingby.train_loop`: :class:`TrainRecord`, the schedule (:func:`steps_per_epoch`,
+* :mod:`swingby.sim.train_loop`: :class:`TrainRecord`, the schedule (:func:`steps_per_epoch`,
   :func:`log_steps`), :func:`batch_loss` and the recording loop that both engines share.
-* :mod:`swingby.train_batched`: :func:`train_batched`, ``R`` MLPs of one architecture
+* :mod:`swingby.sim.batched`: :func:`train_batched`, ``R`` MLPs of one architecture
   trained as one batched tensor program.
 
 :func:`train`, one run of any model, is defined here.
@@ -35,9 +35,9 @@ import torch
 from torch import nn
 
 from swingby import _checks
-from swingby.sim import SimData
-from swingby.train_batched import train_batched
-from swingby.train_loop import (
+from swingby.sim.batched import train_batched
+from swingby.sim.data import SimData
+from swingby.sim.train_loop import (
     LOSSES,
     SHUFFLES,
     TrainRecord,
@@ -79,7 +79,7 @@ def train(
     model : torch.nn.Module
         Any module mapping ``(B, d) -> (B, d)``; trained in place.
     data : SimData
-        From :func:`~swingby.sim.make_sim`.
+        From :func:`~swingby.sim.data.make_sim`.
     lr : float
         Learning rate, ``> 0``.
     batch_size : int
@@ -149,7 +149,7 @@ def train(
 def _check_model_data(model, data) -> None:
     """``model`` an ``nn.Module`` and ``data`` a :class:`SimData` of the model's dimension."""
     _checks.instance("model", model, nn.Module, "torch.nn.Module")
-    _checks.instance("data", data, SimData, "swingby.sim.SimData (from make_sim)")
+    _checks.instance("data", data, SimData, "swingby.sim.data.SimData (from make_sim)")
     if hasattr(model, "d"):
         if model.d != data.d:
             raise ValueError(f"model has d = {model.d} but data has d = {data.d}; they must match")

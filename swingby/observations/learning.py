@@ -1,11 +1,11 @@
 """Which concept is learned first, and the terminal slowing down (Sec. 3.1, 3.2).
 
-Metrics computed on a :class:`~swingby.train.TrainRecord` of
-:func:`swingby.observations.run_sweep`, used in ``book/observations.md`` (Figs. 2,
-11, 12): :func:`~swingby.observations.learning_times` and :func:`~swingby.observations.progress_along_concepts` (the generalisation
-order), :func:`~swingby.observations.a_diagonal` and :func:`~swingby.observations.order_agreement` (does the larger ``a_p`` go
-first?), :func:`~swingby.observations.displacement_per_interval`, :func:`~swingby.observations.marker_indices` and
-:func:`~swingby.observations.slowdown` (the spacing of the paper's arrows). Also the checks of records that
+Metrics computed on a :class:`~swingby.sim.train.TrainRecord` of
+:func:`swingby.observations.runs.run_sweep`, used in ``book/observations.md`` (Figs. 2,
+11, 12): :func:`~swingby.observations.learning.learning_times` and :func:`~swingby.observations.learning.progress_along_concepts` (the generalisation
+order), :func:`~swingby.observations.learning.a_diagonal` and :func:`~swingby.observations.learning.order_agreement` (does the larger ``a_p`` go
+first?), :func:`~swingby.observations.learning.displacement_per_interval`, :func:`~swingby.observations.learning.marker_indices` and
+:func:`~swingby.observations.learning.slowdown` (the spacing of the paper's arrows). Also the checks of records that
 the other ``swingby.observations_*`` modules share. Every name is imported from
 :mod:`swingby.observations`.
 """
@@ -16,12 +16,12 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from swingby import _checks
-from swingby.train import TrainRecord
+from swingby.sim.train import TrainRecord
 
 
 def _record(name: str, rec, *, finite: bool = True) -> TrainRecord:
     """``rec`` if it is a :class:`TrainRecord` (with finite outputs, when ``finite``), else raise."""
-    _checks.instance(name, rec, TrainRecord, "swingby.train.TrainRecord")
+    _checks.instance(name, rec, TrainRecord, "swingby.sim.train.TrainRecord")
     if finite and not (np.all(np.isfinite(rec.outputs)) and np.all(np.isfinite(rec.test_loss))):
         at = rec.config.get("diverged_at_step")
         raise ValueError(

@@ -1,8 +1,8 @@
 """Out-of-distribution checks (App. F.3, Figs. 15, 16): distances of the output at
 ``x_hat`` and the truncation twins.
 
-:func:`~swingby.observations.relative_distance` measures how far a run's output trajectory at ``x_hat`` is
-from ``x_hat`` or from another run's; :func:`~swingby.observations.truncation_twins` trains every
+:func:`~swingby.observations.ood.relative_distance` measures how far a run's output trajectory at ``x_hat`` is
+from ``x_hat`` or from another run's; :func:`~swingby.observations.ood.truncation_twins` trains every
 (config, seed) on the full and on the truncated training set with everything else the
 same. Used in ``book/ood_checks.md`` and ``book/observations.md``. Every name is
 imported from :mod:`swingby.observations`.
@@ -14,11 +14,11 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from swingby import _checks
-from swingby.models import MLP
-from swingby.observations_learning import _record, _x_hat_norm
-from swingby.observations_runs import _check_configs_seeds, _check_training, record_grid
-from swingby.sim import make_sim
-from swingby.train import TrainRecord, steps_per_epoch, train_batched
+from swingby.observations.learning import _record, _x_hat_norm
+from swingby.observations.runs import _check_configs_seeds, _check_training, record_grid
+from swingby.sim.data import make_sim
+from swingby.sim.models import MLP
+from swingby.sim.train import TrainRecord, steps_per_epoch, train_batched
 
 #: Where :func:`relative_distance` measures: ``"end"`` (the last record) or ``"max"``
 #: (the largest distance over the records).
@@ -65,7 +65,7 @@ def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *,
 
 
 def _rotated(data, rotation):
-    """An un-rotated :class:`~swingby.sim.SimData` expressed in the frame ``rotation``."""
+    """An un-rotated :class:`~swingby.sim.data.SimData` expressed in the frame ``rotation``."""
     return data._replace(X=data.X @ rotation.T, x_hat=data.x_hat @ rotation.T, rotation=rotation,
                          test_points=data.test_points @ rotation.T)
 
