@@ -224,7 +224,7 @@ def test_device_auto_picks_cuda_when_present_and_cuda_without_a_gpu_is_an_error(
 
 def test_the_package_works_without_submitit(tmp_path):
     code = ("import sys; sys.modules['submitit'] = None\n"
-            "from swingby.diffusion import executors as E, job_options as J\n"
+            "from swingby.diffusion.runs import executors as E, job_options as J\n"
             "assert E.RunJob.__mro__[1] is object\n"
             "try:\n    J.make_executor('slurm', sys.argv[1], J.SlurmOptions())\n"
             "except ValueError as e:\n    print(e)\n")
