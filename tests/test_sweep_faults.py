@@ -262,7 +262,7 @@ def test_the_lock_is_portable_and_refuses_a_second_process(tmp_path):
 
     assert "import fcntl" not in inspect.getsource(storage)
     results = tmp_path / "sweep_x.npz"
-    code = ("import sys, time\nfrom swingby.diffusion import storage\n"
+    code = ("import sys, time\nfrom swingby.diffusion.runs import storage\n"
             f"with storage.lock({str(results)!r}):\n    print('held', flush=True)\n    time.sleep(30)\n")
     holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONPATH": str(Path(S.__file__).parents[2])})
