@@ -245,17 +245,17 @@ def test_combine_follows_the_rule_over_settings():
 
 
 def test_sweep_note_says_whether_the_sweep_predates_the_rules():
-    from swingby.diffusion import rules_report as RR
+    from swingby.diffusion import tables as TB
     meta = {"config": {"seeds": [0, 1], "separations": [0.2, 0.7]}}
-    assert "predates" in RR.sweep_note(meta) and "about 2 independent" in RR.sweep_note(meta)
+    assert "predates" in TB.sweep_note(meta) and "about 2 independent" in TB.sweep_note(meta)
     now = {**meta, "rules_fingerprint": R.fingerprint(), "independent_runs": True}
-    assert "after the rules" in RR.sweep_note(now)
-    assert "illustrative" in RR.sweep_note(meta, short=True)
-    assert "stand" in RR.sweep_note(now, short=True)
+    assert "after the rules" in TB.sweep_note(now)
+    assert "illustrative" in TB.sweep_note(meta, short=True)
+    assert "stand" in TB.sweep_note(now, short=True)
     with pytest.raises(ValueError, match="short"):
-        RR.sweep_note(meta, short="yes")
+        TB.sweep_note(meta, short="yes")
     with pytest.raises(ValueError, match="meta"):
-        RR.sweep_note("meta")
+        TB.sweep_note("meta")
 
 
 def test_the_new_fig6_plots_draw_one_panel_per_separation():

@@ -14,6 +14,7 @@ al. 2024) on the diffusion sweep of :mod:`swingby.diffusion`; used by the chapte
   and the fits and scores they rest on;
 * :mod:`.checks`, :mod:`.time_checks`: the checks under the fixed rules
   (:mod:`swingby.diffusion.rules`);
+* :mod:`.report`: the checks under the old and the new rules, as markdown tables;
 * :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
 
 The claim checks of the chapter (it reports how often each passes on its null):

@@ -12,7 +12,10 @@ Here, the model and what defines a run:
 * :mod:`.sweep`: a sweep's plan (checkpoints, repeats, where its files go), with no I/O;
 * :mod:`.classifier`, :mod:`.concept_space`: the read-out of samples into concept space;
 * :mod:`.rules`: the thresholds of every diffusion and capability check, fixed before the
-  data; :mod:`.rules_report` writes the status page from them.
+  data; :mod:`.tables` holds the markdown helpers of their reports and
+  :mod:`.rules_report` writes the report on the stored sweep
+  (``python -m swingby.diffusion.rules_report``; it gathers :mod:`.fig6.report` and
+  :mod:`swingby.capability.report`).
 
 Subpackages:
 

@@ -5,5 +5,6 @@
 * :mod:`.claims`, :mod:`.nulls`: the older claim checks and the nulls they are calibrated on;
 * :mod:`.checks`, :mod:`.slowing`: the checks of Fig. 6 under the fixed rules
   (:mod:`swingby.diffusion.rules`);
+* :mod:`.report`: the checks under the old and the new rules, as markdown tables;
 * :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
 """
