@@ -19,9 +19,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from swingby import plotting as P
 from swingby import theory as T  # noqa: E402
-from swingby import widgets as W  # noqa: E402
 from swingby._checks import TrainingDiverged  # noqa: E402
 from swingby.diffusion import classifier as C  # noqa: E402
 from swingby.diffusion import concept_space as CS  # noqa: E402
@@ -29,14 +27,19 @@ from swingby.diffusion.data import CirclesConfig  # noqa: E402
 from swingby.diffusion.fig6 import analysis as A  # noqa: E402
 from swingby.diffusion.fig6 import plots as DP  # noqa: E402
 from swingby.diffusion.fig6.explorer import sweep_explorer  # noqa: E402
+from swingby.observations import explorer as OX
 from swingby.observations import hypercube as OH
 from swingby.observations import learning as OL
 from swingby.observations import ood as OO
+from swingby.observations import plots as OP
 from swingby.observations import runs as OR
 from swingby.observations import swingby as OS
 from swingby.sim import data as S  # noqa: E402
+from swingby.sim import explorer as SX
+from swingby.sim import plots as SPL
 from swingby.sim import train as TR  # noqa: E402
 from swingby.sim.models import MLP, SymmetricModel  # noqa: E402
+from swingby.theory import explorer as TX
 from swingby.theory import plots as TP
 
 torch.set_num_threads(1)
@@ -485,24 +488,24 @@ CASES = [
     case(SETTING.run_with_stages, dict(record_every=0), "record_every"),
     case(T.phase_diagram, dict(phase_kw, sigma=-1.0), "sigma"),
     # ------------------------------------------------------------------ plotting
-    case(P.plot_sim_3d, dict(data=None), "data"),
-    case(P.plot_sim_3d, dict(data=DATA, ax=AX), "ax must"),
-    case(P.plot_sim_3d, dict(data=DATA, max_points=0), "max_points"),
-    case(P.plot_sim_3d, dict(data=DATA, seed=-1), "seed"),
-    case(P.plot_trajectory, dict(ax=None, trajectory=np.zeros((5, 2))), "ax must"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros(5)), "trajectory"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.full((5, 2), np.nan)), "trajectory"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 0)), "dims"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 5)), "dims[1]"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=0), "n_markers"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=10**10), "n_markers"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[10]), "marker_steps"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[1.5]), "marker_steps"),
-    case(P.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), color="notacolour"), "color"),
-    case(P.mark_concept_plane, dict(ax=AX, mu=[1.0]), "dims[1]"),
-    case(P.mark_concept_plane, dict(ax=AX, mu=[[1.0, 2.0]]), "mu must"),
-    case(P.mark_concept_plane, dict(ax=AX, mu=[1.0, 2.0], dims=(0,)), "dims"),
-    case(P.mark_concept_plane, dict(ax="x", mu=[1.0, 2.0]), "ax must"),
+    case(SPL.plot_sim_3d, dict(data=None), "data"),
+    case(SPL.plot_sim_3d, dict(data=DATA, ax=AX), "ax must"),
+    case(SPL.plot_sim_3d, dict(data=DATA, max_points=0), "max_points"),
+    case(SPL.plot_sim_3d, dict(data=DATA, seed=-1), "seed"),
+    case(OP.plot_trajectory, dict(ax=None, trajectory=np.zeros((5, 2))), "ax must"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros(5)), "trajectory"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.full((5, 2), np.nan)), "trajectory"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 0)), "dims"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 5)), "dims[1]"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=0), "n_markers"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=10**10), "n_markers"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[10]), "marker_steps"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[1.5]), "marker_steps"),
+    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), color="notacolour"), "color"),
+    case(OP.mark_concept_plane, dict(ax=AX, mu=[1.0]), "dims[1]"),
+    case(OP.mark_concept_plane, dict(ax=AX, mu=[[1.0, 2.0]]), "mu must"),
+    case(OP.mark_concept_plane, dict(ax=AX, mu=[1.0, 2.0], dims=(0,)), "dims"),
+    case(OP.mark_concept_plane, dict(ax="x", mu=[1.0, 2.0]), "ax must"),
     case(TP.plot_entry_types, dict(d=100, s=2), "d must"),
     case(TP.plot_entry_types, dict(d=3, s=0), "s must"),
     case(TP.plot_entry_types, dict(d=3, s=5), "s must"),
@@ -524,46 +527,46 @@ CASES = [
     case(TP.plot_output_trajectory, dict(ax=AX, record=SYM, mu=[1.0, 1.0], centres="yes"), "centres"),
     case(TP.plot_output_trajectory, dict(ax=AX, record=None, mu=[1.0, 1.0]), "record must"),
     case(TP.plot_output_trajectory, dict(ax=None, record=SYM, mu=[1.0, 1.0]), "ax must"),
-    case(P.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=[]), "labels"),
-    case(P.plot_sweep_trajectories, dict(ax=AX, records=[DIVERGED], labels=["x"]), "diverged"),
-    case(P.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], n_markers=0), "n_markers"),
-    case(P.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], legend="x"), "legend"),
-    case(P.plot_sweep_trajectories, dict(ax=AX, records=[None], labels=["x"]), "records[0]"),
-    case(P.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], title=3), "title"),
-    case(P.plot_sweep_trajectories, dict(ax=None, records=[REC], labels=["x"]), "ax must"),
-    case(P.plot_test_losses, dict(ax=AX, records=[REC, REC], labels=["a"]), "labels"),
-    case(P.plot_test_losses, dict(ax=AX, records=[REC], labels=["a"], logx=None), "logx"),
-    case(P.plot_test_losses, dict(ax=AX, records=None, labels=["a"]), "records"),
-    case(P.plot_test_losses, dict(ax=AX, records=[REC], labels=["a"], title=["t"]), "title"),
-    case(P.plot_test_losses, dict(ax="ax", records=[REC], labels=["a"]), "ax must"),
-    case(P.hypercube_layout, dict(test_index=[[0, 2]]), "test_index"),
-    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0]), "losses"),
-    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0, 1.0, np.nan, 1.0]), "losses"),
-    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, vmax=0.0), "vmax"),
-    case(P.plot_hypercube, dict(ax=AX, test_index=IDX9, losses=np.zeros(512)), "test_index"),
-    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, cmap="nocmap"), "cmap"),
-    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, cmap=3), "cmap"),
-    case(P.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, title=1), "title"),
-    case(P.plot_hypercube, dict(ax=None, test_index=IDX2, losses=[1.0] * 4), "ax must"),
+    case(OP.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=[]), "labels"),
+    case(OP.plot_sweep_trajectories, dict(ax=AX, records=[DIVERGED], labels=["x"]), "diverged"),
+    case(OP.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], n_markers=0), "n_markers"),
+    case(OP.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], legend="x"), "legend"),
+    case(OP.plot_sweep_trajectories, dict(ax=AX, records=[None], labels=["x"]), "records[0]"),
+    case(OP.plot_sweep_trajectories, dict(ax=AX, records=[REC], labels=["x"], title=3), "title"),
+    case(OP.plot_sweep_trajectories, dict(ax=None, records=[REC], labels=["x"]), "ax must"),
+    case(OP.plot_test_losses, dict(ax=AX, records=[REC, REC], labels=["a"]), "labels"),
+    case(OP.plot_test_losses, dict(ax=AX, records=[REC], labels=["a"], logx=None), "logx"),
+    case(OP.plot_test_losses, dict(ax=AX, records=None, labels=["a"]), "records"),
+    case(OP.plot_test_losses, dict(ax=AX, records=[REC], labels=["a"], title=["t"]), "title"),
+    case(OP.plot_test_losses, dict(ax="ax", records=[REC], labels=["a"]), "ax must"),
+    case(OP.hypercube_layout, dict(test_index=[[0, 2]]), "test_index"),
+    case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0]), "losses"),
+    case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0, 1.0, np.nan, 1.0]), "losses"),
+    case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, vmax=0.0), "vmax"),
+    case(OP.plot_hypercube, dict(ax=AX, test_index=IDX9, losses=np.zeros(512)), "test_index"),
+    case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, cmap="nocmap"), "cmap"),
+    case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, cmap=3), "cmap"),
+    case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, title=1), "title"),
+    case(OP.plot_hypercube, dict(ax=None, test_index=IDX2, losses=[1.0] * 4), "ax must"),
     # ------------------------------------------------------------------ widgets
-    case(W.sim_data_explorer, dict(mu=(1.0, 2.0)), "mu must"),
-    case(W.sim_data_explorer, dict(mu=(1.0, 2.0, 5.0)), "mu must"),
-    case(W.sim_data_explorer, dict(sigma=(0.1, 0.1, 2.0)), "sigma must"),
-    case(W.sim_data_explorer, dict(n_per_cluster=0), "n_per_cluster"),
-    case(W.sim_data_explorer, dict(n_per_cluster=10**6), "n_per_cluster"),
-    case(W.symmetric_dynamics_explorer, dict(mu=(1.0, 1.5, 2.0)), "mu must"),
-    case(W.symmetric_dynamics_explorer, dict(mu=(0.1, 1.0)), "mu must"),
-    case(W.symmetric_dynamics_explorer, dict(sigma=2.0), "sigma"),
-    case(W.symmetric_dynamics_explorer, dict(init_scale=2.0), "init_scale"),
-    case(W.symmetric_dynamics_explorer, dict(seed=-1), "seed"),
-    case(W.symmetric_dynamics_explorer, dict(seed=2**31), "seed"),
-    case(W.symmetric_dynamics_explorer, dict(seed=1.5), "seed"),
-    case(W.symmetric_dynamics_explorer, dict(steps=0), "steps"),
-    case(W.symmetric_dynamics_explorer, dict(steps=10**7), "steps"),
-    case(W.symmetric_dynamics_explorer, dict(eta=0.0), "eta"),
-    case(W.trajectory_explorer, dict(n_per_cluster=0), "n_per_cluster"),
-    case(W.trajectory_explorer, dict(epochs=1.5), "epochs"),
-    case(W.trajectory_explorer, dict(seed=None), "seed"),
+    case(SX.sim_data_explorer, dict(mu=(1.0, 2.0)), "mu must"),
+    case(SX.sim_data_explorer, dict(mu=(1.0, 2.0, 5.0)), "mu must"),
+    case(SX.sim_data_explorer, dict(sigma=(0.1, 0.1, 2.0)), "sigma must"),
+    case(SX.sim_data_explorer, dict(n_per_cluster=0), "n_per_cluster"),
+    case(SX.sim_data_explorer, dict(n_per_cluster=10**6), "n_per_cluster"),
+    case(TX.symmetric_dynamics_explorer, dict(mu=(1.0, 1.5, 2.0)), "mu must"),
+    case(TX.symmetric_dynamics_explorer, dict(mu=(0.1, 1.0)), "mu must"),
+    case(TX.symmetric_dynamics_explorer, dict(sigma=2.0), "sigma"),
+    case(TX.symmetric_dynamics_explorer, dict(init_scale=2.0), "init_scale"),
+    case(TX.symmetric_dynamics_explorer, dict(seed=-1), "seed"),
+    case(TX.symmetric_dynamics_explorer, dict(seed=2**31), "seed"),
+    case(TX.symmetric_dynamics_explorer, dict(seed=1.5), "seed"),
+    case(TX.symmetric_dynamics_explorer, dict(steps=0), "steps"),
+    case(TX.symmetric_dynamics_explorer, dict(steps=10**7), "steps"),
+    case(TX.symmetric_dynamics_explorer, dict(eta=0.0), "eta"),
+    case(OX.trajectory_explorer, dict(n_per_cluster=0), "n_per_cluster"),
+    case(OX.trajectory_explorer, dict(epochs=1.5), "epochs"),
+    case(OX.trajectory_explorer, dict(seed=None), "seed"),
     # ------------------------------------------------------------------ diffusion: concept space
     case(CS.class_point, dict(probs=np.zeros((4, 3))), "probs"),
     case(CS.class_point, dict(probs=np.zeros((0, 2))), "probs"),
@@ -717,7 +720,7 @@ BORDERLINE = [
     (T.one_layer_output, dict(one_layer, t=0)),
     (CS.class_point, dict(probs=[[0.0, 1.0]])),
     (A.crossing_step, dict(steps=[0, 1], y=[1.0, 1.0])),
-    (W.symmetric_dynamics_explorer, dict(seed=500, steps=10)),
+    (TX.symmetric_dynamics_explorer, dict(seed=500, steps=10)),
     (sweep_explorer, dict(res=RES, dc_index=1, seed_index=1, checkpoint=0)),
 ]
 

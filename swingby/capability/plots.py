@@ -14,7 +14,7 @@ from swingby.capability import measures as CM
 from swingby.capability import probes as CP
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels, panel_grid  # noqa: F401 - panel_grid for the chapter
-from swingby.plotting import _axes
+from swingby.style import _axes
 
 CAP_COLOUR, BEH_COLOUR = "tab:green", "tab:red"  #: seed 003's colours: capability green, behaviour red
 READINGS = {"classifier": "-", "pixels": ":"}     #: line style of each reading

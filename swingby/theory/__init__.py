@@ -87,7 +87,7 @@ from swingby.theory.statistics import (
     phase_diagram_scale,
 )
 
-# a private helper that swingby.plotting imports from here
+# a private helper that swingby.theory.plots imports from here
 from swingby.theory.symmetric import (
     GSN,
     MATRICES,

@@ -2,7 +2,8 @@
 ``book/beyond_two_concepts.md``): the major / minor / irrelevant entries of the Jacobian
 (Fig. 4), the entries of ``W(t)`` over time with the loss and its ascents shaded
 (Figs. 5, 8-10), and the output trajectory of the symmetric model in the concept plane.
-Every name here is also importable from :mod:`swingby.plotting`.
+They build on :mod:`swingby.style` and on the trajectory helpers of
+:mod:`swingby.observations.plots`.
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
 from swingby import _checks
-from swingby.plotting import _axes, _dims, _style, mark_concept_plane, plot_trajectory
+from swingby.observations.plots import mark_concept_plane, plot_trajectory
+from swingby.style import _axes, _dims, _style
 from swingby.theory import Stages, _single_record
 
 #: Largest ``d`` of :func:`plot_entry_types` (it writes one label per entry of a d x d grid).

@@ -8,7 +8,7 @@ import numpy as np
 from swingby import _checks
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6 import analysis as A
-from swingby.plotting import _axes, _style
+from swingby.style import _axes, _style
 
 CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
 CLASS_COLOURS = {"00": "tab:red", "01": "tab:orange", "10": "tab:blue", "11": "tab:purple"}

@@ -1,120 +1,20 @@
-"""Figures shared by the chapters: the SIM data in 3-D (Fig. 1c), output trajectories
-in the concept plane (Figs. 2, 11-16), test losses (Figs. 3, 14) and the hypercube of
-Fig. 7. The Jacobian entries and trajectories of the theory chapters (Figs. 4, 5, 8-10)
-are in :mod:`swingby.theory.plots`, which builds on the helpers here.
+"""Figures of the observation chapters: output trajectories in the concept plane (Figs. 2,
+11-16), test losses (Figs. 3, 14) and the hypercube of Fig. 7. Used by
+``book/observations.md``, ``book/ood_checks.md``, ``book/topological_order.md`` and
+``book/one_layer_theory.md``; the theory figures (:mod:`swingby.theory.plots`) draw their
+trajectories with :func:`plot_trajectory` and :func:`mark_concept_plane`.
 
 Every function draws on a matplotlib ``Axes`` it is given (or makes one) and refuses a
 bad argument with a ``ValueError`` before drawing anything.
 """
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.colors import is_color_like
 
 from swingby import _checks
 from swingby.observations.hypercube import _check_test_index
-from swingby.observations.learning import _record, marker_indices
-from swingby.sim.data import SimData
-
-
-# ----------------------------------------------------------------------------- checks
-def _axes(ax, *, three_d: bool = False):
-    if not isinstance(ax, Axes) or (three_d and not hasattr(ax, "set_zlabel")):
-        kind = "3-D (projection='3d') " if three_d else ""
-        raise ValueError(f"ax must be a matplotlib {kind}Axes, got {type(ax).__name__}")
-    return ax
-
-
-def _dims(dims, d: int) -> tuple[int, int]:
-    """Two different axes in ``[0, d)``."""
-    if isinstance(dims, (str, bytes)) or not hasattr(dims, "__len__") or len(dims) != 2:
-        raise ValueError(f"dims must be a pair of axis indices (i, j), got {dims!r}")
-    i, j = _checks.index("dims[0]", dims[0], d), _checks.index("dims[1]", dims[1], d)
-    if i == j:
-        raise ValueError(f"dims must name two different axes, got {dims!r}")
-    return i, j
-
-
-def _records_labels(records, labels) -> tuple[list, list]:
-    """Finite :class:`~swingby.sim.train.TrainRecord` s and one label each."""
-    if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
-        raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
-    records = [_record(f"records[{k}]", r) for k, r in enumerate(records)]
-    labels = [] if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__") else list(labels)
-    if not records or len(labels) != len(records):
-        raise ValueError(f"records and labels must be non-empty and of one length (one label per record), "
-                         f"got {len(records)} records and labels {labels!r}")
-    return records, labels
-
-
-def _style(color=None, title=None, cmap=None) -> None:
-    """A matplotlib colour (or None), a str title (or None), a colormap name (or None)."""
-    if color is not None and not is_color_like(color):
-        raise ValueError(f"color must be a matplotlib colour (a name such as 'tab:red', '#rrggbb' or "
-                         f"an RGB tuple), got {color!r}")
-    if title is not None and not isinstance(title, str):
-        raise ValueError(f"title must be a str or None, got {title!r}")
-    if cmap is not None:
-        try:
-            plt.get_cmap(cmap)
-        except (ValueError, TypeError):
-            raise ValueError(f"cmap must be the name of a matplotlib colormap (e.g. 'viridis'), got {cmap!r}") from None
-
-
-def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0):
-    """Fig. 1(c): training clusters at vertices of a box and the OOD test point.
-
-    Plots the first three concept coordinates of ``data`` (rotated back), the
-    box spanned by the cluster centres, every eq. (B.1) test point and ``x_hat``.
-    Used in ``book/sim_task.md`` and by :func:`swingby.widgets.sim_data_explorer`.
-
-    Parameters
-    ----------
-    data : SimData
-        From :func:`swingby.sim.data.make_sim`.
-    ax : matplotlib 3-D Axes or None
-        Where to draw (``projection="3d"``); ``None`` makes a new figure.
-    max_points : int
-        Most points drawn per cluster, ``> 0`` (a random subset).
-    seed : int
-        Seed of the subset.
-
-    Returns
-    -------
-    matplotlib 3-D Axes
-        The axes drawn on.
-    """
-    _checks.instance("data", data, SimData, "swingby.sim.data.SimData (from make_sim)")
-    max_points = _checks.positive_int("max_points", max_points)
-    rng = np.random.default_rng(_checks.seed("seed", seed))
-    if ax is None:
-        ax = plt.figure(figsize=(5.5, 5)).add_subplot(projection="3d")
-    _axes(ax, three_d=True)
-    Xc = data.to_concept(data.X).numpy()
-    pts = data.to_concept(data.test_points).numpy()
-    k = min(3, data.d)
-    pad = lambda pts: np.pad(pts[:, :k], ((0, 0), (0, 3 - k)))  # noqa: E731
-    labels = data.labels.numpy()
-    for c in np.unique(labels):
-        idx = np.flatnonzero(labels == c)
-        idx = rng.choice(idx, size=min(max_points, idx.size), replace=False)
-        name = "origin cluster" if c == data.s else f"cluster {c + 1}"
-        ax.scatter(*pad(Xc[idx]).T, s=3, alpha=0.35, label=name)
-    P = pad(pts)
-    idx = data.test_index.numpy()
-    for i in range(len(P)):  # hypercube edges between test points
-        for j in range(i + 1, len(P)):
-            if np.abs(idx[i] - idx[j]).sum() == 1:
-                ax.plot(*np.stack([P[i], P[j]]).T, color="grey", lw=0.8, alpha=0.6)
-    ax.scatter(*P[:-1].T, color="k", s=18, label="test points (B.1)")
-    ax.scatter(*P[-1], color="red", s=80, marker="*", label=r"OOD test point $\hat{x}$")
-    ax.set_xlabel("concept 1")
-    ax.set_ylabel("concept 2")
-    ax.set_zlabel("concept 3")
-    ax.legend(loc="upper left", fontsize=8)
-    return ax
+from swingby.observations.learning import marker_indices
+from swingby.style import _axes, _dims, _records_labels, _style
 
 
 def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=None, color=None,
