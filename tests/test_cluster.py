@@ -22,15 +22,14 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.diffusion import __main__ as cli
 from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import get_preset
+from swingby.diffusion.runs import cli, storage
+from swingby.diffusion.runs import collect as COL
 from swingby.diffusion.runs import driver as S
 from swingby.diffusion.runs import evaluation as EV
 from swingby.diffusion.runs import executors as E
 from swingby.diffusion.runs import job_options as J
-from swingby.diffusion.runs import storage
-from swingby.diffusion.runs import storage as ST
 from swingby.diffusion.training import resolve_device
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +69,7 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     import submitit
 
     p = get_preset("tiny", steps=240, classifier_steps=5, ema=0.9, n_checkpoints=4)  # checkpoints 0, 27, 107, 240
-    ref = ST.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "pool_s", **QUIET))
+    ref = storage.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "pool_s", **QUIET))
     scratch, logs, done = tmp_path / "s", [], []
     parent = threading.Thread(target=lambda: done.append(E.submit(  # the blocking parent: waits and merges
         p, executor="submitit-local", out_dir=tmp_path / "o", scratch=scratch, poll_s=0.5, log=logs.append)))
@@ -92,18 +91,18 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     victim = jobs[0]
     out = victim.stdout()
     assert "preempted or timed out; requeued" in out and f"resuming from step {step} of" in out, out
-    blob = torch.load(E.run_result_path(scratch, 0.2, 0), weights_only=True)
+    blob = torch.load(COL.run_result_path(scratch, 0.2, 0), weights_only=True)
     assert blob["starts"] == [0, step], blob["starts"]  # the requeued job started from the state, not step 0
-    assert torch.load(E.run_result_path(scratch, 0.6, 0), weights_only=True)["starts"] == [0]
+    assert torch.load(COL.run_result_path(scratch, 0.6, 0), weights_only=True)["starts"] == [0]
     assert c.finished and not c.refused and not any("failed" in m for m in logs), logs
-    merged = ST.load_results(c.path)
+    merged = storage.load_results(c.path)
     _same_arrays(ref, merged)
     meta = merged["meta"]
     assert meta["finished"] and meta["executor"] == "submitit-local" and meta["config"] == p.to_dict()
     assert meta["code_version"]["code_identity"] == S.code_hash() == ref["meta"]["code_version"]["code_identity"]
     # a finished file is left as it is by a later collect or submit
     before = c.path.read_bytes()
-    assert E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append).finished
+    assert COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append).finished
     assert E.submit(p, executor="submitit-local", out_dir=tmp_path / "o", scratch=scratch, log=logs.append)[0] == []
     assert c.path.read_bytes() == before
 
@@ -119,22 +118,22 @@ def test_run_results_of_another_preset_or_other_code_are_refused(tmp_path):
         with pytest.raises(RuntimeError, match="another job is training this run"):
             job()
     f = Path(job())
-    assert f == E.run_result_path(scratch, 0.5, 0) and job.starts == [0]
+    assert f == COL.run_result_path(scratch, 0.5, 0) and job.starts == [0]
     logs = []
     other = get_preset("tiny", separations=(0.5,), steps=16, classifier_steps=5, ema=0.9, n_checkpoints=4, lr=1e-2)
-    c = E.collect(other, out_dir=tmp_path / "o2", scratch=scratch, log=logs.append)
+    c = COL.collect(other, out_dir=tmp_path / "o2", scratch=scratch, log=logs.append)
     assert c.refused and not c.merged and not c.path.exists()
     assert str(f) in logs[0] and "another preset config" in logs[0] and "'lr'" in logs[0], logs
     blob = torch.load(f, weights_only=True)
     storage.atomic_save(lambda g: torch.save({**blob, "code": "0" * 64}, g), f)
     logs.clear()
-    c = E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
+    c = COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
     assert c.refused and not c.path.exists() and "other code" in logs[0] and str(f) in logs[0], logs
     storage.atomic_save(lambda g: torch.save(blob, g), f)
-    c = E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
+    c = COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
     assert c.finished and c.merged == [(0.5, 0)]
-    ref = ST.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "ps", **QUIET))
-    _same_arrays(ref, ST.load_results(c.path))
+    ref = storage.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "ps", **QUIET))
+    _same_arrays(ref, storage.load_results(c.path))
 
 
 @needs_submitit

@@ -6,7 +6,8 @@
   nothing in this subpackage;
 * :mod:`.driver`: one run (:func:`~.driver.run_one`), the worker pool, resuming, and
   :func:`~.driver.sweep`;
-* :mod:`.executors`, :mod:`.job_options`: submitit and SLURM executors of a sweep;
+* :mod:`.executors`, :mod:`.job_options`: submitit and SLURM executors of a sweep, and
+  :mod:`.collect`, which merges their finished runs into the results file;
 * :mod:`.search`, :mod:`.position_search`: the measured searches for a CPU preset;
 * :mod:`.identity`: the code identity that stored results are keyed by;
 * :mod:`.cli`: the command line (``python -m swingby.diffusion``).

@@ -129,6 +129,7 @@ def _job_options_given(args) -> bool:
 def _jobs(args, p) -> int:
     """``sweep --collect`` and ``sweep --executor submitit-local|slurm``."""
     from swingby.diffusion import sweep as SP
+    from swingby.diffusion.runs import collect as COL
     from swingby.diffusion.runs import driver as S
     from swingby.diffusion.runs import executors as E
     from swingby.diffusion.runs import job_options as JO
@@ -139,7 +140,7 @@ def _jobs(args, p) -> int:
                          "--executor submitit-local or slurm")
     over = dict(seeds=args.seeds, separations=args.separations, out_dir=args.out, scratch=args.scratch)
     if args.collect:
-        c = E.collect(p, executor=kind if kind != "pool" else None, **over)
+        c = COL.collect(p, executor=kind if kind != "pool" else None, **over)
         print(f"results: {c.path}: merged {len(c.merged)} run(s), {len(c.missing)} not finished, "
               f"{len(c.refused)} refused; {'every run is in it' if c.finished else 'not complete yet'}")
         return 1 if c.refused else 0
