@@ -68,8 +68,8 @@ def test_the_old_checks_read_their_defaults_from_old_rules():
     import inspect
 
     from swingby.capability import claims as capability_claims
-    from swingby.diffusion.fig6 import claims
-    assert inspect.signature(claims.slowing_checks).parameters["factor"].default == R.OLD_RULES.slowing_factor
+    from swingby.diffusion.fig6 import claims, slowing
+    assert inspect.signature(slowing.slowing_checks).parameters["factor"].default == R.OLD_RULES.slowing_factor
     assert inspect.signature(claims.order_check).parameters["n"].default == R.OLD_RULES.n_null_order
     assert inspect.signature(capability_claims.robustness_check).parameters["max_ratio"].default \
         == R.OLD_RULES.max_spread_ratio
@@ -175,17 +175,17 @@ def _mse_sweep(rise: bool, rng, S=5, n=64) -> dict:
 
 
 def test_mse_rise_on_the_disc_read_out():
-    from swingby.diffusion.fig6 import checks as F
+    from swingby.diffusion.fig6 import mse_checks as FM
     rng = np.random.default_rng(1)
-    up = F.mse_rise_checks(_mse_sweep(True, rng), SMALL)[0]
+    up = FM.mse_rise_checks(_mse_sweep(True, rng), SMALL)[0]
     assert up.per_seed.all() and up.decidable.all() and up.null_pass_rate <= 0.05 and up.verdict == "reproduced"
-    flat = F.mse_rise_checks(_mse_sweep(False, rng), SMALL)[0]
+    flat = FM.mse_rise_checks(_mse_sweep(False, rng), SMALL)[0]
     assert not flat.per_seed.any() and flat.verdict != "reproduced"
-    pts, se = F.disc_points(_mse_sweep(True, rng), SMALL)
+    pts, se = FM.disc_points(_mse_sweep(True, rng), SMALL)
     assert np.isnan(pts[0, :, 0]).all() and np.isfinite(pts[0, :, 1:]).all()
     noise_path = np.array([[0.33, 0.02], [0.8, 0.02], [1.0, 0.0], [1.0, 1.0]])   # from noise through blue big
-    assert not F.swing_decidable(noise_path, SMALL)
-    assert F.swing_decidable(np.array([[0.6, 0.6], [1.0, 0.0], [1.0, 1.0]]), SMALL)
+    assert not FM.swing_decidable(noise_path, SMALL)
+    assert FM.swing_decidable(np.array([[0.6, 0.6], [1.0, 0.0], [1.0, 1.0]]), SMALL)
 
 
 def _slow_sweep(decays: bool, rng, S=5, n=64) -> dict:

@@ -233,10 +233,10 @@ def plot_mse(res: dict, ax=None):
 def _check_slowing(checks, n: int) -> None:
     """One :class:`swingby.diffusion.fig6.claims.SlowingCheck` per separation."""
     if not isinstance(checks, (list, tuple)) or len(checks) != n:
-        raise ValueError(f"checks must be a list of {n} results of claims.slowing_checks(res), got {checks!r}"[:200])
+        raise ValueError(f"checks must be a list of {n} results of slowing.slowing_checks(res), got {checks!r}"[:200])
     for k, c in enumerate(checks):
         if not all(hasattr(c, f) for f in ("start", "speeds", "fits")):
-            raise ValueError(f"checks[{k}] must be a SlowingCheck from claims.slowing_checks(res)")
+            raise ValueError(f"checks[{k}] must be a SlowingCheck from slowing.slowing_checks(res)")
 
 
 def plot_speed(res: dict, checks: list, ax=None):
@@ -250,7 +250,7 @@ def plot_speed(res: dict, checks: list, ax=None):
     res : dict
         A complete sweep.
     checks : list of SlowingCheck
-        From :func:`swingby.diffusion.fig6.claims.slowing_checks`, one per separation.
+        From :func:`swingby.diffusion.fig6.slowing.slowing_checks`, one per separation.
     ax : matplotlib.axes.Axes, optional
         Where to draw (default: the current axes).
 
@@ -282,7 +282,7 @@ def plot_speed(res: dict, checks: list, ax=None):
 def plot_disc_mse(res: dict, axes) -> None:
     """Fig. 6(b) on the disc-only read-out: the concept-space MSE of class 11 to (1, 1)
     per seed, read only from samples the pixel check sees as a disc
-    (:func:`swingby.diffusion.fig6.checks.disc_points`; gaps where too few samples show
+    (:func:`swingby.diffusion.fig6.mse_checks.disc_points`; gaps where too few samples show
     one), one panel per colour separation. Used in the diffusion chapter, Fig. 6(b).
 
     Parameters
@@ -296,7 +296,7 @@ def plot_disc_mse(res: dict, axes) -> None:
     -------
     None
     """
-    from swingby.diffusion.fig6.checks import disc_points
+    from swingby.diffusion.fig6.mse_checks import disc_points
 
     dcs = res["meta"]["config"]["separations"]
     axes = list(np.ravel(axes))

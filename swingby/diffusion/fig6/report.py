@@ -7,6 +7,7 @@ from __future__ import annotations
 from swingby.diffusion import rules as R
 from swingby.diffusion.fig6 import checks as F
 from swingby.diffusion.fig6 import claims as OLD
+from swingby.diffusion.fig6 import mse_checks as FM
 from swingby.diffusion.fig6 import slowing as FS
 from swingby.diffusion.tables import _f, _head, _row
 
@@ -48,7 +49,7 @@ def mse_table(bends: list, mses: list) -> str:
     bends : list
         :func:`swingby.diffusion.fig6.claims.bend_checks` (old rule).
     mses : list of MSECheck
-        :func:`swingby.diffusion.fig6.checks.mse_rise_checks` (new rule).
+        :func:`swingby.diffusion.fig6.mse_checks.mse_rise_checks` (new rule).
 
     Returns
     -------
@@ -75,7 +76,7 @@ def slowing_table(olds: list, news: list) -> str:
     Parameters
     ----------
     olds : list
-        :func:`swingby.diffusion.fig6.claims.slowing_checks` (old rule).
+        :func:`swingby.diffusion.fig6.slowing.slowing_checks` (old rule).
     news : list of SlowingResult
         :func:`swingby.diffusion.fig6.slowing.terminal_slowing` (new rule).
 
@@ -125,13 +126,13 @@ def fig6_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
             f"Old verdict: the swing passes at {sum(s.result.passed for s in swings)} of {len(swings)} separations "
             "on the seed mean, against a straight-path null.", ""]
     out += ["## Fig. 6(b): a non-monotone concept-space MSE", ""]
-    noise = F.noise_reading(res)
+    noise = FM.noise_reading(res)
     out.append(f"Classifier reading of noise images: ({noise[0]:.2f}, {noise[1]:.2f}), MSE "
                f"{float(F.concept_mse(noise)):.2f} against 0.50 at either training corner: from there a move toward a "
                "corner lowers the MSE. New read-out: only samples the pixel check sees as a disc.")
     out.append("")
-    out += mse_table(OLD.bend_checks(res), F.mse_rise_checks(res, rules)).split("\n")
+    out += mse_table(OLD.bend_checks(res), FM.mse_rise_checks(res, rules)).split("\n")
     out += ["", "## Fig. 6(c): learning slows down", ""]
-    out += slowing_table(OLD.slowing_checks(res), FS.terminal_slowing(res, rules)).split("\n")
+    out += slowing_table(FS.slowing_checks(res), FS.terminal_slowing(res, rules)).split("\n")
     out += [""]
     return out

@@ -10,7 +10,7 @@ or 1) stops the measurement there: the drop to a saturated point measures the
 classifier, so such seeds are not counted. The decay's shape is decided only when a
 bootstrap interval over seeds (``scipy.stats.bootstrap``) of the difference of the
 exponential and the power-law fit (``scipy.optimize.curve_fit``) excludes zero, else
-it is "undetermined". Replaces :func:`swingby.diffusion.fig6.claims.slowing_checks` (the old
+it is "undetermined". Replaces :func:`slowing_checks` (the old
 rule) once the chapter moves.
 """
 from __future__ import annotations
@@ -21,10 +21,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize, stats
 
+from swingby import _checks
 from swingby.diffusion.concept_space import concept_mse
 from swingby.diffusion.fig6 import analysis as A
 from swingby.diffusion.fig6 import claims as OLD
+from swingby.diffusion.fig6 import nulls as N
 from swingby.diffusion.fig6.checks import CLASS_11, _dcs, _needed, _steps
+from swingby.diffusion.fig6.claims import _n, first_learned_index
+from swingby.diffusion.rules import OLD_RULES as R
 from swingby.diffusion.rules import RULES, Outcome, Rules, verdict
 
 
@@ -182,4 +186,101 @@ def terminal_slowing(res: dict, rules: Rules = RULES, seed: int = 0) -> list[Slo
         out.append(SlowingResult(float(_dcs(res)[i]), k0, ok, measurable, mv, st, dr, bool((k_end < L - 1).any()),
                                  bool(mse_end[i] < rules.reached_mse), rate, shape, ci, verdict(oc, rules),
                                  _needed(int(ok.sum()), n_meas, rate, rules, n_meas > 0)))
+    return out
+
+
+# ----------------------------------------------------------------------------- the old rule
+# ----------------------------------------------------------------------------- slowing
+class SlowingCheck(NamedTuple):
+    """The late-phase speed of class 11 at one separation (Fig. 6c)."""
+
+    dc: float
+    start: int               #: first late interval (index into the speed curve)
+    speeds: np.ndarray       #: seed-mean speeds of the late intervals
+    floors: np.ndarray       #: their sampling-noise floors (:func:`~swingby.diffusion.fig6.analysis.speed_noise_floor`)
+    moving_early: bool       #: the first late speed exceeds ``factor`` times its floor
+    still_at_end: bool       #: the last speed is within ``factor`` times its floor
+    drop: float              #: first late speed / last late speed
+    passed: bool             #: moving early, still at the end, and a drop of at least ``min_drop``
+    fits: N.DecayFits | None  #: exponential and power law over the late speeds above their floor
+    null_pass_rate: float    #: resampled checkpoints of a model that stopped changing
+
+
+def _slowing_verdict(sp, floor, factor, min_drop):
+    moving = bool(sp[0] > factor * floor[0])
+    still = bool(sp[-1] <= factor * floor[-1])
+    drop = float(sp[0] / max(sp[-1], 1e-12))
+    return moving, still, drop, moving and still and drop >= min_drop
+
+
+def _stopped_model(res: dict, i: int, n_ckpt: int, rng: np.random.Generator) -> np.ndarray:
+    """Null class-11 samples ``(n_ckpt, S, n, 2)`` of a model that stopped changing: each
+    checkpoint takes, per seed, one of the repeated draws of the final model at random,
+    never the same draw at two consecutive checkpoints (two checkpoints are then two
+    independent draws of one unchanged model)."""
+    rep = np.asarray(res["rep_probs"])[i, :, :, CLASS_11].astype(float)  # (S, R, n, 2)
+    S, R = rep.shape[:2]
+    if R < 2:
+        raise ValueError("res['rep_probs'] must hold at least two repeated draws per run")
+    r = np.empty((n_ckpt, S), int)
+    r[0] = rng.integers(0, R, S)
+    for k in range(1, n_ckpt):
+        r[k] = (r[k - 1] + rng.integers(1, R, S)) % R
+    return rep[np.arange(S)[None, :], r]
+
+
+def _speed_and_floor(samples: np.ndarray, steps: np.ndarray):
+    """Seed-mean speed and its noise floor (:func:`~swingby.diffusion.fig6.analysis.floor_from_samples`) from
+    samples ``(K, S, n, 2)``."""
+    pts = samples.mean(axis=(1, 2))
+    gaps = np.diff(steps)
+    return np.linalg.norm(np.diff(pts, axis=0), axis=1) / gaps, A.floor_from_samples(samples, gaps)
+
+
+def slowing_checks(res: dict, factor: float = R.slowing_factor, min_drop: float = R.min_drop, n: int = R.n_null,
+                   seed: int = 0) -> list[SlowingCheck]:
+    """Fig. 6(c) per separation, over the late phase (from the first learned concept on).
+
+    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
+    :func:`swingby.diffusion.fig6.slowing.terminal_slowing` (per seed, a null that keeps moving).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep with ``rep_probs`` (repeated draws of the final model).
+    factor : float
+        A speed counts as moving above ``factor`` times its noise floor (at least 1).
+    min_drop : float
+        Smallest ratio of the first to the last late speed (at least 1).
+    n : int
+        Null data sets per separation (at least 10).
+    seed : int
+        Seeds the null.
+
+    Returns
+    -------
+    list of SlowingCheck
+        One per separation.
+    """
+    factor = _checks.number("factor", factor, low=1)
+    min_drop = _checks.number("min_drop", min_drop, low=1)
+    if "rep_probs" not in res:
+        raise ValueError("res must hold rep_probs (repeated draws of the final model) for the null")
+    mid, sp = A.speed(res)
+    floor = A.speed_noise_floor(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    rng = np.random.default_rng(seed)
+    out = []
+    for i, k0 in enumerate(first_learned_index(res)):
+        k0 = int(min(k0, len(mid) - 3))
+        late_steps = steps[k0:]
+        moving, still, drop, passed = _slowing_verdict(sp[i, k0:], floor[i, k0:], factor, min_drop)
+        null = 0
+        for _ in range(_n(n)):
+            nsp, nfl = _speed_and_floor(_stopped_model(res, i, len(late_steps), rng), late_steps)
+            null += _slowing_verdict(nsp, nfl, factor, min_drop)[3]
+        above = sp[i, k0:] > floor[i, k0:]
+        fits = N.compare_decay_fits(mid[k0:][above], sp[i, k0:][above]) if above.sum() >= 3 else None
+        out.append(SlowingCheck(float(res["meta"]["config"]["separations"][i]), k0, sp[i, k0:], floor[i, k0:],
+                                moving, still, drop, passed, fits, null / n))
     return out
