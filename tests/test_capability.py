@@ -7,7 +7,9 @@ import pytest
 
 from swingby.capability import claims as CC
 from swingby.capability import measures as CM
+from swingby.capability import probe_claims as CPC
 from swingby.capability import probes as CP
+from swingby.capability import spread as CSP
 from swingby.diffusion.fig6.nulls import pass_rate
 
 
@@ -213,9 +215,9 @@ def test_seed_spread_and_its_swap_null():
     steps = np.array([0.0, 1.0, 2.0])
     cap = np.array([[[0, 1, 1], [0, 1, 1], [0, 1, 1]]], float)  # identical seeds
     beh = np.array([[[0, 0, 1], [0, 1, 1], [0, 0, 0]]], float)  # seeds disagree
-    assert np.allclose(CM.seed_std(cap), 0) and CM.seed_std(beh)[0, 1] > 0.5
-    assert CM.time_mean(np.array([0.0, 1.0, 1.0]), steps) == pytest.approx(0.75)
-    assert CM.spread_ratio(cap, beh, steps) == 0 and CC.robustness_check(cap, beh, steps)
+    assert np.allclose(CSP.seed_std(cap), 0) and CSP.seed_std(beh)[0, 1] > 0.5
+    assert CSP.time_mean(np.array([0.0, 1.0, 1.0]), steps) == pytest.approx(0.75)
+    assert CSP.spread_ratio(cap, beh, steps) == 0 and CC.robustness_check(cap, beh, steps)
     # null: both curves come from the same seed-to-seed spread
     rng = np.random.default_rng(0)
     same = rng.random((4, 5, 3))
@@ -223,15 +225,15 @@ def test_seed_spread_and_its_swap_null():
     assert pass_rate(lambda cb: CC.robustness_check(*cb, steps), lambda g: CC.swap_curves(same, other, g),
                      n=200) <= 0.05
     one_seed = np.full((1, 1, 3), 0.5)
-    assert np.isnan(CM.seed_std(one_seed)).all()
+    assert np.isnan(CSP.seed_std(one_seed)).all()
     with pytest.raises(ValueError, match="curves"):
-        CM.seed_std(np.zeros(3))
+        CSP.seed_std(np.zeros(3))
     with pytest.raises(ValueError, match="y must"):
-        CM.time_mean(np.zeros(4), steps)
+        CSP.time_mean(np.zeros(4), steps)
     with pytest.raises(ValueError, match="same shape"):
-        CM.spread_ratio(cap, beh[:, :2], steps)
+        CSP.spread_ratio(cap, beh[:, :2], steps)
     with pytest.raises(ValueError, match="beh must vary"):
-        CM.spread_ratio(cap, cap, steps)
+        CSP.spread_ratio(cap, cap, steps)
     with pytest.raises(ValueError, match="max_ratio"):
         CC.robustness_check(cap, beh, steps, max_ratio=2)
     with pytest.raises(ValueError, match="same shape"):
@@ -245,7 +247,7 @@ def test_linear_check_and_permutation_null():
     fit = CC.linear_fit(x, y)
     assert CC.linear_check(fit)
     null = pass_rate(lambda f: CC.linear_check(f),
-                     lambda g: CC.linear_fit(x, CM.permute_seeds(y, g, within=False)), n=200)
+                     lambda g: CC.linear_fit(x, CSP.permute_seeds(y, g, within=False)), n=200)
     assert null <= 0.05
     assert not CC.linear_check(fit, min_n=100)
     with pytest.raises(ValueError, match="fit"):
@@ -257,15 +259,15 @@ def test_linear_check_and_permutation_null():
 def test_permute_seeds_keeps_each_separation_and_missing_runs():
     rng = np.random.default_rng(0)
     t = np.array([[1.0, 2.0, np.inf, np.nan], [10.0, 20.0, 30.0, 40.0]])
-    p = CM.permute_seeds(t, rng)
+    p = CSP.permute_seeds(t, rng)
     assert sorted(p[0, :2]) == [1, 2] and np.isinf(p[0, 2]) and np.isnan(p[0, 3])
     assert sorted(p[1]) == [10, 20, 30, 40]
-    q = CM.permute_seeds(t, rng, within=False)
+    q = CSP.permute_seeds(t, rng, within=False)
     assert sorted(q[np.isfinite(q)]) == [1, 2, 10, 20, 30, 40]
     with pytest.raises(ValueError, match="t must"):
-        CM.permute_seeds(np.array([-1.0, 2.0])[None], rng)
+        CSP.permute_seeds(np.array([-1.0, 2.0])[None], rng)
     with pytest.raises(ValueError, match="within"):
-        CM.permute_seeds(t, rng, within="yes")
+        CSP.permute_seeds(t, rng, within="yes")
 
 
 def test_concept_turn_finds_the_memorised_corner():
@@ -319,23 +321,23 @@ def test_probe_score_and_coincidence_check_with_their_null():
     t_beh = t_cap + 500
     times = CM.CrossingTimes(t_cap, t_beh)
     good = t_cap + rng.normal(0, 20, t_cap.shape)
-    s = CC.probe_score("good", good, times, n_perm=200)
+    s = CPC.probe_score("good", good, times, n_perm=200)
     assert s.r_capability > 0.95 and s.p_value < 0.01 and s.median_gap < 30 and s.n == 30
-    flat = CC.probe_score("flat", np.full_like(t_cap, 300.0), times, n_perm=50)
+    flat = CPC.probe_score("flat", np.full_like(t_cap, 300.0), times, n_perm=50)
     assert np.isnan(flat.r_capability) and np.isnan(flat.p_value)
     tol = np.full_like(t_cap, 100.0)
-    assert CC.coincidence_check(good, t_cap, tol)
-    assert pass_rate(lambda t: CC.coincidence_check(t, t_cap, tol), lambda g: CM.permute_seeds(good, g),
+    assert CPC.coincidence_check(good, t_cap, tol)
+    assert pass_rate(lambda t: CPC.coincidence_check(t, t_cap, tol), lambda g: CSP.permute_seeds(good, g),
                      n=200) <= 0.05
-    assert not CC.coincidence_check(good + 400, t_cap, tol)  # correlated but too late
+    assert not CPC.coincidence_check(good + 400, t_cap, tol)  # correlated but too late
     with pytest.raises(ValueError, match="t_probe"):
-        CC.probe_score("x", good[:2], times)
+        CPC.probe_score("x", good[:2], times)
     with pytest.raises(ValueError, match="n_perm"):
-        CC.probe_score("x", good, times, n_perm=0)
+        CPC.probe_score("x", good, times, n_perm=0)
     with pytest.raises(ValueError, match="three runs"):
-        CC.coincidence_check(good[:1, :2], t_cap[:1, :2], 1.0)
+        CPC.coincidence_check(good[:1, :2], t_cap[:1, :2], 1.0)
     with pytest.raises(ValueError, match="min_r"):
-        CC.coincidence_check(good, t_cap, tol, min_r=3)
+        CPC.coincidence_check(good, t_cap, tol, min_r=3)
 
 
 def test_checkpoint_gap():
@@ -398,7 +400,7 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
     assert set(explorer.controls) == {"i", "j", "k", "q"} and explorer.draws == 1
     monkeypatch.setenv("SWINGBY_STATIC", "1")  # static: the default view only, no widget
     assert capability_explorer(r, prompt=3) is None
-    table = P.probe_table([CC.probe_score("a", t.capability, CM.CrossingTimes(t.capability, t.behaviour), n_perm=10)])
+    table = P.probe_table([CPC.probe_score("a", t.capability, CM.CrossingTimes(t.capability, t.behaviour), n_perm=10)])
     assert table.count("\n") == 2 and "| a |" in table
     plt.close("all")
     with pytest.raises(ValueError, match="one Axes per colour separation"):
@@ -427,35 +429,35 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
 
 
 def test_rank_correlation_and_final_mse():
-    assert CM.rank_correlation([1, 2, 3, np.inf], [10, 20, 30, 40]) == pytest.approx(1)
-    assert CM.rank_correlation([1, 2, 3, np.nan], [3, 2, 1, 0]) == pytest.approx(-1)
-    assert CM.rank_correlation([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486833)  # ties share ranks
+    assert CSP.rank_correlation([1, 2, 3, np.inf], [10, 20, 30, 40]) == pytest.approx(1)
+    assert CSP.rank_correlation([1, 2, 3, np.nan], [3, 2, 1, 0]) == pytest.approx(-1)
+    assert CSP.rank_correlation([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486833)  # ties share ranks
     rng = np.random.default_rng(0)
     x = rng.random(30)
-    assert pass_rate(lambda y: CM.rank_correlation(x, y) >= 0.5, lambda g: g.permutation(x), n=200) <= 0.05
+    assert pass_rate(lambda y: CSP.rank_correlation(x, y) >= 0.5, lambda g: g.permutation(x), n=200) <= 0.05
     with pytest.raises(ValueError, match="three"):
-        CM.rank_correlation([1, 1, 1], [1, 2, 3])
+        CSP.rank_correlation([1, 1, 1], [1, 2, 3])
     with pytest.raises(ValueError, match="same size"):
-        CM.rank_correlation([1, 2, 3], [1, 2])
+        CSP.rank_correlation([1, 2, 3], [1, 2])
     r = _sweep()
     m = CP.final_mse(r)
     assert np.allclose(m[0], (0 + 0.01) / 2) and np.allclose(m[1], (0.49 + 0.01) / 2)
 
 
 def test_median_seed_lead_null_and_coincidence_with_null():
-    assert CM.median_seed(np.array([300.0, 100.0, np.inf, 200.0]), np.array([True, True, True, True])) == 3
-    assert CM.median_seed(np.array([300.0, 100.0, 50.0]), np.array([True, True, False])) == 1
+    assert CSP.median_seed(np.array([300.0, 100.0, np.inf, 200.0]), np.array([True, True, True, True])) == 3
+    assert CSP.median_seed(np.array([300.0, 100.0, 50.0]), np.array([True, True, False])) == 1
     with pytest.raises(ValueError, match="times"):
-        CM.median_seed(np.array([np.inf, np.nan]), np.array([True, True]))
+        CSP.median_seed(np.array([np.inf, np.nan]), np.array([True, True]))
     steps = np.array([0.0, 100.0, 200.0, 300.0, 400.0])
     beh = np.tile(np.array([0.0, 0.1, 0.2, 0.6, 0.9]), (2, 3, 1))          # behaviour crosses at 275
     make = CC.lead_null(beh, CM.first_crossing(steps, beh), steps, 400.0, n_samples=64, n_prompts=8)
     lead = make(np.random.default_rng(0))
     assert isinstance(lead, CC.Lead) and np.all(np.asarray(lead.steps)[np.isfinite(lead.steps)] >= 0)
     t_cap = np.array([[100.0, 200.0, 300.0], [150.0, 250.0, 350.0]])
-    ok, rate = CC.coincidence_with_null(t_cap + 10, t_cap, steps, n=50)
+    ok, rate = CPC.coincidence_with_null(t_cap + 10, t_cap, steps, n=50)
     assert ok and 0 <= rate <= 1
-    assert not CC.coincidence_with_null(t_cap[:, ::-1] * 0 + 400.0, t_cap, steps, n=20)[0]
+    assert not CPC.coincidence_with_null(t_cap[:, ::-1] * 0 + 400.0, t_cap, steps, n=20)[0]
 
 
 # ---------------------------------------------- the new checks (swingby.capability.checks)

@@ -6,12 +6,13 @@ al. 2024) on the diffusion sweep of :mod:`swingby.diffusion`; used by the chapte
 *Capability* is the best joint accuracy over prompts that ask for blue-small harder
 (:func:`swingby.diffusion.data.capability_prompts`).
 
-* :mod:`.measures`: behaviour, capability, their 50 % crossing times, their seed-to-seed
-  spread, and the sampling noise of repeated draws;
+* :mod:`.measures`: behaviour, capability, their 50 % crossing times and the sampling
+  noise of repeated draws;
+* :mod:`.spread`: their seed-to-seed spread, seed permutations and rank correlations;
 * :mod:`.probes`: the concept-space turn of class 11, the embedding geometry, the
   training log and the transition step of any probe;
-* :mod:`.claims`: the older claim checks, each with the null it is calibrated against,
-  and the fits and scores they rest on;
+* :mod:`.claims`, :mod:`.probe_claims`: the older claim checks, each with the null it is
+  calibrated against, and the fits and scores they rest on;
 * :mod:`.checks`, :mod:`.time_checks`: the checks under the fixed rules
   (:mod:`swingby.diffusion.rules`);
 * :mod:`.report`: the checks under the old and the new rules, as markdown tables;
@@ -26,8 +27,8 @@ The claim checks of the chapter (it reports how often each passes on its null):
   well below that of behaviour. Null: the two curves of each run swapped at random
   (:func:`~.claims.swap_curves`).
 * **linear relation** (:func:`~.claims.linear_check`): behaviour time is a line in capability
-  time. Null: the behaviour times shuffled among the runs (:func:`~.measures.permute_seeds`).
-* **coincide** (:func:`~.claims.coincidence_check`): a probe's transition step tracks the
+  time. Null: the behaviour times shuffled among the runs (:func:`~.spread.permute_seeds`).
+* **coincide** (:func:`~.probe_claims.coincidence_check`): a probe's transition step tracks the
   capability time run by run. Null: the probe's steps shuffled among the seeds of each
-  separation (:func:`~.measures.permute_seeds`).
+  separation (:func:`~.spread.permute_seeds`).
 """

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby.capability import measures as M
+from swingby.capability import spread as CSP
 from swingby.capability.claims import noise_capability
 from swingby.diffusion.rules import RULES, Outcome, Rules, binomial_p, seeds_needed, verdict
 
@@ -197,13 +198,13 @@ class WindowSpread(NamedTuple):
 
 
 def _window_ratio(cap, beh, steps, ends):
-    c_sd, b_sd = M.seed_std(cap), M.seed_std(beh)
+    c_sd, b_sd = CSP.seed_std(cap), CSP.seed_std(beh)
     c, b = [], []
     for i, e in enumerate(ends):
         w = steps <= e
         if w.sum() < 2:
             w[:2] = True
-        c.append(M.time_mean(c_sd[i, w], steps[w])), b.append(M.time_mean(b_sd[i, w], steps[w]))
+        c.append(CSP.time_mean(c_sd[i, w], steps[w])), b.append(CSP.time_mean(b_sd[i, w], steps[w]))
     c, b = np.array(c), np.array(b)
     ok = np.isfinite(c) & np.isfinite(b)
     return float(c[ok].sum() / max(b[ok].sum(), 1e-12)), c / np.where(b > 0, b, np.nan)
@@ -244,7 +245,7 @@ def window_spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, rul
     passed = ratio <= rules.max_spread_ratio
     word = verdict(Outcome(int(passed), 1, rate), rules)
     try:
-        whole = M.spread_ratio(cap, beh, steps)
+        whole = CSP.spread_ratio(cap, beh, steps)
     except ValueError:   # behaviour does not vary between seeds: the old ratio is undefined
         whole = float("nan")
     S = cap.shape[1]

@@ -11,7 +11,9 @@ import numpy as np
 from swingby import _checks
 from swingby.capability import claims as CC
 from swingby.capability import measures as CM
+from swingby.capability import probe_claims as CPC
 from swingby.capability import probes as CP
+from swingby.capability import spread as CSP
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels, panel_grid  # noqa: F401 - panel_grid for the chapter
 from swingby.style import _axes
@@ -133,7 +135,7 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
     """
     dcs, steps = _separations(res), _steps(res)
     axes = _axes_for(axes, len(dcs))
-    sc, sb = CM.seed_std(CM.capability(res, by)), CM.seed_std(CM.behaviour(res, by))
+    sc, sb = CSP.seed_std(CM.capability(res, by)), CSP.seed_std(CM.behaviour(res, by))
     for i, ax in enumerate(axes[:len(dcs)]):
         ax.plot(steps, sc[i], "-", color=CAP_COLOUR, label="capability")
         ax.plot(steps, sb[i], "-", color=BEH_COLOUR, label="behaviour")
@@ -327,7 +329,7 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
 
 def probe_table(scores: list) -> str:
     """The probe table of the chapter as Markdown: one row per
-    :class:`swingby.capability.claims.ProbeScore`.
+    :class:`swingby.capability.probe_claims.ProbeScore`.
 
     Parameters
     ----------
@@ -335,7 +337,7 @@ def probe_table(scores: list) -> str:
         In the order of the rows.
     """
     if not isinstance(scores, (list, tuple)) or not scores or \
-            not all(isinstance(s, CC.ProbeScore) for s in scores):
+            not all(isinstance(s, CPC.ProbeScore) for s in scores):
         raise ValueError("scores must be a non-empty list of ProbeScore (from capability.probe_score)")
 
     def f(v, fmt):

@@ -9,6 +9,7 @@ import numpy as np
 from swingby.capability import checks as K
 from swingby.capability import claims as CC
 from swingby.capability import measures as CM
+from swingby.capability import probe_claims as CPC
 from swingby.capability import probes as CP
 from swingby.capability import time_checks as T
 from swingby.diffusion import rules as R
@@ -133,7 +134,7 @@ def probes_table(rows: list) -> str:
     Parameters
     ----------
     rows : list of (str, ProbeScore, Disentanglement)
-        Name, :func:`swingby.capability.claims.probe_score` and
+        Name, :func:`swingby.capability.probe_claims.probe_score` and
         :func:`swingby.capability.time_checks.disentanglement` of each probe.
 
     Returns
@@ -229,7 +230,7 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
     out += _head("probe", "old: probe_score r, p (within-dc shuffles)", "new: r [CI], p (seeds permuted)",
                  "new verdict", "to decide")
     for name, tp in (("transition step", CP.transition_step(steps, ed)), ("step of maximum", CP.peak_step(steps, ed))):
-        o = CC.probe_score(name, tp, CM.crossing_times(res), n_perm=1000)
+        o = CPC.probe_score(name, tp, CM.crossing_times(res), n_perm=1000)
         d = T.disentanglement(tp, t_cap, rules)
         out.append(_row(name, f"{o.r_capability:.2f}, {o.p_value:.3f} (chapter: not reproduced)",
                         f"{d.r:.2f} {_f(d.r_ci)}, {d.p_value:.3f}", d.verdict, d.needed))
