@@ -13,22 +13,22 @@ import torch
 from swingby.sim.batched import _StackedMLPs
 from swingby.sim.models import MLP
 from swingby.sim.train import log_steps
+from swingby.theory.jacobian_link import fall_shares, link_test, pass_matrix
+from swingby.theory.jacobian_stages import (
+    JacobianStages,
+    OutputStages,
+    jacobian_stages,
+    output_stages,
+    run_stages,
+    stage_check,
+    stage_conditions,
+)
 from swingby.theory.trained_jacobian import (
     JACOBIAN_RULES,
     JacobianRecord,
     JacobianRules,
-    JacobianStages,
-    OutputStages,
     _stacked_jacobian,
-    fall_shares,
     jacobian_at,
-    jacobian_stages,
-    link_test,
-    output_stages,
-    pass_matrix,
-    run_stages,
-    stage_check,
-    stage_conditions,
     train_with_jacobian,
 )
 
