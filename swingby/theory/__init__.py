@@ -34,7 +34,8 @@ The code lives in one module per subject; every name is imported from here
 (``from swingby.theory import ...``):
 
 * :mod:`swingby.theory.one_layer`: the one-layer closed form (Sec. 4.1, App. C.2).
-* :mod:`swingby.theory.symmetric`: the symmetric model and eq. (D.2), its simulation,
+* :mod:`swingby.theory.symmetric`: the symmetric model and eq. (D.2), and
+  :mod:`swingby.theory.simulation` its simulation,
   the matrix ``a`` and the initial ``U`` (Sec. 4.2, App. D).
 * :mod:`swingby.theory.stages`: stage detection, descents, their alignment with the
   growth of the weights, escape times (Sec. 4.2.1-4.2.2, App. E).
@@ -65,6 +66,12 @@ from swingby.theory.settings import (
     TheorySetting,
     check_assumptions,
 )
+from swingby.theory.simulation import (  # noqa: F401 - _single_record for swingby.theory.plots
+    SymmetricRecord,
+    _single_record,
+    initial_U,
+    simulate_symmetric,
+)
 from swingby.theory.stages import (
     Growth,
     LossSegment,
@@ -86,21 +93,15 @@ from swingby.theory.statistics import (
     phase_diagram,
     phase_diagram_scale,
 )
-
-# a private helper that swingby.theory.plots imports from here
 from swingby.theory.symmetric import (
     GSN,
     MATRICES,
     EquivalentMu,
-    SymmetricRecord,
-    _single_record,  # noqa: F401
     authors_a,
     dynamics_a,
     equivalent_mu,
     gsn_terms,
-    initial_U,
     population_loss,
-    simulate_symmetric,
     symmetric_step,
     u_step_to_w_eta,
 )

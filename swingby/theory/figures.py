@@ -11,8 +11,8 @@ from matplotlib.figure import Figure
 
 from swingby import _checks
 from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
+from swingby.theory.simulation import SymmetricRecord
 from swingby.theory.stages import Stages
-from swingby.theory.symmetric import SymmetricRecord
 
 
 class StagePanel(NamedTuple):

@@ -37,8 +37,8 @@ import numpy as np
 from scipy import stats
 
 from swingby import _checks
+from swingby.theory.simulation import SymmetricRecord, _single_record
 from swingby.theory.stages import Stages
-from swingby.theory.symmetric import SymmetricRecord, _single_record
 
 
 @dataclasses.dataclass(frozen=True)

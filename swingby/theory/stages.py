@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory.symmetric import SymmetricRecord, _single_record
+from swingby.theory.simulation import SymmetricRecord, _single_record
 
 
 class LossSegment(NamedTuple):
