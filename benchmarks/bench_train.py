@@ -15,9 +15,10 @@ import time
 import numpy as np
 import torch
 
+from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
-from swingby.sim.train import train, train_batched
+from swingby.sim.train import train
 
 
 def main() -> None:

@@ -32,7 +32,7 @@ def _dims(dims, d: int) -> tuple[int, int]:
 
 
 def _records_labels(records, labels) -> tuple[list, list]:
-    """Finite :class:`~swingby.sim.train.TrainRecord` s and one label each."""
+    """Finite :class:`~swingby.sim.train_loop.TrainRecord` s and one label each."""
     if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
         raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
     records = [_record(f"records[{k}]", r) for k, r in enumerate(records)]

@@ -34,10 +34,12 @@ from swingby.observations import ood as OO
 from swingby.observations import plots as OP
 from swingby.observations import runs as OR
 from swingby.observations import swingby as OS
+from swingby.sim import batched as SBA
 from swingby.sim import data as S  # noqa: E402
 from swingby.sim import explorer as SX
 from swingby.sim import plots as SPL
-from swingby.sim import train as TR  # noqa: E402
+from swingby.sim import train as TR
+from swingby.sim import train_loop as TLP
 from swingby.sim.models import MLP, SymmetricModel  # noqa: E402
 from swingby.theory import explorer as TX
 from swingby.theory import plots as TP
@@ -174,15 +176,15 @@ CASES = [
     case(SymmetricModel, dict(d=10**6), "d, d_prime"),
     case(SymmetricModel(3).forward, dict(x=torch.zeros(2, 2)), "x must"),
     # ------------------------------------------------------------------ train
-    case(TR.steps_per_epoch, dict(n_samples=0, batch_size=1), "n_samples"),
-    case(TR.steps_per_epoch, dict(n_samples=10, batch_size=1.5), "batch_size"),
-    case(TR.log_steps, dict(n_steps=0), "n_steps"),
-    case(TR.log_steps, dict(n_steps=2**64), "n_steps"),
-    case(TR.log_steps, dict(n_steps=10, n=0), "n must"),
-    case(TR.log_steps, dict(n_steps=10, n=10**10), "n = 10000000000"),
-    case(TR.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 1), loss="mean"), "target must"),
-    case(TR.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 2), loss="typo"), "loss must"),
-    case(TR.batch_loss, dict(pred=np.zeros((4, 2)), target=torch.zeros(4, 2), loss="mean"), "pred"),
+    case(TLP.steps_per_epoch, dict(n_samples=0, batch_size=1), "n_samples"),
+    case(TLP.steps_per_epoch, dict(n_samples=10, batch_size=1.5), "batch_size"),
+    case(TLP.log_steps, dict(n_steps=0), "n_steps"),
+    case(TLP.log_steps, dict(n_steps=2**64), "n_steps"),
+    case(TLP.log_steps, dict(n_steps=10, n=0), "n must"),
+    case(TLP.log_steps, dict(n_steps=10, n=10**10), "n = 10000000000"),
+    case(TLP.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 1), loss="mean"), "target must"),
+    case(TLP.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 2), loss="typo"), "loss must"),
+    case(TLP.batch_loss, dict(pred=np.zeros((4, 2)), target=torch.zeros(4, 2), loss="mean"), "pred"),
     case(TR.train, dict(train_kw, lr=-1), "lr must"),
     case(TR.train, dict(train_kw, lr=float("nan")), "lr must"),
     case(TR.train, dict(train_kw, lr=True), "lr must"),
@@ -207,23 +209,23 @@ CASES = [
     case(TR.train, dict(train_kw, model=MLP(3)), "model has d = 3"),
     case(TR.train, dict(train_kw, epochs=10**9, record_every=1), "record_every = 1"),
     case(TR.train, dict(train_kw, epochs=10**13), "epochs = 10000000000000"),
-    case(TR.train_batched, dict(models=[], data=DATA), "models"),
-    case(TR.train_batched, dict(models=None, data=DATA), "models"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=None), "data must"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=[DATA, DATA]), "data must"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, seed=[0, 1]), "seed must"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, seed=[-1]), "seed"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, lr=0), "lr must"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, batch_size=-2), "batch_size"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, epochs=2.0), "epochs"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, full_batch=0), "full_batch"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, loss="sum"), "loss must"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, shuffle=None), "shuffle"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, record_every=-1), "record_every"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, record_steps=[10**9]), "record_steps"),
-    case(TR.train_batched, dict(models=[MLP(4), SymmetricModel(4)], data=DATA), "models[1]"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, record_train_loss="no"), "record_train_loss"),
-    case(TR.train_batched, dict(models=[MLP(4)], data=DATA, progress=1), "progress"),
+    case(SBA.train_batched, dict(models=[], data=DATA), "models"),
+    case(SBA.train_batched, dict(models=None, data=DATA), "models"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=None), "data must"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=[DATA, DATA]), "data must"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, seed=[0, 1]), "seed must"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, seed=[-1]), "seed"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, lr=0), "lr must"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, batch_size=-2), "batch_size"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, epochs=2.0), "epochs"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, full_batch=0), "full_batch"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, loss="sum"), "loss must"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, shuffle=None), "shuffle"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, record_every=-1), "record_every"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, record_steps=[10**9]), "record_steps"),
+    case(SBA.train_batched, dict(models=[MLP(4), SymmetricModel(4)], data=DATA), "models[1]"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, record_train_loss="no"), "record_train_loss"),
+    case(SBA.train_batched, dict(models=[MLP(4)], data=DATA, progress=1), "progress"),
     # ------------------------------------------------------------------ observations
     case(OR.authors_sigma_label, dict(sigma=-1.0), "sigma"),
     case(OR.authors_sigma_label, dict(sigma="abc"), "sigma"),
@@ -653,10 +655,10 @@ CASES = [
     case(sweep_explorer, dict(res=RES_NO_PIX | {"thumbs": np.zeros(3)}), "thumbs"),
     case(sweep_explorer, dict(res={}), "res must"),
     # ------------------------------------------------------------------ record containers
-    case(TR.TrainRecord, dict(steps=REC.steps, epochs=REC.epochs, outputs=REC.outputs[:, :2],
+    case(TLP.TrainRecord, dict(steps=REC.steps, epochs=REC.epochs, outputs=REC.outputs[:, :2],
                               test_points=REC.test_points, test_index=REC.test_index,
                               test_loss=REC.test_loss, train_loss=REC.train_loss), "outputs"),
-    case(TR.TrainRecord, dict(steps=REC.steps, epochs=REC.epochs, outputs=REC.outputs,
+    case(TLP.TrainRecord, dict(steps=REC.steps, epochs=REC.epochs, outputs=REC.outputs,
                               test_points=REC.test_points, test_index=REC.test_index,
                               test_loss=REC.test_loss[:-1], train_loss=REC.train_loss), "test_loss"),
     case(T.SymmetricRecord, dict(steps=SYM.steps, time=SYM.time, W=SYM.W[:, :1], output=SYM.output,
@@ -692,7 +694,7 @@ def test_diverged_run_is_reported_not_summarised():
     with pytest.raises(ValueError, match="diverged after step"):
         OS.record_rise(rec)
     with pytest.warns(TrainingDiverged, match=r"in run\(s\) \[0"):
-        recs = TR.train_batched([MLP(2, 4, width=4), MLP(2, 4, width=4, seed=1)], data, lr=1.0, epochs=3)
+        recs = SBA.train_batched([MLP(2, 4, width=4), MLP(2, 4, width=4, seed=1)], data, lr=1.0, epochs=3)
     assert recs[0].config["diverged_at_step"] is not None
 
 

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 import torch
 
+from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
-from swingby.sim.train import train, train_batched
+from swingby.sim.train import train
 
 
 def _datas(n_runs=3, d=6, s=2, n=150):

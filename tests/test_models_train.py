@@ -5,7 +5,8 @@ import torch
 
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP, SymmetricModel
-from swingby.sim.train import log_steps, train
+from swingby.sim.train import train
+from swingby.sim.train_loop import log_steps
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from swingby.observations.swingby import (
     seed_statistics,
     swingby_check,
 )
-from swingby.sim.train import TrainRecord
+from swingby.sim.train_loop import TrainRecord
 
 
 def _record(traj, mu=(1.0, 2.0), steps=None):

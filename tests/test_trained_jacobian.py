@@ -12,7 +12,7 @@ import torch
 
 from swingby.sim.batched import _StackedMLPs
 from swingby.sim.models import MLP
-from swingby.sim.train import log_steps
+from swingby.sim.train_loop import log_steps
 from swingby.theory.jacobian_link import fall_shares, link_test, pass_matrix
 from swingby.theory.jacobian_stages import (
     JacobianStages,

@@ -12,7 +12,8 @@ from swingby.observations.plots import plot_sweep_trajectories, plot_test_losses
 from swingby.observations.runs import record_grid
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
-from swingby.sim.train import steps_per_epoch, train
+from swingby.sim.train import train
+from swingby.sim.train_loop import steps_per_epoch
 
 
 def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int = 0) -> Explorer | None:

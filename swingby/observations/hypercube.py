@@ -12,7 +12,7 @@ import numpy as np
 
 from swingby import _checks
 from swingby.observations.learning import _record
-from swingby.sim.train import TrainRecord
+from swingby.sim.train_loop import TrainRecord
 
 #: Most rows :func:`comparable_pairs` accepts: ``2**12`` (``s = 12`` concepts), because it
 #: compares every pair of rows (``4**s`` comparisons) and returns about ``3**s`` pairs.

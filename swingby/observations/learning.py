@@ -1,6 +1,6 @@
 """Which concept is learned first, and the terminal slowing down (Sec. 3.1, 3.2).
 
-Metrics computed on a :class:`~swingby.sim.train.TrainRecord` of
+Metrics computed on a :class:`~swingby.sim.train_loop.TrainRecord` of
 :func:`swingby.observations.runs.run_sweep`, used in ``book/observations.md`` (Figs. 2,
 11, 12): :func:`~swingby.observations.learning.learning_times` and :func:`~swingby.observations.learning.progress_along_concepts` (the generalisation
 order), :func:`~swingby.observations.learning.a_diagonal` and :func:`~swingby.observations.learning.order_agreement` (does the larger ``a_p`` go
@@ -16,12 +16,12 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from swingby import _checks
-from swingby.sim.train import TrainRecord
+from swingby.sim.train_loop import TrainRecord
 
 
 def _record(name: str, rec, *, finite: bool = True) -> TrainRecord:
     """``rec`` if it is a :class:`TrainRecord` (with finite outputs, when ``finite``), else raise."""
-    _checks.instance(name, rec, TrainRecord, "swingby.sim.train.TrainRecord")
+    _checks.instance(name, rec, TrainRecord, "swingby.sim.train_loop.TrainRecord")
     if finite and not (np.all(np.isfinite(rec.outputs)) and np.all(np.isfinite(rec.test_loss))):
         at = rec.config.get("diverged_at_step")
         raise ValueError(

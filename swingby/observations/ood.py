@@ -16,9 +16,10 @@ import numpy as np
 from swingby import _checks
 from swingby.observations.learning import _record, _x_hat_norm
 from swingby.observations.runs import _check_configs_seeds, _check_training, record_grid
+from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
-from swingby.sim.train import TrainRecord, steps_per_epoch, train_batched
+from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 
 #: Where :func:`relative_distance` measures: ``"end"`` (the last record) or ``"max"``
 #: (the largest distance over the records).

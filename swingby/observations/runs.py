@@ -8,7 +8,7 @@ Chapters: ``book/observations.md``, ``book/ood_checks.md``, ``book/topological_o
   :data:`~swingby.observations.runs.EQUAL_MU`, :data:`~swingby.observations.runs.FIG2C_SETTINGS`, :data:`~swingby.observations.runs.FIG2C_MU`, and
   :func:`~swingby.observations.runs.authors_sigma_label` for their captions.
 * :func:`~swingby.observations.runs.run_sweep` trains one MLP per (configuration, seed) with the batched
-  engine :func:`swingby.sim.train.train_batched`, each on its own sampled data set, on the
+  engine :func:`swingby.sim.batched.train_batched`, each on its own sampled data set, on the
   steps of :func:`~swingby.observations.runs.record_grid`; :func:`~swingby.observations.runs.fig2c_runs` are the runs of Fig. 2(c) / Fig. 3.
 
 Default settings are those of the authors' code (App. F.1; the book's appendix
@@ -27,9 +27,10 @@ from typing import Sequence
 import numpy as np
 
 from swingby import _checks
+from swingby.sim.batched import train_batched
 from swingby.sim.data import _check_mu_sigma_d, make_sim, std_from_authors_sigma
 from swingby.sim.models import MLP
-from swingby.sim.train import LOSSES, TrainRecord, log_steps, steps_per_epoch, train_batched
+from swingby.sim.train_loop import LOSSES, TrainRecord, log_steps, steps_per_epoch
 
 #: The paper's and the authors' "sigma = 0.05", as the standard deviation it was: 0.224.
 SIGMA_05 = std_from_authors_sigma(0.05)
@@ -220,7 +221,7 @@ def run_sweep(
 
     Returns
     -------
-    ``records[c][k]``, a :class:`~swingby.sim.train.TrainRecord` per config and seed.
+    ``records[c][k]``, a :class:`~swingby.sim.train_loop.TrainRecord` per config and seed.
     """
     configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
     n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))

@@ -16,7 +16,7 @@ import numpy as np
 
 from swingby import _checks
 from swingby.observations.learning import _record, _record_list, _x_hat_norm
-from swingby.sim.train import TrainRecord
+from swingby.sim.train_loop import TrainRecord
 
 
 def loss_rise(test_loss: np.ndarray, scale: float | None = None) -> float:

@@ -1,9 +1,9 @@
 """The batched engine: ``R`` MLPs of one architecture trained as one tensor program
 (Sec. 3, App. B, App. F; chapters: observations, ood_checks, topological_order).
 
-:func:`swingby.sim.train.train_batched` stacks the weights of the runs into ``(R, out, in)``
+:func:`swingby.sim.batched.train_batched` stacks the weights of the runs into ``(R, out, in)``
 tensors and writes plain SGD out with batched matrix products; every run sees its own
-data set and its own shuffling and gets the :class:`~swingby.sim.train.TrainRecord` that
+data set and its own shuffling and gets the :class:`~swingby.sim.train_loop.TrainRecord` that
 :func:`swingby.sim.train.train` would give it (``tests/test_batched.py`` checks this). The
 schedule, the mini-batches and the recording loop are those of :mod:`swingby.sim.train_loop`.
 Import it from :mod:`swingby.sim.train`.

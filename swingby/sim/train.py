@@ -16,15 +16,12 @@ a :class:`~swingby._checks.TrainingDiverged` warning naming the step and ``lr``;
 holds NaN from there on, ``config["diverged_at_step"]`` says where, and the metrics of
 :mod:`swingby.observations` refuse it.
 
-The code lives in one module per subject; every name is imported from here
-(``from swingby.sim.train import ...``):
+The record, the schedule and the loss are in :mod:`swingby.sim.train_loop`
+(:class:`~swingby.sim.train_loop.TrainRecord`, :func:`~swingby.sim.train_loop.steps_per_epoch`,
+:func:`~swingby.sim.train_loop.log_steps`, :func:`~swingby.sim.train_loop.batch_loss`); many
+MLPs of one architecture are trained at once by :func:`swingby.sim.batched.train_batched`.
 
-* :mod:`swingby.sim.train_loop`: :class:`TrainRecord`, the schedule (:func:`steps_per_epoch`,
-  :func:`log_steps`), :func:`batch_loss` and the recording loop that both engines share.
-* :mod:`swingby.sim.batched`: :func:`train_batched`, ``R`` MLPs of one architecture
-  trained as one batched tensor program.
-
-:func:`train`, one run of any model, is defined here.
+:func:`train` runs one model of any architecture.
 """
 from __future__ import annotations
 
@@ -35,11 +32,8 @@ import torch
 from torch import nn
 
 from swingby import _checks
-from swingby.sim.batched import train_batched
 from swingby.sim.data import SimData
 from swingby.sim.train_loop import (
-    LOSSES,
-    SHUFFLES,
     TrainRecord,
     _batches,
     _check_record_memory,
@@ -48,12 +42,7 @@ from swingby.sim.train_loop import (
     _schedule,
     _warn_diverged,
     batch_loss,
-    log_steps,
-    steps_per_epoch,
 )
-
-__all__ = ["LOSSES", "SHUFFLES", "TrainRecord", "steps_per_epoch", "log_steps", "batch_loss", "train",
-           "train_batched"]
 
 
 def train(

@@ -1,10 +1,10 @@
 """What both training engines share (Sec. 3, App. F.1): the record of a run, the
 schedule of its steps, the loss and the recording loop.
 
-:class:`~swingby.sim.train.TrainRecord` holds what a run recorded; :func:`~swingby.sim.train.steps_per_epoch`
-and :func:`~swingby.sim.train.log_steps` give its steps and record grid, and
-:func:`~swingby.sim.train.batch_loss` its loss (``"mean"`` or ``"paper"``, eq. 2.1).
-:func:`swingby.sim.train.train` (one run) and :func:`swingby.sim.train.train_batched` (many runs
+:class:`~swingby.sim.train_loop.TrainRecord` holds what a run recorded; :func:`~swingby.sim.train_loop.steps_per_epoch`
+and :func:`~swingby.sim.train_loop.log_steps` give its steps and record grid, and
+:func:`~swingby.sim.train_loop.batch_loss` its loss (``"mean"`` or ``"paper"``, eq. 2.1).
+:func:`swingby.sim.train.train` (one run) and :func:`swingby.sim.batched.train_batched` (many runs
 as one batched program) check their settings, shuffle their mini-batches and record
 through the same code here, so a batched run records what the single run would.
 Every public name is imported from :mod:`swingby.sim.train`.

@@ -41,8 +41,7 @@ from swingby import _checks
 from swingby.sim.batched import _StackedMLPs
 from swingby.sim.data import make_sim, std_from_authors_sigma
 from swingby.sim.models import ACTIVATIONS, MLP
-from swingby.sim.train import log_steps, steps_per_epoch
-from swingby.sim.train_loop import _batches, _record_loop, _schedule
+from swingby.sim.train_loop import _batches, _record_loop, _schedule, log_steps, steps_per_epoch
 
 #: the architectures the chapter measures: (number of layers, activation)
 ARCHITECTURES = ((2, "linear"), (3, "linear"), (2, "relu"), (3, "relu"))
@@ -82,7 +81,7 @@ class JacobianRules:
     #: during the ascent of the test loss ``w_ws`` must decrease over at least this
     #: share of the recorded steps
     shrink_min: float = 0.8
-    #: records per run, log-spaced (``swingby.sim.train.log_steps``)
+    #: records per run, log-spaced (``swingby.sim.train_loop.log_steps``)
     n_records: int = 200
     #: ``"signed"``: the minor entry's peak is its largest value; ``"abs"``: the largest
     #: ``|w_ws|`` (the first definition, as in ``detect_stages``; :data:`FIRST_RULES`)
@@ -207,7 +206,7 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
     n_per_cluster, batch_size, epochs : int
         Data and schedule.
     n_records : int
-        About how many log-spaced steps to record (:func:`~swingby.sim.train.log_steps`).
+        About how many log-spaced steps to record (:func:`~swingby.sim.train_loop.log_steps`).
 
     Returns
     -------
