@@ -15,7 +15,7 @@ from swingby.capability import probe_claims as CPC
 from swingby.capability import probes as CP
 from swingby.capability import spread as CSP
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels, panel_grid  # noqa: F401 - panel_grid for the chapter
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels
 from swingby.style import _axes
 
 CAP_COLOUR, BEH_COLOUR = "tab:green", "tab:red"  #: seed 003's colours: capability green, behaviour red
