@@ -22,7 +22,6 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from swingby import theory as T  # noqa: E402
 from swingby.observations import explorer as OX
 from swingby.observations import plots as OP
 from swingby.sim import explorer as SX
@@ -32,13 +31,15 @@ from swingby.sim.models import MLP  # noqa: E402
 from swingby.sim.train import train  # noqa: E402
 from swingby.theory import explorer as TX
 from swingby.theory import plots as TP
+from swingby.theory import simulation as SIMU
+from swingby.theory import stages as TST
 
 torch.set_num_threads(1)
 DATA3 = make_sim([1.0, 2.0, 1.5], 0.2, 3, 20, seed=0)
 DATA2 = make_sim([1.0, 2.0], 0.2, 2, 20, origin_cluster=True, seed=0)
 REC = train(MLP(2, 1), DATA2, epochs=2, batch_size=10, record_every=1)
-SYM = T.simulate_symmetric(np.full((2, 2), 0.1), np.array([1.0, 0.5]), 0.05, 40, np.array([1.0, 1.0]))
-STAGES = T.detect_stages(SYM, 2)
+SYM = SIMU.simulate_symmetric(np.full((2, 2), 0.1), np.array([1.0, 0.5]), 0.05, 40, np.array([1.0, 1.0]))
+STAGES = TST.detect_stages(SYM, 2)
 IDX2 = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 
 

@@ -9,8 +9,10 @@ import numpy as np
 
 from swingby import _checks
 from swingby.live import MAX_STEPS, Explorer, _slider_values, _widgets, explorer
-from swingby.theory import detect_stages, dynamics_a, initial_U, simulate_symmetric
 from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
+from swingby.theory.simulation import initial_U, simulate_symmetric
+from swingby.theory.stages import detect_stages
+from swingby.theory.symmetric import dynamics_a
 
 
 # ---------------------------------------------------------------------------------
@@ -21,7 +23,7 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     """Explore the symmetric two-layer dynamics (Fig. 5) at ``d = 3``, ``s = 2``.
 
     Sliders for ``mu``, ``sigma``, the initialisation scale and the seed, and a switch
-    between the authors' ``A^2`` (default, :func:`swingby.theory.authors_a`) and the
+    between the authors' ``A^2`` (default, :func:`swingby.theory.symmetric.authors_a`) and the
     paper's ``A`` (eq. C.13 with the origin cluster), redraw the Jacobian entries, the
     test loss and the output trajectory (uniform initialisation; gradient descent on
     ``U``, i.e. eq. D.2 up to ``O(eta^2)`` per step, which unlike iterating D.2 on ``W``

@@ -19,7 +19,7 @@ class StagePanel(NamedTuple):
     """One row of :func:`plot_stage_rows`."""
 
     record: SymmetricRecord  #: a single trajectory
-    stages: Stages  #: its stages (:func:`swingby.theory.detect_stages`)
+    stages: Stages  #: its stages (:func:`swingby.theory.stages.detect_stages`)
     title: str  #: the title of the row's left panel
 
 

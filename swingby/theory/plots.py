@@ -15,7 +15,8 @@ from matplotlib.patches import Patch, Rectangle
 from swingby import _checks
 from swingby.observations.plots import mark_concept_plane, plot_trajectory
 from swingby.style import _axes, _dims, _style
-from swingby.theory import Stages, _single_record
+from swingby.theory.simulation import _single_record
+from swingby.theory.stages import Stages
 
 #: Largest ``d`` of :func:`plot_entry_types` (it writes one label per entry of a d x d grid).
 MAX_ENTRY_GRID = 30
@@ -81,22 +82,22 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
 
 
 def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
-    """Shade the ascents of the test loss found by :func:`swingby.theory.detect_stages`
+    """Shade the ascents of the test loss found by :func:`swingby.theory.stages.detect_stages`
     and mark the growth times of the major entries with dotted lines (Figs. 5, 8-10).
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw (time on the x axis).
-    stages : swingby.theory.Stages
-        From :func:`swingby.theory.detect_stages`.
+    stages : swingby.theory.stages.Stages
+        From :func:`swingby.theory.stages.detect_stages`.
     color : matplotlib colour
         Colour of the shading.
     alpha : float
         Opacity of the shading, in ``[0, 1]``.
     """
     _axes(ax)
-    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     _style(color=color)
     alpha = _checks.number("alpha", alpha, low=0, high=1)
     for k, (_, t0, t1, _, _) in enumerate(stages.ascents):
@@ -110,18 +111,18 @@ def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
 def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False, max_minor: int = 6,
                           loss_scale: float = 1.0):
     """Figs. 5 (left), 8-10: test loss (thick black, on a right-hand axis of its own) and
-    major (solid) / minor (dashed) entries of ``W(t)`` from a :class:`swingby.theory.SymmetricRecord`
+    major (solid) / minor (dashed) entries of ``W(t)`` from a :class:`swingby.theory.simulation.SymmetricRecord`
     (``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``).
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
-    record : swingby.theory.SymmetricRecord
+    record : swingby.theory.simulation.SymmetricRecord
         One simulated run (not a batch).
     s : int
         Number of concepts, in ``[1, d]``: the major entries drawn.
-    stages : swingby.theory.Stages or None
+    stages : swingby.theory.stages.Stages or None
         Shade its loss ascents (:func:`shade_loss_segments`).
     logx : bool
         Log time axis.
@@ -144,7 +145,7 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
     loss_scale = _checks.positive_float("loss_scale", loss_scale)
     logx = _checks.flag("logx", logx)
     if stages is not None:
-            _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages) or None")
+            _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages) or None")
     for p in range(s):
         ax.plot(t, record.W[:, p, p], lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$")
     minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
@@ -177,7 +178,7 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
     ----------
     ax : matplotlib Axes
         Where to draw.
-    record : swingby.theory.SymmetricRecord
+    record : swingby.theory.simulation.SymmetricRecord
         One simulated run (not a batch).
     mu : array_like(float, ndim=1)
         Cluster distances, at most ``d`` of them.

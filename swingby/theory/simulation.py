@@ -158,7 +158,7 @@ def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate:
 
 
 def _single_record(name: str, record) -> "SymmetricRecord":
-    _checks.instance(name, record, SymmetricRecord, "swingby.theory.SymmetricRecord")
+    _checks.instance(name, record, SymmetricRecord, "swingby.theory.simulation.SymmetricRecord")
     if record.W.ndim != 3:
         raise ValueError(f"{name} must be a single trajectory; index a batched record first with .pick(b)")
     return record
