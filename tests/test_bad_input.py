@@ -19,7 +19,6 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from swingby._checks import TrainingDiverged  # noqa: E402
 from swingby.diffusion import classifier as C  # noqa: E402
 from swingby.diffusion import concept_space as CS  # noqa: E402
 from swingby.diffusion.data import CirclesConfig  # noqa: E402
@@ -40,6 +39,7 @@ from swingby.sim import plots as SPL
 from swingby.sim import train as TR
 from swingby.sim import train_loop as TLP
 from swingby.sim.models import MLP, SymmetricModel  # noqa: E402
+from swingby.sim.run_checks import TrainingDiverged  # noqa: E402
 from swingby.theory import explorer as TX
 from swingby.theory import one_layer as TOL
 from swingby.theory import plots as TP

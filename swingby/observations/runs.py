@@ -30,6 +30,7 @@ from swingby import _checks
 from swingby.sim.batched import train_batched
 from swingby.sim.data import _check_mu_sigma_d, make_sim, std_from_authors_sigma
 from swingby.sim.models import MLP
+from swingby.sim.run_checks import seed_list, work
 from swingby.sim.train_loop import LOSSES, TrainRecord, log_steps, steps_per_epoch
 
 #: The paper's and the authors' "sigma = 0.05", as the standard deviation it was: 0.224.
@@ -150,7 +151,7 @@ def _check_configs_seeds(configs, seeds, d) -> tuple[list, list, int]:
     n_concepts = {len(np.atleast_1d(c["mu"])) for c in configs}
     if len(n_concepts) > 1:
         raise ValueError(f"all configs must have the same number of concepts len(mu), got {sorted(n_concepts)}")
-    return configs, _checks.seed_list("seeds", seeds, distinct=True), n_concepts.pop()
+    return configs, seed_list("seeds", seeds, distinct=True), n_concepts.pop()
 
 
 def _check_training(n: int, n_runs: int, d: int, *, depth, width, lr, batch_size, epochs, full_batch,
@@ -165,7 +166,7 @@ def _check_training(n: int, n_runs: int, d: int, *, depth, width, lr, batch_size
     width = d if width is None else _checks.positive_int("width", width)
     n_params = (d + 1) * (2 * width if depth > 1 else d) + (depth - 2) * (width + 1) * width * (depth > 2)
     bs = n if full_batch else min(batch_size, n)
-    _checks.work(6.0 * epochs * spe * bs * n_params * n_runs,
+    work(6.0 * epochs * spe * bs * n_params * n_runs,
                  f"epochs = {epochs} ({epochs * spe} steps of batch {bs}) for {n_runs} runs of {n_params} parameters")
     return epochs * spe
 

@@ -5,5 +5,6 @@ by ``book/sim_task.md`` and by every observation and theory chapter.
 * :mod:`.models`: MLPs and the symmetric model ``U U^T``;
 * :mod:`.train`: :func:`~.train.train`, one run that records the output trajectory;
 * :mod:`.train_loop`: the record, the schedule and the recording loop both engines share;
-* :mod:`.batched`: many MLPs of one architecture trained as one batched program.
+* :mod:`.batched`: many MLPs of one architecture trained as one batched program;
+* :mod:`.run_checks`: checks of training runs (seeds, compute budget, divergence warning).
 """

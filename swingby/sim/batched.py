@@ -18,6 +18,7 @@ import torch
 from swingby import _checks
 from swingby.sim.data import SimData
 from swingby.sim.models import MLP
+from swingby.sim.run_checks import seed_list
 from swingby.sim.train_loop import (
     TrainRecord,
     _batches,
@@ -77,7 +78,7 @@ def _check_seeds(seed, n_runs: int) -> list[int]:
         return [_checks.seed("seed", seed)] * n_runs
     if not hasattr(seed, "__len__") or isinstance(seed, str) or len(seed) != n_runs:
         raise ValueError(f"seed must be an int or a sequence of {n_runs} ints (one per model), got {seed!r}")
-    return _checks.seed_list("seed", seed)
+    return seed_list("seed", seed)
 
 
 def train_batched(

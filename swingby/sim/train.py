@@ -12,7 +12,7 @@ averaged over batch *and* dimensions (``loss="mean"``, PyTorch's ``MSELoss``).
 batch; the two differ by a factor ``2 / d`` in the gradient.
 
 A run whose loss or outputs become NaN or infinite (too large an ``lr``) is reported with
-a :class:`~swingby._checks.TrainingDiverged` warning naming the step and ``lr``; its record
+a :class:`~swingby.sim.run_checks.TrainingDiverged` warning naming the step and ``lr``; its record
 holds NaN from there on, ``config["diverged_at_step"]`` says where, and the metrics of
 :mod:`swingby.observations` refuse it.
 

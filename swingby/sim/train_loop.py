@@ -20,6 +20,7 @@ import torch
 
 from swingby import _checks, live
 from swingby.sim.data import SimData
+from swingby.sim.run_checks import TrainingDiverged, work
 
 LOSSES = ("mean", "paper")
 SHUFFLES = ("once", "every_epoch", "none")
@@ -142,7 +143,7 @@ def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_ev
     bs = n if _checks.flag("full_batch", full_batch) else _checks.positive_int("batch_size", batch_size)
     spe = steps_per_epoch(n, bs)
     n_steps = epochs * spe
-    _checks.work(6.0 * n_steps * min(bs, n) * params,
+    work(6.0 * n_steps * min(bs, n) * params,
                  f"epochs = {epochs} ({n_steps} steps of batch {min(bs, n)}) with {params} parameters")
     return _Schedule(lr, epochs, bs, spe, n_steps,
                      _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record))
@@ -244,7 +245,7 @@ def _record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
 def _warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
     warnings.warn(f"training diverged: the loss or the outputs became NaN or infinite {where} with "
                   f"lr = {lr}; the record holds NaN from there on and its metrics are refused "
-                  "(use a smaller lr)", _checks.TrainingDiverged, stacklevel=stacklevel)
+                  "(use a smaller lr)", TrainingDiverged, stacklevel=stacklevel)
 
 
 def _check_record_memory(sched: _Schedule, data: SimData, n_runs: int) -> None:

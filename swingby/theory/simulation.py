@@ -12,6 +12,7 @@ import numpy as np
 
 from swingby import _checks, live
 from swingby.sim.models import SymmetricModel
+from swingby.sim.run_checks import seed_list, work
 from swingby.theory._args import _eta, _vector, _vector_a
 from swingby.theory.symmetric import _loss_41
 
@@ -105,7 +106,7 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
     x_hat = _vector("x_hat", x_hat, d)
     progress = _checks.flag("progress", progress)
     n_batch = U0.shape[0] if U0.ndim == 3 else 1
-    _checks.work(4.0 * steps * n_batch * d * d * max(d, U0.shape[-1]),
+    work(4.0 * steps * n_batch * d * d * max(d, U0.shape[-1]),
                  f"steps = {steps} for {n_batch} trajectories with d = {d}")
     _checks.memory(8.0 * n_batch * (steps // every + 2) * d * (d + 3),
                    f"{steps // every + 2} records (steps = {steps}, record_every = {every}) of "
@@ -195,7 +196,7 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
     dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
     n = 1 if _checks.is_integer(seeds) else len(seeds) if hasattr(seeds, "__len__") else 0
     _checks.memory(16.0 * n * d * dp, f"{n} seeds of U with shape (d, d_prime) = ({d}, {dp})")
-    seeds = [_checks.seed("seeds", seeds)] if _checks.is_integer(seeds) else _checks.seed_list("seeds", seeds)
+    seeds = [_checks.seed("seeds", seeds)] if _checks.is_integer(seeds) else seed_list("seeds", seeds)
     return np.stack([
         SymmetricModel(d, d_prime, init=init, init_scale=init_scale, seed=int(seed)).U.detach().double().numpy()
         for seed in seeds

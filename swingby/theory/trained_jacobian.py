@@ -41,6 +41,7 @@ from swingby import _checks
 from swingby.sim.batched import _StackedMLPs
 from swingby.sim.data import make_sim, std_from_authors_sigma
 from swingby.sim.models import ACTIVATIONS, MLP
+from swingby.sim.run_checks import seed_list
 from swingby.sim.train_loop import _batches, _record_loop, _schedule, log_steps, steps_per_epoch
 
 #: the architectures the chapter measures: (number of layers, activation)
@@ -214,7 +215,7 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
     """
     depth = _checks.integer("depth", depth, low=2)
     activation = _checks.choice("activation", activation, ACTIVATIONS)
-    seeds = _checks.seed_list("seeds", seeds, distinct=True)
+    seeds = seed_list("seeds", seeds, distinct=True)
     n_records = _checks.positive_int("n_records", n_records)
     datas = [make_sim(mu, sigma, d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate, seed=s)
              for s in seeds]
