@@ -26,7 +26,7 @@ from dataclasses import replace
 import torch
 
 from swingby.diffusion.presets import get_preset
-from swingby.diffusion.storage import atomic_save, results_dir
+from swingby.diffusion.runs.storage import atomic_save, results_dir
 from swingby.diffusion.training import autocast, build_model
 
 CPU = torch.device("cpu")

@@ -1,4 +1,4 @@
-"""Benchmark: a loop of single `swingby.train.train` runs vs one `train_batched` call.
+"""Benchmark: a loop of single `swingby.sim.train.train` runs vs one `train_batched` call.
 
 Paper settings (App. F.1): 5000 points per cluster, s = 2, d = 64 (rotated), batch
 128, lr 0.1, 40 epochs (3160 SGD steps), one and four linear layers, 16 runs with
@@ -22,10 +22,11 @@ import time
 import numpy as np
 import torch
 
-from swingby.models import MLP
-from swingby.sim import make_sim
-from swingby.train import train, train_batched
-from swingby.train_batched import FEATURES_FIRST_MAX, _StackedMLPs
+from swingby.sim.batched import train_batched
+from swingby.sim.data import make_sim
+from swingby.sim.models import MLP
+from swingby.sim.train import train
+from swingby.sim.batched import FEATURES_FIRST_MAX, _StackedMLPs
 
 
 def layouts(repeats: int = 7, steps: int = 40) -> None:

@@ -1,18 +1,22 @@
 """swingby: the code behind the book *Swing-by Dynamics in Concept Learning*.
 
-* :mod:`swingby.sim`: the SIM task: data, test points, second moments (Sec. 2.1,
-  App. B, C.1, F.3).
-* :mod:`swingby.models`: MLPs and the symmetric model ``U U^T`` (Sec. 3, 4.2).
-* :mod:`swingby.train`: training loops that record output trajectories, one run or
-  many batched (Sec. 3, App. F.1).
-* :mod:`swingby.observations`: the sweeps and metrics of the observation chapters
-  (Sec. 3, App. B, F).
-* :mod:`swingby.theory`: closed forms and the symmetric two-layer dynamics (Sec. 4,
-  App. C-E).
-* :mod:`swingby.diffusion`: the conditional diffusion model on coloured circles
-  (Sec. 5, App. G) and the capability study built on it.
-* :mod:`swingby.plotting`: figures shared by the chapters.
-* :mod:`swingby.widgets`: ipywidgets explorers of the SIM and theory chapters.
+One subpackage per part of the book; each holds its computations, checks, figures and
+explorer:
+
+* :mod:`swingby.sim`: the SIM task (data, test points, second moments), the models and
+  their training, one run or many batched (Sec. 2.1, 3, App. B, C.1, F.1, F.3).
+* :mod:`swingby.observations`: the sweeps, metrics, checks, figures and explorer of the
+  observation chapters (Sec. 3, App. B, F).
+* :mod:`swingby.theory`: closed forms and the symmetric two-layer dynamics, their checks,
+  figures and explorer (Sec. 4, App. C-E).
+* :mod:`swingby.diffusion`: the conditional diffusion model on coloured circles and its
+  read-out (Sec. 5, App. G); :mod:`swingby.diffusion.runs` runs and stores its sweeps,
+  :mod:`swingby.diffusion.fig6` analyses them (Fig. 6).
+* :mod:`swingby.capability`: the hidden-capabilities study built on the diffusion sweep.
+
+Shared by every part:
+
+* :mod:`swingby.style`: the figure style and the argument checks of an ``Axes``.
 * :mod:`swingby.chapter`: what every chapter does first (figure style, threads).
 * :mod:`swingby.live`: live or static (``SWINGBY_STATIC``): explorers and progress
   bars when a person runs a chapter, plain images when it is executed to make the book.

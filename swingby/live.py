@@ -25,6 +25,7 @@ import os
 from typing import Callable, Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 
 from swingby import _checks
 
@@ -111,8 +112,9 @@ def figure_png(fig) -> bytes:
 class Explorer:
     """A live explorer: its controls, its output area and what it drew last.
 
-    Made by :func:`explorer`; the explorers of :mod:`swingby.widgets`,
-    :mod:`swingby.diffusion.explorer` and :mod:`swingby.diffusion.capability_explorer`
+    Made by :func:`explorer`; the explorers of :mod:`swingby.sim.explorer`,
+    :mod:`swingby.observations.explorer`, :mod:`swingby.theory.explorer`,
+    :mod:`swingby.diffusion.fig6.explorer` and :mod:`swingby.capability.explorer`
     return one in live mode (``None`` in static mode).
 
     Its attributes: ``box``, the controls and the output area as displayed (an
@@ -242,3 +244,23 @@ def explorer(draw: Callable[..., object], values: dict, make_controls: Callable[
         w.observe(redraw, names="value")
     display(box)
     return result
+
+
+#: Largest ``n_per_cluster`` / ``epochs`` / ``steps`` of an explorer: every slider move
+#: reruns the work, which must stay interactive.
+MAX_POINTS, MAX_EPOCHS, MAX_STEPS = 20_000, 200, 200_000
+
+
+def _slider_values(name: str, values, length: int, low: float, high: float) -> list[float]:
+    """``length`` numbers in ``[low, high]``, the range of the explorer's sliders (a slider
+    would silently clamp anything outside)."""
+    arr = _checks.array(name, values, shape=(length,))
+    if np.any(arr < low) or np.any(arr > high):
+        raise ValueError(f"{name} must hold numbers in [{low}, {high}] (the sliders' range), got {list(values)}")
+    return arr.tolist()
+
+
+def _widgets():
+    """ipywidgets, imported only when a live explorer makes its controls."""
+    import ipywidgets
+    return ipywidgets

@@ -13,17 +13,18 @@ import numpy as np
 import pytest
 import torch
 
-from swingby import sim as S
 from swingby.diffusion import data as D
-from swingby.diffusion import evaluation as E
 from swingby.diffusion import presets as PR
-from swingby.diffusion import search as SE
-from swingby.diffusion import storage as ST
-from swingby.diffusion import sweep as SW
+from swingby.diffusion import sweep as SP
 from swingby.diffusion import training as TR
 from swingby.diffusion import unet as U
 from swingby.diffusion import vdm as V
 from swingby.diffusion.classifier import ConceptClassifier
+from swingby.diffusion.runs import driver as SW
+from swingby.diffusion.runs import evaluation as E
+from swingby.diffusion.runs import search as SE
+from swingby.diffusion.runs import storage as ST
+from swingby.sim import data as S
 
 torch.set_num_threads(1)
 VE, TE, FE = ValueError, TypeError, FloatingPointError
@@ -216,13 +217,13 @@ CASES = [
     case(E.evaluate, dict(model=MODEL, clf=CLF, p=TINY, dc=0.3, seed=0, k=0, device="gpu"), "device"),
     case(PR.get_preset, dict(name="gpu"), "name"),
     # ------------------------------------------------------------------ sweep helpers
-    case(SW.checkpoint_steps, dict(steps=1.5, n_checkpoints=3), "steps"),
-    case(SW.checkpoint_steps, dict(steps=10, n_checkpoints=10**30), "n_checkpoints"),
-    case(SW.state_path, dict(scratch=None, dc=0.3, seed=0), "scratch", TE),
-    case(SW.state_path, dict(scratch="s", dc=float("nan"), seed=0), "dc"),
-    case(SW.state_path, dict(scratch="s", dc=0.3, seed="a"), "seed"),
-    case(SW.results_path, dict(out_dir="o", p="cpu"), "Preset", TE),
-    case(SW.config_hash, dict(p=None), "Preset", TE),
+    case(SP.checkpoint_steps, dict(steps=1.5, n_checkpoints=3), "steps"),
+    case(SP.checkpoint_steps, dict(steps=10, n_checkpoints=10**30), "n_checkpoints"),
+    case(SP.state_path, dict(scratch=None, dc=0.3, seed=0), "scratch", TE),
+    case(SP.state_path, dict(scratch="s", dc=float("nan"), seed=0), "dc"),
+    case(SP.state_path, dict(scratch="s", dc=0.3, seed="a"), "seed"),
+    case(SP.results_path, dict(out_dir="o", p="cpu"), "Preset", TE),
+    case(SP.config_hash, dict(p=None), "Preset", TE),
     case(SW.sweep, dict(preset="tiny", seeds=0), "seeds", TE),
     case(SW.sweep, dict(preset="tiny", out_dir=1), "out_dir", TE),
     case(SW.sweep, dict(preset="tiny", progress="no"), "progress"),

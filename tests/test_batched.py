@@ -1,13 +1,14 @@
-"""The batched engine gives the numbers of swingby.train.train run one by one."""
+"""The batched engine gives the numbers of swingby.sim.train.train run one by one."""
 import copy
 
 import numpy as np
 import pytest
 import torch
 
-from swingby.models import MLP
-from swingby.sim import make_sim
-from swingby.train import train, train_batched
+from swingby.sim.batched import train_batched
+from swingby.sim.data import make_sim
+from swingby.sim.models import MLP
+from swingby.sim.train import train
 
 
 def _datas(n_runs=3, d=6, s=2, n=150):
@@ -76,7 +77,7 @@ def test_argument_errors():
     ok = [MLP(6, 2, seed=0), MLP(6, 2, seed=1)]
     with pytest.raises(ValueError, match="non-empty"):
         train_batched([], datas)
-    with pytest.raises(ValueError, match="must be a swingby.models.MLP"):
+    with pytest.raises(ValueError, match="must be a swingby.sim.models.MLP"):
         train_batched([torch.nn.Linear(6, 6)], datas[0])
     with pytest.raises(ValueError, match="one architecture"):
         train_batched([MLP(6, 2), MLP(6, 3)], datas)

@@ -1,12 +1,16 @@
-"""Capability, behaviour and embedding probes (swingby.diffusion.capability) on
+"""Capability, behaviour and embedding probes (swingby.capability) on
 synthetic results whose answers are known."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from swingby.diffusion import capability as C
-from swingby.diffusion.nulls import pass_rate
+from swingby.capability import claims as CC
+from swingby.capability import measures as CM
+from swingby.capability import probe_claims as CPC
+from swingby.capability import probes as CP
+from swingby.capability import spread as CSP
+from swingby.diffusion.fig6.nulls import pass_rate
 
 
 def _res(D=1, S=2, K=4, n=10, P=3, E=5):
@@ -24,30 +28,30 @@ def test_behaviour_and_capability_count_joint_successes():
     r["probs"][0, 0, 2, 3, :6] = [0.9, 0.8]      # 6 of 10 blue and small at checkpoint 2
     r["probs"][0, 0, 2, 3, 6:] = [0.9, 0.2]      # blue but big
     r["cap_probs"][0, 0, 1, 2, :8] = [0.7, 0.9]  # prompt 2 elicits 8 of 10 at checkpoint 1
-    b, c = C.behaviour(r), C.capability(r)
+    b, c = CM.behaviour(r), CM.capability(r)
     assert b[0, 0].tolist() == [0, 0, 0.6, 0] and c[0, 0].tolist() == [0, 0.8, 0.6, 0]
     assert np.all(c >= b)  # the plain prompt is one of the prompts
     r["done"][0, 1, 3] = False
-    assert np.isnan(C.behaviour(r)[0, 1, 3]) and np.isnan(C.capability(r)[0, 1, 3])
+    assert np.isnan(CM.behaviour(r)[0, 1, 3]) and np.isnan(CM.capability(r)[0, 1, 3])
 
 
 def test_pixel_check_needs_a_disc():
     r = _res()
     r["pixels"][0, 0, 0, 3, :5] = [1, 0.2, 0.3, 0.5]  # valid, small, blue
     r["pixels"][0, 0, 0, 3, 5:] = [0, 0.2, 0.3, 0.5]  # no disc: never counted
-    assert C.behaviour(r, by="pixels")[0, 0, 0] == 0.5
+    assert CM.behaviour(r, by="pixels")[0, 0, 0] == 0.5
     with pytest.raises(ValueError, match="by must be"):
-        C.behaviour(r, by="eyes")
+        CM.behaviour(r, by="eyes")
 
 
 def test_first_crossing_interpolates():
     steps = np.array([0, 100, 200, 300])
     y = np.array([[0, 0.25, 0.75, 1], [0, 0.1, 0.2, 0.3], [0.6, 0.7, 0.8, 0.9]])
-    t = C.first_crossing(steps, y)
+    t = CM.first_crossing(steps, y)
     assert t[0] == pytest.approx(150) and t[1] == np.inf and t[2] == 0
-    assert np.isnan(C.first_crossing(steps, np.array([0, np.nan, 1, 1])))
+    assert np.isnan(CM.first_crossing(steps, np.array([0, np.nan, 1, 1])))
     with pytest.raises(ValueError, match="checkpoints"):
-        C.first_crossing(steps, np.zeros(3))
+        CM.first_crossing(steps, np.zeros(3))
 
 
 def test_embedding_probes():
@@ -57,22 +61,22 @@ def test_embedding_probes():
     e[..., 1, :] = [1, 0, 0]  # size direction
     e[..., 2, :] = [0, 1, 0]  # colour direction, orthogonal
     e[..., 3, :] = [1, 1, 0]  # the parallelogram's fourth corner
-    assert np.allclose(C.embedding_disentanglement(r), 1)
-    assert np.allclose(C.embedding_parallelogram(r), 0)  # e11-e10 = size, e11-e01 = colour
+    assert np.allclose(CP.embedding_disentanglement(r), 1)
+    assert np.allclose(CP.embedding_parallelogram(r), 0)  # e11-e10 = size, e11-e01 = colour
     e[..., 2, :] = [2, 0, 0]  # colour parallel to size: entangled
-    assert np.allclose(C.embedding_disentanglement(r), 0)
+    assert np.allclose(CP.embedding_disentanglement(r), 0)
 
 
 def test_linear_fit_and_its_interval():
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 10, 40)
     y = 2 * x + 1 + rng.normal(0, 0.5, 40)
-    f = C.linear_fit(x, y)
+    f = CC.linear_fit(x, y)
     assert abs(f.slope - 2) < 0.1 and f.r2 > 0.95 and f.slope_ci[0] < 2 < f.slope_ci[1] and f.n == 40
-    null = C.linear_fit(x, rng.normal(0, 1, 40))  # no relation: the interval covers 0
+    null = CC.linear_fit(x, rng.normal(0, 1, 40))  # no relation: the interval covers 0
     assert null.slope_ci[0] < 0 < null.slope_ci[1]
     with pytest.raises(ValueError, match="three"):
-        C.linear_fit([1, 2], [1, 2])
+        CC.linear_fit([1, 2], [1, 2])
 
 
 # ------------------------------------------------------------------ a synthetic sweep
@@ -134,62 +138,62 @@ def _sweep(D=2, S=3, n=16, P=8, cap_at=(150, 300), beh_at=(600, 2000)):
 
 def test_crossing_times_and_lead_with_censoring():
     r = _sweep()
-    t = C.crossing_times(r)
+    t = CM.crossing_times(r)
     # interpolated between the checkpoints around the jump
     assert np.allclose(t.capability[0], 150) and np.allclose(t.capability[1], 300)
     assert np.allclose(t.behaviour[0], 550) and np.isinf(t.behaviour[1]).all()
-    lead = C.capability_lead(t, end=1000)
+    lead = CC.capability_lead(t, end=1000)
     assert np.allclose(lead.steps[0], 400) and np.allclose(lead.steps[1], 700)  # censored at the end
     assert not lead.censored[0].any() and lead.censored[1].all()
     r["done"][0, 1] = False
-    lead = C.capability_lead(C.crossing_times(r), 1000)
+    lead = CC.capability_lead(CM.crossing_times(r), 1000)
     assert np.isnan(lead.steps[0, 1]) and np.isfinite(lead.steps[0, 0])
     with pytest.raises(ValueError, match="end"):
-        C.capability_lead(t, end=0)
+        CC.capability_lead(t, end=0)
     with pytest.raises(ValueError, match="times"):
-        C.capability_lead((1, 2), end=10)
+        CC.capability_lead((1, 2), end=10)
     with pytest.raises(ValueError, match="meta"):
-        C.crossing_times({"done": r["done"]})
+        CM.crossing_times({"done": r["done"]})
 
 
 def test_precedes_check_passes_on_a_lead_and_fails_on_its_null():
     r = _sweep()
-    t = C.crossing_times(r)
-    assert C.precedes_check(C.capability_lead(t, 1000), min_lead=300)
-    assert not C.precedes_check(C.capability_lead(t, 1000), min_lead=800)
+    t = CM.crossing_times(r)
+    assert CC.precedes_check(CC.capability_lead(t, 1000), min_lead=300)
+    assert not CC.precedes_check(CC.capability_lead(t, 1000), min_lead=800)
     # null: prompts that add only sampling noise to a slowly rising plain prompt
     steps = np.linspace(0, 2400, 16)
     beh = np.clip(steps / 2400, 0, 1)[None, None].repeat(5, axis=1)  # (1, 5, 16)
-    t_beh = C.first_crossing(steps, beh)
+    t_beh = CM.first_crossing(steps, beh)
 
     def null(rng):
-        t_cap = C.first_crossing(steps, C.noise_capability(beh, 64, 8, rng))
-        return C.capability_lead(C.CrossingTimes(t_cap, t_beh), 2400)
-    assert pass_rate(lambda lead: C.precedes_check(lead, 300), null, n=100) <= 0.05
+        t_cap = CM.first_crossing(steps, CC.noise_capability(beh, 64, 8, rng))
+        return CC.capability_lead(CM.CrossingTimes(t_cap, t_beh), 2400)
+    assert pass_rate(lambda lead: CC.precedes_check(lead, 300), null, n=100) <= 0.05
     with pytest.raises(ValueError, match="min_lead"):
-        C.precedes_check(C.capability_lead(t, 1000), min_lead=-1)
+        CC.precedes_check(CC.capability_lead(t, 1000), min_lead=-1)
     with pytest.raises(ValueError, match="min_fraction"):
-        C.precedes_check(C.capability_lead(t, 1000), min_lead=1, min_fraction=0)
+        CC.precedes_check(CC.capability_lead(t, 1000), min_lead=1, min_fraction=0)
     with pytest.raises(ValueError, match="no measured run"):
-        C.precedes_check(C.Lead(np.full((1, 2), np.nan), np.zeros((1, 2), bool)), 1)
+        CC.precedes_check(CC.Lead(np.full((1, 2), np.nan), np.zeros((1, 2), bool)), 1)
 
 
 def test_noise_capability_is_a_max_over_binomial_redraws():
     rng = np.random.default_rng(0)
     beh = np.array([[[0.0, 0.3, 0.5, 1.0, np.nan]]])
-    cap = C.noise_capability(beh, 64, 8, rng)
+    cap = CC.noise_capability(beh, 64, 8, rng)
     assert np.all(cap[..., :4] >= beh[..., :4]) and np.isnan(cap[..., 4])
     assert cap[..., 0] == 0 and cap[..., 3] == 1  # nothing to draw at 0 and 1
-    big = C.noise_capability(np.full((2000,), 0.5), 64, 8, rng)
+    big = CC.noise_capability(np.full((2000,), 0.5), 64, 8, rng)
     assert 0.55 < big.mean() < 0.65  # the best of 9 draws sits about 1.5 std above 0.5
     with pytest.raises(ValueError, match="behaviour_curves"):
-        C.noise_capability(np.array([1.5]), 64, 8, rng)
+        CC.noise_capability(np.array([1.5]), 64, 8, rng)
     with pytest.raises(ValueError, match="n_samples"):
-        C.noise_capability(beh, 0, 8, rng)
+        CC.noise_capability(beh, 0, 8, rng)
     with pytest.raises(ValueError, match="n_prompts"):
-        C.noise_capability(beh, 64, 1.5, rng)
+        CC.noise_capability(beh, 64, 1.5, rng)
     with pytest.raises(ValueError, match="rng"):
-        C.noise_capability(beh, 64, 8, 0)
+        CC.noise_capability(beh, 64, 8, 0)
 
 
 def test_repeat_noise_ratio_is_one_for_binomial_repeats():
@@ -199,171 +203,171 @@ def test_repeat_noise_ratio_is_one_for_binomial_repeats():
     ok = rng.random((2, 3, 50, 4, 64)) < p  # 50 repeats for a precise ratio
     r["rep_probs"] = np.repeat(np.where(ok, 0.9, 0.1)[..., None], 2, axis=-1).astype(np.float32)
     r["rep_pixels"] = np.zeros(ok.shape + (4,), np.float32)
-    assert abs(C.repeat_noise_ratio(r) - 1) < 0.15
+    assert abs(CM.repeat_noise_ratio(r) - 1) < 0.15
     r["rep_probs"][:] = 0.9  # no spread at all: every accuracy is 1
     with pytest.raises(ValueError, match="undefined"):
-        C.repeat_noise_ratio(r)
+        CM.repeat_noise_ratio(r)
     with pytest.raises(ValueError, match="res must"):
-        C.repeat_noise_ratio({"done": r["done"]})
+        CM.repeat_noise_ratio({"done": r["done"]})
 
 
 def test_seed_spread_and_its_swap_null():
     steps = np.array([0.0, 1.0, 2.0])
     cap = np.array([[[0, 1, 1], [0, 1, 1], [0, 1, 1]]], float)  # identical seeds
     beh = np.array([[[0, 0, 1], [0, 1, 1], [0, 0, 0]]], float)  # seeds disagree
-    assert np.allclose(C.seed_std(cap), 0) and C.seed_std(beh)[0, 1] > 0.5
-    assert C.time_mean(np.array([0.0, 1.0, 1.0]), steps) == pytest.approx(0.75)
-    assert C.spread_ratio(cap, beh, steps) == 0 and C.robustness_check(cap, beh, steps)
+    assert np.allclose(CSP.seed_std(cap), 0) and CSP.seed_std(beh)[0, 1] > 0.5
+    assert CSP.time_mean(np.array([0.0, 1.0, 1.0]), steps) == pytest.approx(0.75)
+    assert CSP.spread_ratio(cap, beh, steps) == 0 and CC.robustness_check(cap, beh, steps)
     # null: both curves come from the same seed-to-seed spread
     rng = np.random.default_rng(0)
     same = rng.random((4, 5, 3))
     other = rng.random((4, 5, 3))
-    assert pass_rate(lambda cb: C.robustness_check(*cb, steps), lambda g: C.swap_curves(same, other, g),
+    assert pass_rate(lambda cb: CC.robustness_check(*cb, steps), lambda g: CC.swap_curves(same, other, g),
                      n=200) <= 0.05
     one_seed = np.full((1, 1, 3), 0.5)
-    assert np.isnan(C.seed_std(one_seed)).all()
+    assert np.isnan(CSP.seed_std(one_seed)).all()
     with pytest.raises(ValueError, match="curves"):
-        C.seed_std(np.zeros(3))
+        CSP.seed_std(np.zeros(3))
     with pytest.raises(ValueError, match="y must"):
-        C.time_mean(np.zeros(4), steps)
+        CSP.time_mean(np.zeros(4), steps)
     with pytest.raises(ValueError, match="same shape"):
-        C.spread_ratio(cap, beh[:, :2], steps)
+        CSP.spread_ratio(cap, beh[:, :2], steps)
     with pytest.raises(ValueError, match="beh must vary"):
-        C.spread_ratio(cap, cap, steps)
+        CSP.spread_ratio(cap, cap, steps)
     with pytest.raises(ValueError, match="max_ratio"):
-        C.robustness_check(cap, beh, steps, max_ratio=2)
+        CC.robustness_check(cap, beh, steps, max_ratio=2)
     with pytest.raises(ValueError, match="same shape"):
-        C.swap_curves(cap, beh[:, :2], rng)
+        CC.swap_curves(cap, beh[:, :2], rng)
 
 
 def test_linear_check_and_permutation_null():
     rng = np.random.default_rng(0)
     x = rng.uniform(100, 1000, (6, 5))
     y = 2 * x + rng.normal(0, 30, x.shape)
-    fit = C.linear_fit(x, y)
-    assert C.linear_check(fit)
-    null = pass_rate(lambda f: C.linear_check(f),
-                     lambda g: C.linear_fit(x, C.permute_seeds(y, g, within=False)), n=200)
+    fit = CC.linear_fit(x, y)
+    assert CC.linear_check(fit)
+    null = pass_rate(lambda f: CC.linear_check(f),
+                     lambda g: CC.linear_fit(x, CSP.permute_seeds(y, g, within=False)), n=200)
     assert null <= 0.05
-    assert not C.linear_check(fit, min_n=100)
+    assert not CC.linear_check(fit, min_n=100)
     with pytest.raises(ValueError, match="fit"):
-        C.linear_check((1, 2))
+        CC.linear_check((1, 2))
     with pytest.raises(ValueError, match="min_r2"):
-        C.linear_check(fit, min_r2=2)
+        CC.linear_check(fit, min_r2=2)
 
 
 def test_permute_seeds_keeps_each_separation_and_missing_runs():
     rng = np.random.default_rng(0)
     t = np.array([[1.0, 2.0, np.inf, np.nan], [10.0, 20.0, 30.0, 40.0]])
-    p = C.permute_seeds(t, rng)
+    p = CSP.permute_seeds(t, rng)
     assert sorted(p[0, :2]) == [1, 2] and np.isinf(p[0, 2]) and np.isnan(p[0, 3])
     assert sorted(p[1]) == [10, 20, 30, 40]
-    q = C.permute_seeds(t, rng, within=False)
+    q = CSP.permute_seeds(t, rng, within=False)
     assert sorted(q[np.isfinite(q)]) == [1, 2, 10, 20, 30, 40]
     with pytest.raises(ValueError, match="t must"):
-        C.permute_seeds(np.array([-1.0, 2.0])[None], rng)
+        CSP.permute_seeds(np.array([-1.0, 2.0])[None], rng)
     with pytest.raises(ValueError, match="within"):
-        C.permute_seeds(t, rng, within="yes")
+        CSP.permute_seeds(t, rng, within="yes")
 
 
 def test_concept_turn_finds_the_memorised_corner():
     r = _sweep()
-    pts = C.class_points(r)
+    pts = CP.class_points(r)
     assert pts.shape == (2, 3, len(STEPS), 4, 2)
-    assert np.all(C.first_concept_index(pts) == 0)  # the trained classes are separated from step 0
-    turn = C.concept_turn(r)
+    assert np.all(CP.first_concept_index(pts) == 0)  # the trained classes are separated from step 0
+    turn = CP.concept_turn(r)
     assert (turn.corner == "01").all() and np.allclose(turn.turn, 200)
     # distance to 01 is 0.6 at step 700 (past one half) and 0.2 at step 400: crossing in between
     assert np.all((turn.departure[0] > 400) & (turn.departure[0] < 700))
     assert np.isinf(turn.departure[1]).all()  # stays within 0.3 of the corner
     r["done"][1, 2] = False
-    turn = C.concept_turn(r)
+    turn = CP.concept_turn(r)
     assert np.isnan(turn.turn[1, 2]) and turn.corner[1, 2] == ""
     with pytest.raises(ValueError, match="points"):
-        C.first_concept_index(np.zeros((2, 3, 4, 3, 2)))
+        CP.first_concept_index(np.zeros((2, 3, 4, 3, 2)))
     with pytest.raises(ValueError, match="level"):
-        C.first_concept_index(pts, level=0)
+        CP.first_concept_index(pts, level=0)
 
 
 def test_probe_transition_steps():
     steps = np.array([0.0, 100, 200, 300])
-    assert C.transition_step(steps, np.array([1.0, 1.0, 3.0, 3.0])) == pytest.approx(150)
-    assert C.transition_step(steps, np.array([1.0, 0.0, 1.0, 1.0])) == pytest.approx(50)  # a dip counts
-    assert C.transition_step(steps, np.ones(4)) == 0
-    assert np.isnan(C.transition_step(steps, np.array([1.0, np.nan, 1, 1])))
-    assert C.peak_step(steps, np.array([0.0, 2.0, 1.0, 2.0])) == 100
+    assert CP.transition_step(steps, np.array([1.0, 1.0, 3.0, 3.0])) == pytest.approx(150)
+    assert CP.transition_step(steps, np.array([1.0, 0.0, 1.0, 1.0])) == pytest.approx(50)  # a dip counts
+    assert CP.transition_step(steps, np.ones(4)) == 0
+    assert np.isnan(CP.transition_step(steps, np.array([1.0, np.nan, 1, 1])))
+    assert CP.peak_step(steps, np.array([0.0, 2.0, 1.0, 2.0])) == 100
     with pytest.raises(ValueError, match="y must"):
-        C.transition_step(steps, np.ones(3))
+        CP.transition_step(steps, np.ones(3))
     with pytest.raises(ValueError, match="steps"):
-        C.peak_step(steps[::-1], np.ones(4))
+        CP.peak_step(steps[::-1], np.ones(4))
 
 
 def test_loss_log_and_embedding_probes_on_the_sweep():
     r = _sweep()
-    s, loss = C.loss_log(r, "loss")
+    s, loss = CP.loss_log(r, "loss")
     assert s.shape == (100,) and loss.shape == (2, 3, 100)
-    assert np.allclose(C.transition_step(s, loss), 205)  # the loss halves its drop between 200 and 210
-    ed = C.embedding_disentanglement(r)
+    assert np.allclose(CP.transition_step(s, loss), 205)  # the loss halves its drop between 200 and 210
+    ed = CP.embedding_disentanglement(r)
     assert ed[..., 0].max() < 0.1 and np.allclose(ed[..., -1], 1)
     with pytest.raises(ValueError, match="field"):
-        C.loss_log(r, "step")
+        CP.loss_log(r, "step")
     with pytest.raises(ValueError, match="res must"):
-        C.loss_log({"done": r["done"]}, "loss")
+        CP.loss_log({"done": r["done"]}, "loss")
 
 
 def test_probe_score_and_coincidence_check_with_their_null():
     rng = np.random.default_rng(0)
     t_cap = rng.uniform(200, 1000, (6, 5))
     t_beh = t_cap + 500
-    times = C.CrossingTimes(t_cap, t_beh)
+    times = CM.CrossingTimes(t_cap, t_beh)
     good = t_cap + rng.normal(0, 20, t_cap.shape)
-    s = C.probe_score("good", good, times, n_perm=200)
+    s = CPC.probe_score("good", good, times, n_perm=200)
     assert s.r_capability > 0.95 and s.p_value < 0.01 and s.median_gap < 30 and s.n == 30
-    flat = C.probe_score("flat", np.full_like(t_cap, 300.0), times, n_perm=50)
+    flat = CPC.probe_score("flat", np.full_like(t_cap, 300.0), times, n_perm=50)
     assert np.isnan(flat.r_capability) and np.isnan(flat.p_value)
     tol = np.full_like(t_cap, 100.0)
-    assert C.coincidence_check(good, t_cap, tol)
-    assert pass_rate(lambda t: C.coincidence_check(t, t_cap, tol), lambda g: C.permute_seeds(good, g),
+    assert CPC.coincidence_check(good, t_cap, tol)
+    assert pass_rate(lambda t: CPC.coincidence_check(t, t_cap, tol), lambda g: CSP.permute_seeds(good, g),
                      n=200) <= 0.05
-    assert not C.coincidence_check(good + 400, t_cap, tol)  # correlated but too late
+    assert not CPC.coincidence_check(good + 400, t_cap, tol)  # correlated but too late
     with pytest.raises(ValueError, match="t_probe"):
-        C.probe_score("x", good[:2], times)
+        CPC.probe_score("x", good[:2], times)
     with pytest.raises(ValueError, match="n_perm"):
-        C.probe_score("x", good, times, n_perm=0)
+        CPC.probe_score("x", good, times, n_perm=0)
     with pytest.raises(ValueError, match="three runs"):
-        C.coincidence_check(good[:1, :2], t_cap[:1, :2], 1.0)
+        CPC.coincidence_check(good[:1, :2], t_cap[:1, :2], 1.0)
     with pytest.raises(ValueError, match="min_r"):
-        C.coincidence_check(good, t_cap, tol, min_r=3)
+        CPC.coincidence_check(good, t_cap, tol, min_r=3)
 
 
 def test_checkpoint_gap():
     steps = np.array([0.0, 10, 40, 100])
-    assert C.checkpoint_gap(steps, np.array([5.0, 10.0, 70.0, 100.0])).tolist() == [10, 30, 60, 60]
-    assert np.isnan(C.checkpoint_gap(steps, np.array([np.inf]))).all()
+    assert CP.checkpoint_gap(steps, np.array([5.0, 10.0, 70.0, 100.0])).tolist() == [10, 30, 60, 60]
+    assert np.isnan(CP.checkpoint_gap(steps, np.array([np.inf]))).all()
     with pytest.raises(ValueError, match="within the checkpoints"):
-        C.checkpoint_gap(steps, np.array([200.0]))
+        CP.checkpoint_gap(steps, np.array([200.0]))
 
 
 def test_prompt_labels_name_every_prompt():
     r = _sweep()
-    labels = C.prompt_labels(r, 0)
+    labels = CM.prompt_labels(r, 0)
     assert labels[0] == "plain" and labels[1] == "(0.0, 0.0, 1.0)" and labels[-1].startswith("3 dc:")
     assert len(labels) == 1 + r["cap_probs"].shape[3]
     with pytest.raises(ValueError, match="dc_index"):
-        C.prompt_labels(r, 5)
+        CM.prompt_labels(r, 5)
 
 
 def test_capability_functions_refuse_bad_results():
     r = _sweep()
     with pytest.raises(ValueError, match="res must"):
-        C.behaviour({"probs": r["probs"]})
+        CM.behaviour({"probs": r["probs"]})
     with pytest.raises(ValueError, match="by must"):
-        C.capability(r, by="eyes")
+        CM.capability(r, by="eyes")
     bad = dict(r, done=r["done"].astype(int))
     with pytest.raises(ValueError, match="done"):
-        C.behaviour(bad)
+        CM.behaviour(bad)
     with pytest.raises(ValueError, match="res\\['emb'\\]"):
-        C.embedding_disentanglement(dict(r, emb=r["emb"][:1]))
+        CP.embedding_disentanglement(dict(r, emb=r["emb"][:1]))
 
 
 # ------------------------------------------------------------------ figures and explorer
@@ -372,8 +376,8 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from swingby.diffusion import capability_plots as P
-    from swingby.diffusion.capability_explorer import capability_explorer, draw_capability_view
+    from swingby.capability import plots as P
+    from swingby.capability.explorer import capability_explorer, draw_capability_view
 
     r = _sweep()
     fig, ax = plt.subplots()
@@ -382,7 +386,7 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
     P.plot_capability_behaviour(r, axes)
     P.plot_seed_std(r, axes)
     P.plot_embedding_disentanglement(r, axes)
-    t = C.crossing_times(r)
+    t = CM.crossing_times(r)
     P.plot_crossing_times(r, t, None, ax)
     fig, axes = plt.subplots(1, 3)
     P.plot_run_overview(r, 0, 1, axes)
@@ -396,7 +400,7 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
     assert set(explorer.controls) == {"i", "j", "k", "q"} and explorer.draws == 1
     monkeypatch.setenv("SWINGBY_STATIC", "1")  # static: the default view only, no widget
     assert capability_explorer(r, prompt=3) is None
-    table = P.probe_table([C.probe_score("a", t.capability, C.CrossingTimes(t.capability, t.behaviour), n_perm=10)])
+    table = P.probe_table([CPC.probe_score("a", t.capability, CM.CrossingTimes(t.capability, t.behaviour), n_perm=10)])
     assert table.count("\n") == 2 and "| a |" in table
     plt.close("all")
     with pytest.raises(ValueError, match="one Axes per colour separation"):
@@ -425,38 +429,38 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
 
 
 def test_rank_correlation_and_final_mse():
-    assert C.rank_correlation([1, 2, 3, np.inf], [10, 20, 30, 40]) == pytest.approx(1)
-    assert C.rank_correlation([1, 2, 3, np.nan], [3, 2, 1, 0]) == pytest.approx(-1)
-    assert C.rank_correlation([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486833)  # ties share ranks
+    assert CSP.rank_correlation([1, 2, 3, np.inf], [10, 20, 30, 40]) == pytest.approx(1)
+    assert CSP.rank_correlation([1, 2, 3, np.nan], [3, 2, 1, 0]) == pytest.approx(-1)
+    assert CSP.rank_correlation([1, 1, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486833)  # ties share ranks
     rng = np.random.default_rng(0)
     x = rng.random(30)
-    assert pass_rate(lambda y: C.rank_correlation(x, y) >= 0.5, lambda g: g.permutation(x), n=200) <= 0.05
+    assert pass_rate(lambda y: CSP.rank_correlation(x, y) >= 0.5, lambda g: g.permutation(x), n=200) <= 0.05
     with pytest.raises(ValueError, match="three"):
-        C.rank_correlation([1, 1, 1], [1, 2, 3])
+        CSP.rank_correlation([1, 1, 1], [1, 2, 3])
     with pytest.raises(ValueError, match="same size"):
-        C.rank_correlation([1, 2, 3], [1, 2])
+        CSP.rank_correlation([1, 2, 3], [1, 2])
     r = _sweep()
-    m = C.final_mse(r)
+    m = CP.final_mse(r)
     assert np.allclose(m[0], (0 + 0.01) / 2) and np.allclose(m[1], (0.49 + 0.01) / 2)
 
 
 def test_median_seed_lead_null_and_coincidence_with_null():
-    assert C.median_seed(np.array([300.0, 100.0, np.inf, 200.0]), np.array([True, True, True, True])) == 3
-    assert C.median_seed(np.array([300.0, 100.0, 50.0]), np.array([True, True, False])) == 1
+    assert CSP.median_seed(np.array([300.0, 100.0, np.inf, 200.0]), np.array([True, True, True, True])) == 3
+    assert CSP.median_seed(np.array([300.0, 100.0, 50.0]), np.array([True, True, False])) == 1
     with pytest.raises(ValueError, match="times"):
-        C.median_seed(np.array([np.inf, np.nan]), np.array([True, True]))
+        CSP.median_seed(np.array([np.inf, np.nan]), np.array([True, True]))
     steps = np.array([0.0, 100.0, 200.0, 300.0, 400.0])
     beh = np.tile(np.array([0.0, 0.1, 0.2, 0.6, 0.9]), (2, 3, 1))          # behaviour crosses at 275
-    make = C.lead_null(beh, C.first_crossing(steps, beh), steps, 400.0, n_samples=64, n_prompts=8)
+    make = CC.lead_null(beh, CM.first_crossing(steps, beh), steps, 400.0, n_samples=64, n_prompts=8)
     lead = make(np.random.default_rng(0))
-    assert isinstance(lead, C.Lead) and np.all(np.asarray(lead.steps)[np.isfinite(lead.steps)] >= 0)
+    assert isinstance(lead, CC.Lead) and np.all(np.asarray(lead.steps)[np.isfinite(lead.steps)] >= 0)
     t_cap = np.array([[100.0, 200.0, 300.0], [150.0, 250.0, 350.0]])
-    ok, rate = C.coincidence_with_null(t_cap + 10, t_cap, steps, n=50)
+    ok, rate = CPC.coincidence_with_null(t_cap + 10, t_cap, steps, n=50)
     assert ok and 0 <= rate <= 1
-    assert not C.coincidence_with_null(t_cap[:, ::-1] * 0 + 400.0, t_cap, steps, n=20)[0]
+    assert not CPC.coincidence_with_null(t_cap[:, ::-1] * 0 + 400.0, t_cap, steps, n=20)[0]
 
 
-# ---------------------------------------------- the new checks (swingby.diffusion.capability_checks)
+# ---------------------------------------------- the new checks (swingby.capability.checks)
 def _new_rules():
     import dataclasses
 
@@ -479,17 +483,17 @@ def _lead_sweep(lead: bool, D=2, S=5, n=32, K=12, P=8):
 
 
 def test_sustained_crossing_ignores_a_blip():
-    from swingby.diffusion.capability_checks import sustained_crossing
+    from swingby.capability.checks import sustained_crossing
     steps = np.array([0.0, 100, 200, 300, 400, 500])
     y = np.array([[0.0, 0.6, 0.1, 0.2, 0.8, 0.9], [0.0, 0.2, 0.6, 0.7, 0.8, 0.9], [0.0] * 6])
     t = sustained_crossing(steps, y, 0.5, 2)
     assert t[0] == pytest.approx(350) and t[1] == pytest.approx(175) and np.isinf(t[2])
-    assert C.first_crossing(steps, y[0]) == pytest.approx(250 / 3)   # the old rule counts the blip
+    assert CM.first_crossing(steps, y[0]) == pytest.approx(250 / 3)   # the old rule counts the blip
     assert np.isnan(sustained_crossing(steps, np.full(6, np.nan), 0.5, 2))
 
 
 def test_lead_over_levels_passes_with_a_lead_and_fails_without():
-    from swingby.diffusion import capability_checks as K
+    from swingby.capability import checks as K
     rules = _new_rules()
     scan = K.lead_over_levels(_lead_sweep(True), rules=rules)
     assert scan.passed.all() and scan.verdict == "reproduced" and (scan.null_pass_rate <= 0.05).all()
@@ -498,11 +502,11 @@ def test_lead_over_levels_passes_with_a_lead_and_fails_without():
 
 
 def test_blue_big_before_capability_and_its_plain_prompt_null():
-    from swingby.diffusion import capability_checks as K
+    from swingby.capability import checks as K
     rules = _new_rules()
     r = _lead_sweep(True)
     steps = r["meta"]["checkpoint_steps"]
-    t_cap = K.sustained_crossing(steps, C.capability(r), 0.5, 3)
+    t_cap = K.sustained_crossing(steps, CM.capability(r), 0.5, 3)
     bb = K.blue_big_before_capability(r, t_cap, rules)
     assert bb.per_run.all() and not bb.null_per_run.any() and bb.verdict == "reproduced"
     r["probs"][:, :, :, 3] = np.where(np.array(steps)[None, None, :, None, None] < 300, [1.0, 0.0], 0.9)
@@ -511,7 +515,7 @@ def test_blue_big_before_capability_and_its_plain_prompt_null():
 
 
 def test_window_spread_ratio_looks_before_capability_saturates():
-    from swingby.diffusion import capability_checks as K
+    from swingby.capability import checks as K
     steps = np.linspace(0, 2000, 11)
     rng = np.random.default_rng(0)
     cap = np.broadcast_to((steps >= 400).astype(float), (2, 10, 11)).copy()      # every seed at 400
@@ -526,7 +530,7 @@ def test_window_spread_ratio_looks_before_capability_saturates():
 
 
 def test_time_vs_separation_with_the_seed_as_unit():
-    from swingby.diffusion import capability_time_checks as T
+    from swingby.capability import time_checks as T
     rules = _new_rules()
     dcs = np.linspace(0.1, 0.7, 6)
     falling = np.stack([1000 - 1000 * dcs + s for s in range(6)], axis=1)      # (D, S): falls with dc in every seed
@@ -554,7 +558,7 @@ def _loss_sweep(bump: bool, D=2, S=5):
 
 
 def test_loss_mark_has_a_null_and_a_sensitivity_test():
-    from swingby.diffusion import capability_time_checks as T
+    from swingby.capability import time_checks as T
     rules = _new_rules()
     quiet = T.loss_mark(*_loss_sweep(False), rules)
     assert quiet.p_value > 0.05 and quiet.injected_p <= 0.05 and quiet.verdict == "reproduced"
@@ -564,7 +568,7 @@ def test_loss_mark_has_a_null_and_a_sensitivity_test():
 
 
 def test_disentanglement_says_how_many_seeds_would_decide():
-    from swingby.diffusion import capability_time_checks as T
+    from swingby.capability import time_checks as T
     rules = _new_rules()
     rng = np.random.default_rng(0)
     t_cap = rng.uniform(200, 1000, (6, 6))
@@ -577,7 +581,7 @@ def test_disentanglement_says_how_many_seeds_would_decide():
 
 
 def test_best_probe_pays_for_choosing_among_probes():
-    from swingby.diffusion import capability_time_checks as T
+    from swingby.capability import time_checks as T
     rules = _new_rules()
     rng = np.random.default_rng(0)
     t_cap = rng.uniform(200, 1000, (4, 6))
@@ -595,7 +599,7 @@ def test_best_probe_pays_for_choosing_among_probes():
 def test_panel_grid_makes_rows_of_three_and_labels_the_outer_panels():
     import matplotlib.pyplot as plt
 
-    from swingby.diffusion.plots import label_panels, panel_grid
+    from swingby.diffusion.fig6.plots import label_panels, panel_grid
 
     fig, axes = panel_grid(5)
     assert len(axes) == 5 and len(fig.axes) == 5 and tuple(fig.get_size_inches()) == (3.2 * 3, 2.7 * 2)

@@ -1,11 +1,12 @@
-"""The Fig. 6 claim checks of swingby.diffusion.claims pass on runs with the effect and
+"""The Fig. 6 claim checks of swingby.diffusion.fig6.claims pass on runs with the effect and
 fail on runs without it, and each reports its null's pass rate."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from swingby.diffusion import claims as C
+from swingby.diffusion.fig6 import claims as C
+from swingby.diffusion.fig6 import slowing as FS
 
 STEPS = [int(s) for s in np.round(np.linspace(0, np.sqrt(2400), 12) ** 2)]
 K = len(STEPS)
@@ -87,12 +88,12 @@ def test_bend_checks_report_nulls_at_one_and_two_times_the_noise(runs):
 
 def test_slowing_check_fails_for_a_model_that_never_moves(runs):
     with_effect, _ = runs
-    moving = C.slowing_checks(with_effect, n=50)
+    moving = FS.slowing_checks(with_effect, n=50)
     assert all(c.moving_early for c in moving) and moving[0].still_at_end, moving
     assert all(c.null_pass_rate <= 0.05 for c in moving)
     still = dict(with_effect)
     still["probs"] = np.broadcast_to(with_effect["probs"][:, :, -1:], with_effect["probs"].shape).copy()
-    assert not any(c.moving_early for c in C.slowing_checks(still, n=20))
+    assert not any(c.moving_early for c in FS.slowing_checks(still, n=20))
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -100,7 +101,7 @@ def test_slowing_check_fails_for_a_model_that_never_moves(runs):
 ])
 def test_claims_reject_bad_arguments(runs, kwargs, match):
     with_effect, _ = runs
-    func = C.slowing_checks if {"factor", "min_drop"} & set(kwargs) else C.bend_checks
+    func = FS.slowing_checks if {"factor", "min_drop"} & set(kwargs) else C.bend_checks
     with pytest.raises(ValueError, match=match):
         func(with_effect, **kwargs)
 
@@ -108,7 +109,7 @@ def test_claims_reject_bad_arguments(runs, kwargs, match):
 def test_slowing_needs_repeated_draws(runs):
     res = {k: v for k, v in runs[0].items() if k != "rep_probs"}
     with pytest.raises(ValueError, match="rep_probs"):
-        C.slowing_checks(res, n=20)
+        FS.slowing_checks(res, n=20)
 
 
 def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
@@ -117,8 +118,8 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from swingby.diffusion import plots as DP
-    from swingby.diffusion.explorer import sweep_explorer
+    from swingby.diffusion.fig6 import plots as DP
+    from swingby.diffusion.fig6.explorer import sweep_explorer
     res = dict(runs[0])
     D, S, K = res["probs"].shape[:3]
     res["pixels"] = np.ones((D, S, K, 4, res["probs"].shape[4], 4), np.float32)
@@ -126,7 +127,7 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     fig, axes = plt.subplots(1, 2)
     DP.plot_trajectories(res, axes)
     DP.plot_mse(res, plt.figure().gca())
-    DP.plot_speed(res, C.slowing_checks(res, n=20), plt.figure().gca())
+    DP.plot_speed(res, FS.slowing_checks(res, n=20), plt.figure().gca())
     DP.plot_image_grid(res["thumbs"][0, 0, -1], plt.figure().gca(), row_labels=list("abcd"))
     monkeypatch.setenv("SWINGBY_STATIC", "0")  # live: the controls above the output area
     explorer = sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2)
@@ -140,8 +141,8 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
 def test_the_old_swing_check_passes_an_l_shape_the_dip_check_does_not():
     """Issue 22: learning size, then colour (an L-shaped path that never swings back) passes
     the old seed-mean swing check, whose null is a straight path; the per-run dip check of
-    swingby.diffusion.fig6_checks, whose null is every monotone-per-coordinate path, does not."""
-    from swingby.diffusion.fig6_checks import dip
+    swingby.diffusion.fig6.checks, whose null is every monotone-per-coordinate path, does not."""
+    from swingby.diffusion.fig6.checks import dip
     size, col = _logistic(0.3), _logistic(0.6)
     path = np.stack([0.33 + 0.67 * col, size], -1)                  # monotone in each coordinate
     paths = np.repeat(path[None], 4, axis=0) + np.random.default_rng(0).normal(0, 0.01, (4, K, 2))

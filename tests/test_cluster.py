@@ -22,12 +22,14 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.diffusion import __main__ as cli
-from swingby.diffusion import executors as E
-from swingby.diffusion import job_options as J
-from swingby.diffusion import storage
-from swingby.diffusion import sweep as S
+from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import get_preset
+from swingby.diffusion.runs import cli, storage
+from swingby.diffusion.runs import collect as COL
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import evaluation as EV
+from swingby.diffusion.runs import executors as E
+from swingby.diffusion.runs import job_options as J
 from swingby.diffusion.training import resolve_device
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,12 +71,12 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     # checkpoints 0, 11, 43, 96: the job is preempted after its state at step 11, with 85 steps
     # (seconds) still to go; more steps would only cost CPU time in every CI run
     p = get_preset("tiny", steps=96, classifier_steps=5, ema=0.9, n_checkpoints=4)
-    ref = S.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "pool_s", **QUIET))
+    ref = storage.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "pool_s", **QUIET))
     scratch, logs, done = tmp_path / "s", [], []
     parent = threading.Thread(target=lambda: done.append(E.submit(  # the blocking parent: waits and merges
         p, executor="submitit-local", out_dir=tmp_path / "o", scratch=scratch, poll_s=0.5, log=logs.append)))
     parent.start()
-    state = S.state_path(scratch, 0.2, 0)  # the first job's run: preempted once it has saved a state past step 0
+    state = SP.state_path(scratch, 0.2, 0)  # the first job's run: preempted once it has saved a state past step 0
     deadline = time.time() + 90
     while time.time() < deadline and _state_step(state) == 0:
         time.sleep(0.1)
@@ -91,18 +93,18 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     victim = jobs[0]
     out = victim.stdout()
     assert "preempted or timed out; requeued" in out and f"resuming from step {step} of" in out, out
-    blob = torch.load(E.run_result_path(scratch, 0.2, 0), weights_only=True)
+    blob = torch.load(COL.run_result_path(scratch, 0.2, 0), weights_only=True)
     assert blob["starts"] == [0, step], blob["starts"]  # the requeued job started from the state, not step 0
-    assert torch.load(E.run_result_path(scratch, 0.6, 0), weights_only=True)["starts"] == [0]
+    assert torch.load(COL.run_result_path(scratch, 0.6, 0), weights_only=True)["starts"] == [0]
     assert c.finished and not c.refused and not any("failed" in m for m in logs), logs
-    merged = S.load_results(c.path)
+    merged = storage.load_results(c.path)
     _same_arrays(ref, merged)
     meta = merged["meta"]
     assert meta["finished"] and meta["executor"] == "submitit-local" and meta["config"] == p.to_dict()
     assert meta["code_version"]["code_identity"] == S.code_hash() == ref["meta"]["code_version"]["code_identity"]
     # a finished file is left as it is by a later collect or submit
     before = c.path.read_bytes()
-    assert E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append).finished
+    assert COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append).finished
     assert E.submit(p, executor="submitit-local", out_dir=tmp_path / "o", scratch=scratch, log=logs.append)[0] == []
     assert c.path.read_bytes() == before
 
@@ -111,29 +113,29 @@ def test_run_results_of_another_preset_or_other_code_are_refused(tmp_path):
     """A job runs the pool's own worker (here in this process); collect merges its file,
     and refuses, naming the file, one made by another preset config or by other code."""
     p = get_preset("tiny", separations=(0.5,), steps=16, classifier_steps=5, ema=0.9, n_checkpoints=4)
-    clf, _ = S.get_classifier(p, tmp_path / "o", progress=False)
+    clf, _ = EV.get_classifier(p, tmp_path / "o", progress=False)
     scratch = tmp_path / "s"
     job = E.RunJob(p.to_dict(), 0.5, 0, str(scratch), clf.state_dict(), p.classifier_width, "cpu")
-    with E._run_lock(S.state_path(scratch, 0.5, 0)):  # the same run already trained by another job
+    with E._run_lock(SP.state_path(scratch, 0.5, 0)):  # the same run already trained by another job
         with pytest.raises(RuntimeError, match="another job is training this run"):
             job()
     f = Path(job())
-    assert f == E.run_result_path(scratch, 0.5, 0) and job.starts == [0]
+    assert f == COL.run_result_path(scratch, 0.5, 0) and job.starts == [0]
     logs = []
     other = get_preset("tiny", separations=(0.5,), steps=16, classifier_steps=5, ema=0.9, n_checkpoints=4, lr=1e-2)
-    c = E.collect(other, out_dir=tmp_path / "o2", scratch=scratch, log=logs.append)
+    c = COL.collect(other, out_dir=tmp_path / "o2", scratch=scratch, log=logs.append)
     assert c.refused and not c.merged and not c.path.exists()
     assert str(f) in logs[0] and "another preset config" in logs[0] and "'lr'" in logs[0], logs
     blob = torch.load(f, weights_only=True)
     storage.atomic_save(lambda g: torch.save({**blob, "code": "0" * 64}, g), f)
     logs.clear()
-    c = E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
+    c = COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
     assert c.refused and not c.path.exists() and "other code" in logs[0] and str(f) in logs[0], logs
     storage.atomic_save(lambda g: torch.save(blob, g), f)
-    c = E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
+    c = COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
     assert c.finished and c.merged == [(0.5, 0)]
-    ref = S.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "ps", **QUIET))
-    _same_arrays(ref, S.load_results(c.path))
+    ref = storage.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "ps", **QUIET))
+    _same_arrays(ref, storage.load_results(c.path))
 
 
 @needs_submitit
@@ -223,7 +225,7 @@ def test_device_auto_picks_cuda_when_present_and_cuda_without_a_gpu_is_an_error(
 
 def test_the_package_works_without_submitit(tmp_path):
     code = ("import sys; sys.modules['submitit'] = None\n"
-            "from swingby.diffusion import executors as E, job_options as J\n"
+            "from swingby.diffusion.runs import executors as E, job_options as J\n"
             "assert E.RunJob.__mro__[1] is object\n"
             "try:\n    J.make_executor('slurm', sys.argv[1], J.SlurmOptions())\n"
             "except ValueError as e:\n    print(e)\n")
@@ -248,4 +250,4 @@ def test_collect_from_the_command_line_reports_what_is_missing(tmp_path, capsys)
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert "merged 0 run(s), 2 not finished, 0 refused; not complete yet" in out, out
-    assert not S.results_path(tmp_path / "o", get_preset("tiny")).exists()
+    assert not SP.results_path(tmp_path / "o", get_preset("tiny")).exists()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.diffusion import sweep as S
+from swingby.diffusion import sweep as SP
 from swingby.diffusion.concept_space import (
     class_point,
     concept_mse,
@@ -29,6 +29,9 @@ from swingby.diffusion.data import (
     sample_attributes,
 )
 from swingby.diffusion.presets import AUTHORS_DETAILS, PRESETS, get_preset
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import evaluation as EV
+from swingby.diffusion.runs import storage as ST
 from swingby.diffusion.unet import CondUNet
 from swingby.diffusion.vdm import VDM, LinearSchedule, alpha_sigma, discretized_gaussian_nll
 
@@ -219,12 +222,12 @@ def test_stored_classifier_on_held_out_data():
     """The committed cpu-preset classifier: >= 99% joint accuracy on every class, on
     fresh images (a seed it never saw) at the sweep's separations."""
     p = get_preset("cpu")
-    path = S.classifier_path(S.DEFAULT_OUT, p)
+    path = EV.classifier_path(S.DEFAULT_OUT, p)
     # the classifier is committed under results/: its absence is a failure, not a skip
     assert path.exists(), "no stored classifier; make it with `python -m swingby.diffusion classifier --preset cpu`"
-    clf, report = S.get_classifier(p, S.DEFAULT_OUT)
+    clf, report = EV.get_classifier(p, S.DEFAULT_OUT)
     from swingby.diffusion.classifier import accuracy_by_class
-    acc = accuracy_by_class(clf, S.circles_config(p, 0.3), p.separations, n_per_class=100, seed=999)
+    acc = accuracy_by_class(clf, EV.circles_config(p, 0.3), p.separations, n_per_class=100, seed=999)
     assert min(acc.values()) >= 0.99, acc
     assert report["min_accuracy"] >= 0.99
 
@@ -256,7 +259,7 @@ def test_pixel_check_rejects_an_empty_image():
 
 # ------------------------------------------------------------------ presets, sweep, results
 def test_checkpoints_evenly_spaced_in_sqrt_step():
-    c = S.checkpoint_steps(1600, 5)
+    c = SP.checkpoint_steps(1600, 5)
     assert c.tolist() == [0, 100, 400, 900, 1600]
 
 
@@ -304,16 +307,16 @@ def test_stored_cpu_results_match_current_preset_and_code():
     sweep, or attached to a sweep made before the identity existed once the replay test
     reproduced its stored checkpoints with that code (``code_identity_attached``). A
     change to the code that makes the numbers changes the identity and fails here."""
-    path = S.results_path(S.DEFAULT_OUT, get_preset("cpu"))
+    path = SP.results_path(S.DEFAULT_OUT, get_preset("cpu"))
     assert path.exists(), "no stored cpu sweep: run `python -m swingby.diffusion sweep --preset cpu`"
-    res = S.load_results(path)
+    res = ST.load_results(path)
     assert res["meta"]["config"] == get_preset("cpu").to_dict(), (
         "the stored sweep was made with other settings than the current `cpu` preset: rerun it")
     made_by = res["meta"]["code_version"].get("code_identity")
     assert made_by == S.code_hash(), (
         f"the stored cpu sweep was made (or replay-checked) by code of identity {made_by}, but today's code "
         f"has {S.code_hash()}: the code that makes its numbers changed behaviour (see "
-        "swingby.diffusion.identity.covered_names). Rerun the sweep, or, if tests/test_replay.py shows the "
+        "swingby.diffusion.runs.identity.covered_names). Rerun the sweep, or, if tests/test_replay.py shows the "
         "stored numbers are still reproduced, attach the new identity as code_identity_attached records.")
     attached = res["meta"]["code_version"].get("code_identity_attached")
     if attached is not None:  # attached after the fact: the old byte hash stays beside it
@@ -329,15 +332,15 @@ def test_sweep_round_trip(tmp_path):
     """Tiny sweep end to end: every array the evaluation makes is stored and read back."""
     p = get_preset("tiny", separations=(0.5,), steps=12, classifier_steps=5, ema=0.9)
     path = S.sweep(p, out_dir=tmp_path / "out", scratch=tmp_path / "scratch", progress=False, log=lambda m: None)
-    res = S.load_results(path)
+    res = ST.load_results(path)
     assert res["meta"]["config"] == p.to_dict() and res["done"].all() and res["meta"]["finished"]
     assert res["probs"].shape == (1, 1, 3, 4, p.samples_per_class, 2)
     assert res["cap_probs"].shape[3] == 8 and res["emb"].shape[:4] == (1, 1, 3, 4)
-    assert res["rep_probs"].shape[2] == S.N_REPEATS and np.isfinite(res["rep_probs"]).all()
+    assert res["rep_probs"].shape[2] == SP.N_REPEATS and np.isfinite(res["rep_probs"]).all()
     assert res["thumbs"].dtype == np.uint8 and res["meta"]["code_version"]["code_identity"] == S.code_hash()
-    runs = S.runs_from_results(res)
-    S.save_results(tmp_path / "copy.npz", p, runs, {"finished": True})
-    res2 = S.load_results(tmp_path / "copy.npz")
+    runs = ST.runs_from_results(res)
+    ST.save_results(tmp_path / "copy.npz", p, runs, {"finished": True})
+    res2 = ST.load_results(tmp_path / "copy.npz")
     for k in res:
         if k != "meta":
             assert np.array_equal(res[k], res2[k], equal_nan=res[k].dtype.kind == "f"), k
@@ -355,7 +358,7 @@ def _synthetic_results(points: np.ndarray, steps) -> dict:
 
 
 def test_analysis_on_a_known_trajectory():
-    from swingby.diffusion import analysis as A
+    from swingby.diffusion.fig6 import analysis as A
     steps = [0, 100, 200, 300, 400]
     pts = np.zeros((2, 5, 4, 2))
     # training classes: colour contrast and size contrast rising at different times
@@ -376,7 +379,7 @@ def test_analysis_on_a_known_trajectory():
 
 def test_overrides_never_overwrite_a_presets_results(tmp_path):
     p = get_preset("cpu")
-    assert S.results_path(tmp_path, p).name == "sweep_cpu.npz"
+    assert SP.results_path(tmp_path, p).name == "sweep_cpu.npz"
     q = get_preset("cpu", seeds=(0,))
-    assert S.results_path(tmp_path, q).name.startswith("sweep_cpu-custom-")
-    assert S.default_scratch(q) != S.default_scratch(p)
+    assert SP.results_path(tmp_path, q).name.startswith("sweep_cpu-custom-")
+    assert SP.default_scratch(q) != SP.default_scratch(p)

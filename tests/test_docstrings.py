@@ -94,7 +94,7 @@ def report(table: dict) -> str:
 
 def test_the_walk_finds_the_package():
     table = coverage()
-    assert "swingby.sim" in table and "swingby.diffusion.capability_measures" in table
+    assert "swingby.sim.data" in table and "swingby.capability.measures" in table
     assert sum(t[1] for t in table.values()) >= 80
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from swingby.diffusion import identity as I
-from swingby.diffusion import sweep as S
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import identity as I
 
 SOURCES = {name: path.read_text() for name, path in I.SEARCHED.items()}
 BASE = I.code_identity(SOURCES)
@@ -68,7 +68,7 @@ def test_moving_a_function_to_another_module_keeps_the_identity():
     ("swingby.diffusion.vdm", "std = s_s * torch.sqrt(c)", "std = s_s * torch.sqrt(2)"),  # the sampler
     ("swingby.diffusion.presets", "steps=2400,", "steps=2401,"),  # a preset value
     ("swingby.diffusion.unet", "t = (gamma + 5.0) / 15.0 * 1000.0", "t = (gamma + 5.0) / 16.0 * 1000.0"),
-    ("swingby.diffusion.evaluation", "10_000 * seed + 100 + k", "10_000 * seed + 101 + k"),  # sample seeds
+    ("swingby.diffusion.runs.evaluation", "10_000 * seed + 100 + k", "10_000 * seed + 101 + k"),  # sample seeds
     ("swingby.diffusion.concept_space", "def pixel_measure(", "def pixel_measure(*_a, "),
 ])
 def test_a_one_character_change_to_a_computation_changes_the_identity(module, old, new):
@@ -77,7 +77,7 @@ def test_a_one_character_change_to_a_computation_changes_the_identity(module, ol
 
 def test_code_that_makes_no_stored_number_is_not_covered():
     src = dict(SOURCES)
-    src["swingby.diffusion.plots"] = SOURCES["swingby.diffusion.plots"] + "\n\nX_UNUSED = 1\n"
+    src["swingby.diffusion.fig6.plots"] = SOURCES["swingby.diffusion.fig6.plots"] + "\n\nX_UNUSED = 1\n"
     src["swingby.diffusion.sweep"] = SOURCES["swingby.diffusion.sweep"] + "\n\ndef _unused():\n    return 2\n"
     src["swingby.diffusion.sweep"] = src["swingby.diffusion.sweep"].replace(
         "    return {\"git_commit\": commit,", "    commit = commit or None\n    return {\"git_commit\": commit,")

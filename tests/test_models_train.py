@@ -1,11 +1,12 @@
-"""Unit tests of swingby.models and swingby.train."""
+"""Unit tests of swingby.sim.models and swingby.sim.train."""
 import numpy as np
 import pytest
 import torch
 
-from swingby.models import MLP, SymmetricModel
-from swingby.sim import make_sim
-from swingby.train import log_steps, train
+from swingby.sim.data import make_sim
+from swingby.sim.models import MLP, SymmetricModel
+from swingby.sim.train import train
+from swingby.sim.train_loop import log_steps
 
 
 @pytest.fixture(scope="module")

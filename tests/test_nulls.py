@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swingby.diffusion import nulls as N
+from swingby.diffusion.fig6 import nulls as N
 
 STEPS = np.round(np.linspace(0, np.sqrt(2400), 16) ** 2)
 
@@ -53,9 +53,9 @@ def test_speed_floor_and_decay_fits():
 
 
 def test_monotone_per_coordinate_nulls_include_l_shapes():
-    """The swing null of swingby.diffusion.fig6_checks: each coordinate has its own onset,
+    """The swing null of swingby.diffusion.fig6.checks: each coordinate has its own onset,
     so one concept can be learned long after the other (issue 22)."""
-    from swingby.diffusion.fig6_checks import monotone_per_coordinate
+    from swingby.diffusion.fig6.checks import monotone_per_coordinate
     steps = np.linspace(0, 2400, 16)
     p = monotone_per_coordinate(np.array([0.33, 0.02]), np.array([1.0, 1.0]), steps, np.zeros((16, 2)), 400,
                                 np.random.default_rng(0))

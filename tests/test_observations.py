@@ -2,38 +2,38 @@
 import numpy as np
 import pytest
 
-from swingby.observations import (
+from swingby.observations.hypercube import comparable_pairs, hypercube_learning_times, order_property
+from swingby.observations.learning import (
+    Displacements,
+    OrderAgreement,
+    a_diagonal,
+    displacement_per_interval,
+    learning_times,
+    marker_indices,
+    order_agreement,
+    slowdown,
+)
+from swingby.observations.ood import TruncationTwins, relative_distance, truncation_twins
+from swingby.observations.runs import (
     EQUAL_MU,
     FIG2A,
     FIG2B,
     FIG2B_SIGMA1_AUTHORS,
     SIGMA_05,
-    Displacements,
-    OrderAgreement,
-    SeedStatistics,
-    TruncationTwins,
-    a_diagonal,
     authors_sigma_label,
-    comparable_pairs,
-    displacement_per_interval,
     fig2c_runs,
-    hypercube_learning_times,
-    learning_times,
+    record_grid,
+    run_sweep,
+)
+from swingby.observations.swingby import (
+    SeedStatistics,
     loss_rise,
     low_vs_high_pvalue,
-    marker_indices,
-    order_agreement,
-    order_property,
-    record_grid,
     record_rise,
-    relative_distance,
-    run_sweep,
     seed_statistics,
-    slowdown,
     swingby_check,
-    truncation_twins,
 )
-from swingby.train import TrainRecord
+from swingby.sim.train_loop import TrainRecord
 
 
 def _record(traj, mu=(1.0, 2.0), steps=None):

@@ -8,8 +8,8 @@ import dataclasses
 
 import pytest
 
-from swingby import observations_rules as R
 from swingby.diffusion import rules as DR
+from swingby.observations import rules as R
 
 #: the fingerprint of OBS_RULES as committed before the chapters' seeds were run
 FROZEN_FINGERPRINT = "c994c0ba57bf8d73"

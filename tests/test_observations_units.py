@@ -5,14 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swingby.observations import (
-    fisher_pvalue,
-    fisher_seeds_needed,
-    order_agreement,
-    order_passes,
-    run_seed,
-    run_sweep,
-)
+from swingby.observations.learning import order_agreement, order_passes
+from swingby.observations.runs import run_seed, run_sweep
+from swingby.observations.swingby import fisher_pvalue, fisher_seeds_needed
 
 CFG = [dict(mu=(1.0, 2.0), sigma=(0.05, 0.05)), dict(mu=(2.0, 2.0), sigma=(1.0, 0.05))]
 
@@ -62,7 +57,7 @@ def test_fisher_matches_the_issue_and_seeds_needed_decides():
 
 
 def test_additive_nulls_of_the_hypercube():
-    from swingby.observations import comparable_pairs, hypercube_learning_times
+    from swingby.observations.hypercube import comparable_pairs, hypercube_learning_times
     cfg = [dict(mu=(1.0, 2.0, 3.0), sigma=(0.3, 0.3, 0.3))]
     rec = run_sweep(cfg, d=4, depth=1, seeds=[0], n_per_cluster=100, epochs=3, origin_cluster=False)[0][0]
     T = hypercube_learning_times(rec, 0.5, additive="sum")

@@ -1,4 +1,4 @@
-"""Smoke tests of swingby.plotting and swingby.widgets (issue 13 and issue 14).
+"""Smoke tests of the figures (swingby.style, sim/observations/theory plots) and the explorers (issue 13 and issue 14).
 
 Every public plotting function and every explorer is called once on tiny inputs with
 the Agg backend, so a plot that breaks fails a test. The explorers are also checked for
@@ -22,19 +22,24 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from swingby import plotting as P  # noqa: E402
-from swingby import theory as T  # noqa: E402
-from swingby import widgets as W  # noqa: E402
-from swingby.models import MLP  # noqa: E402
-from swingby.sim import make_sim  # noqa: E402
-from swingby.train import train  # noqa: E402
+from swingby.observations import explorer as OX
+from swingby.observations import plots as OP
+from swingby.sim import explorer as SX
+from swingby.sim import plots as SPL
+from swingby.sim.data import make_sim  # noqa: E402
+from swingby.sim.models import MLP  # noqa: E402
+from swingby.sim.train import train  # noqa: E402
+from swingby.theory import explorer as TX
+from swingby.theory import plots as TP
+from swingby.theory import simulation as SIMU
+from swingby.theory import stages as TST
 
 torch.set_num_threads(1)
 DATA3 = make_sim([1.0, 2.0, 1.5], 0.2, 3, 20, seed=0)
 DATA2 = make_sim([1.0, 2.0], 0.2, 2, 20, origin_cluster=True, seed=0)
 REC = train(MLP(2, 1), DATA2, epochs=2, batch_size=10, record_every=1)
-SYM = T.simulate_symmetric(np.full((2, 2), 0.1), np.array([1.0, 0.5]), 0.05, 40, np.array([1.0, 1.0]))
-STAGES = T.detect_stages(SYM, 2)
+SYM = SIMU.simulate_symmetric(np.full((2, 2), 0.1), np.array([1.0, 0.5]), 0.05, 40, np.array([1.0, 1.0]))
+STAGES = TST.detect_stages(SYM, 2)
 IDX2 = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 
 
@@ -49,47 +54,47 @@ def _ax():
 
 
 def test_plot_sim_3d():
-    ax = P.plot_sim_3d(DATA3, max_points=5)
+    ax = SPL.plot_sim_3d(DATA3, max_points=5)
     assert hasattr(ax, "set_zlabel") and len(ax.collections) >= 4  # 3 clusters, test points, x_hat
     ax2 = plt.figure().add_subplot(projection="3d")
-    assert P.plot_sim_3d(make_sim([1.0, 2.0], 0.2, 2, 10, origin_cluster=True), ax2) is ax2  # s = 2 padded
+    assert SPL.plot_sim_3d(make_sim([1.0, 2.0], 0.2, 2, 10, origin_cluster=True), ax2) is ax2  # s = 2 padded
 
 
 def test_trajectory_and_concept_plane():
     ax = _ax()
-    line = P.plot_trajectory(ax, REC.trajectory, n_markers=3, label="run", color="tab:red")
+    line = OP.plot_trajectory(ax, REC.trajectory, n_markers=3, label="run", color="tab:red")
     assert isinstance(line, Line2D) and len(ax.lines) == 2  # the path and its markers
-    P.mark_concept_plane(ax, [1.0, 2.0])
+    OP.mark_concept_plane(ax, [1.0, 2.0])
     assert ax.get_xlabel() == "output along concept 1"
 
 
 def test_plot_entry_types():
-    ax = P.plot_entry_types(3, 2, group=0)
+    ax = TP.plot_entry_types(3, 2, group=0)
     assert isinstance(ax, Axes) and len(ax.texts) == 9
 
 
 def test_theory_panels():
     ax = _ax()
-    assert P.plot_jacobian_entries(ax, SYM, 2, stages=STAGES, logx=True, loss_scale=2.0) is ax
-    P.shade_loss_segments(_ax(), STAGES)
+    assert TP.plot_jacobian_entries(ax, SYM, 2, stages=STAGES, logx=True, loss_scale=2.0) is ax
+    TP.shade_loss_segments(_ax(), STAGES)
     ax = _ax()
-    assert P.plot_output_trajectory(ax, SYM, [1.0, 1.0], centres=True) is ax
+    assert TP.plot_output_trajectory(ax, SYM, [1.0, 1.0], centres=True) is ax
     assert len(ax.lines) >= 6  # three trajectories with their markers
 
 
 def test_sweep_panels():
     ax = _ax()
-    assert P.plot_sweep_trajectories(ax, [REC, REC], ["a", "b"], n_markers=4, title="t") is ax
+    assert OP.plot_sweep_trajectories(ax, [REC, REC], ["a", "b"], n_markers=4, title="t") is ax
     assert ax.get_title() == "t" and ax.get_legend() is not None
     ax = _ax()
-    assert P.plot_test_losses(ax, [REC], ["loss"], logx=False) is ax
+    assert OP.plot_test_losses(ax, [REC], ["loss"], logx=False) is ax
     assert len(ax.lines) == 1
 
 
 def test_hypercube():
-    pos = P.hypercube_layout(IDX2)
+    pos = OP.hypercube_layout(IDX2)
     np.testing.assert_array_equal(pos[:, 0], [0, 1, 1, 2])
-    sc = P.plot_hypercube(_ax(), IDX2, np.array([0.0, 0.3, 0.6, 2.0]), vmax=1.0, title="h")
+    sc = OP.plot_hypercube(_ax(), IDX2, np.array([0.0, 0.3, 0.6, 2.0]), vmax=1.0, title="h")
     assert isinstance(sc, PathCollection)
     np.testing.assert_allclose(sc.get_array(), [0.0, 0.3, 0.6, 1.0])  # truncated at vmax
 
@@ -104,9 +109,9 @@ def shows(monkeypatch):
 
 
 EXPLORERS = [
-    (W.sim_data_explorer, dict(n_per_cluster=10), "mu_1"),
-    (W.symmetric_dynamics_explorer, dict(steps=50), "mu_1"),
-    (W.trajectory_explorer, dict(n_per_cluster=20, epochs=1), "mu_2"),
+    (SX.sim_data_explorer, dict(n_per_cluster=10), "mu_1"),
+    (TX.symmetric_dynamics_explorer, dict(steps=50), "mu_1"),
+    (OX.trajectory_explorer, dict(n_per_cluster=20, epochs=1), "mu_2"),
 ]
 IDS = [e.__name__ for e, _, _ in EXPLORERS]
 
@@ -202,7 +207,7 @@ def test_a_live_explorer_redraws_in_a_kernel(monkeypatch):
     km, kc = start_new_kernel(kernel_name="python3")
     msgs = []
     try:
-        for code in ["%matplotlib inline\nfrom swingby.widgets import sim_data_explorer\n"
+        for code in ["%matplotlib inline\nfrom swingby.sim.explorer import sim_data_explorer\n"
                      "e = sim_data_explorer(n_per_cluster=10)\nfirst = e.last_png",
                      "e.controls['mu_1'].value = 2.5\n"
                      "assert e.draws == 2 and e.last_png and e.last_png != first\nprint('redrawn')"]:

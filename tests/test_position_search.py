@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from swingby.diffusion import position_search as PS
 from swingby.diffusion import rules
-from swingby.diffusion import sweep as S
+from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import get_preset, run_seed
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import position_search as PS
+from swingby.diffusion.runs import storage as ST
 
 QUIET = dict(progress=False, log=lambda m: None)
 
@@ -35,10 +37,10 @@ def test_seeding_is_checked_and_stored_only_when_not_the_old_default():
 
 def test_a_finished_sweep_leaves_no_run_state_and_records_its_rules_and_unit(tmp_path):
     p = get_preset("tiny", separations=(0.5,), steps=8, classifier_steps=5, seeding="per_run")
-    res = S.load_results(S.sweep(p, out_dir=tmp_path, **QUIET))
+    res = ST.load_results(S.sweep(p, out_dir=tmp_path, **QUIET))
     assert res["meta"]["finished"] and not (tmp_path / "partial").exists()
     assert res["meta"]["rules_fingerprint"] == rules.fingerprint() and res["meta"]["independent_unit"] == "run"
-    assert S.partial_dir(tmp_path, p).parent == tmp_path / "partial"
+    assert SP.partial_dir(tmp_path, p).parent == tmp_path / "partial"
 
 
 def _run(dc, seed, c11=0.9, clf11=0.9, disc=0.99, last3=(0.9, 0.9, 0.9)):

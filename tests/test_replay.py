@@ -1,7 +1,7 @@
 """Issue 20 item 3: today's code still makes the stored numbers.
 
 One run of the stored ``cpu`` sweep (dc = 0.689, seed 0) is retrained with the current
-code through :func:`swingby.diffusion.sweep.run_one` itself (stopped after its first two
+code through :func:`swingby.diffusion.runs.driver.run_one` itself (stopped after its first two
 checkpoints, steps 0 and 11) and every quantity recorded there is compared with the
 stored file.
 
@@ -40,9 +40,13 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.diffusion import data, evaluation, storage, vdm
-from swingby.diffusion import sweep as S
+from swingby.diffusion import data, vdm
+from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import get_preset, run_seed
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import evaluation, storage
+from swingby.diffusion.runs import evaluation as EV
+from swingby.diffusion.runs import storage as ST
 from swingby.diffusion.training import Run
 
 DC, SEED = 0.689, 0
@@ -69,7 +73,7 @@ class _StopAfter:
 
 def _stored():
     p = get_preset("cpu")
-    res = S.load_results(S.results_path(S.DEFAULT_OUT, p))
+    res = ST.load_results(SP.results_path(S.DEFAULT_OUT, p))
     i, j = p.separations.index(DC), p.seeds.index(SEED)
     return p, res, i, j
 
@@ -78,10 +82,10 @@ def replay_differences(n_checkpoints: int, scratch) -> list[dict]:
     """Largest absolute difference of every recorded quantity between a retrained run and
     the stored file, per checkpoint (the first ``n_checkpoints``)."""
     p, res, i, j = _stored()
-    clf, _ = S.get_classifier(p, S.DEFAULT_OUT)
+    clf, _ = EV.get_classifier(p, S.DEFAULT_OUT)
     with pytest.raises(_Stop):
         S.run_one(p, DC, SEED, scratch, clf, _StopAfter(n_checkpoints), log=lambda m: None)
-    st = storage.load_torch(S.state_path(scratch, DC, SEED), what="replayed run state", remedy="")
+    st = storage.load_torch(SP.state_path(scratch, DC, SEED), what="replayed run state", remedy="")
     evals = storage.records_from_state(st["records"])["evals"]
     assert len(evals) == n_checkpoints and int(st["step"]) == res["meta"]["checkpoint_steps"][n_checkpoints - 1]
     assert set(evals[0]) == set(storage.EVAL_ARRAYS) == set(TOLERANCE)  # every recorded quantity is compared
@@ -110,7 +114,7 @@ def step0():
     p, _, _, _ = _stored()
     torch.set_num_threads(p.threads)  # as run_one does
     small = replace(p, samples_per_class=8)
-    clf, _ = S.get_classifier(p, S.DEFAULT_OUT)
+    clf, _ = EV.get_classifier(p, S.DEFAULT_OUT)
     model = Run(small, run_seed(small, DC, SEED), torch.device("cpu")).ema
     return small, clf, model, evaluation.evaluate(model, clf, small, DC, SEED, 0)
 

@@ -35,7 +35,7 @@ def _stored_sweeps() -> list[Path]:
 def test_stored_sweeps_were_judged_by_these_rules(path):
     """A sweep that records the rules' fingerprint must have been made under today's
     rules; one that records none predates them, and then the old rules must be kept."""
-    from swingby.diffusion.storage import load_results
+    from swingby.diffusion.runs.storage import load_results
     meta = load_results(path)["meta"]
     if "rules_fingerprint" in meta:
         assert meta["rules_fingerprint"] == R.fingerprint(), (
@@ -67,8 +67,9 @@ def test_fingerprint_reads_values_not_text():
 def test_the_old_checks_read_their_defaults_from_old_rules():
     import inspect
 
-    from swingby.diffusion import capability_claims, claims
-    assert inspect.signature(claims.slowing_checks).parameters["factor"].default == R.OLD_RULES.slowing_factor
+    from swingby.capability import claims as capability_claims
+    from swingby.diffusion.fig6 import claims, slowing
+    assert inspect.signature(slowing.slowing_checks).parameters["factor"].default == R.OLD_RULES.slowing_factor
     assert inspect.signature(claims.order_check).parameters["n"].default == R.OLD_RULES.n_null_order
     assert inspect.signature(capability_claims.robustness_check).parameters["max_ratio"].default \
         == R.OLD_RULES.max_spread_ratio
@@ -135,7 +136,7 @@ def _fig6(dip: bool, rng, S=5, n=64) -> dict:
 
 
 def test_dip_check_passes_with_the_swing_and_fails_on_l_shapes():
-    from swingby.diffusion import fig6_checks as F
+    from swingby.diffusion.fig6 import checks as F
     rng = np.random.default_rng(0)
     with_dip = F.dip_checks(_fig6(True, rng), SMALL)
     assert with_dip[0].toward == "01" and with_dip[0].per_seed.all() and with_dip[0].verdict == "reproduced"
@@ -150,7 +151,7 @@ def test_dip_check_passes_with_the_swing_and_fails_on_l_shapes():
 
 
 def test_dip_needs_both_a_fall_and_a_recovery():
-    from swingby.diffusion.fig6_checks import dip
+    from swingby.diffusion.fig6.checks import dip
     se = np.full(5, 0.01)
     assert dip(np.array([0.35, 0.1, 0.05, 0.3, 0.9]), se).passed
     assert not dip(np.array([0.35, 0.1, 0.05, 0.05, 0.05]), se).passed  # no recovery
@@ -174,17 +175,17 @@ def _mse_sweep(rise: bool, rng, S=5, n=64) -> dict:
 
 
 def test_mse_rise_on_the_disc_read_out():
-    from swingby.diffusion import fig6_checks as F
+    from swingby.diffusion.fig6 import mse_checks as FM
     rng = np.random.default_rng(1)
-    up = F.mse_rise_checks(_mse_sweep(True, rng), SMALL)[0]
+    up = FM.mse_rise_checks(_mse_sweep(True, rng), SMALL)[0]
     assert up.per_seed.all() and up.decidable.all() and up.null_pass_rate <= 0.05 and up.verdict == "reproduced"
-    flat = F.mse_rise_checks(_mse_sweep(False, rng), SMALL)[0]
+    flat = FM.mse_rise_checks(_mse_sweep(False, rng), SMALL)[0]
     assert not flat.per_seed.any() and flat.verdict != "reproduced"
-    pts, se = F.disc_points(_mse_sweep(True, rng), SMALL)
+    pts, se = FM.disc_points(_mse_sweep(True, rng), SMALL)
     assert np.isnan(pts[0, :, 0]).all() and np.isfinite(pts[0, :, 1:]).all()
     noise_path = np.array([[0.33, 0.02], [0.8, 0.02], [1.0, 0.0], [1.0, 1.0]])   # from noise through blue big
-    assert not F.swing_decidable(noise_path, SMALL)
-    assert F.swing_decidable(np.array([[0.6, 0.6], [1.0, 0.0], [1.0, 1.0]]), SMALL)
+    assert not FM.swing_decidable(noise_path, SMALL)
+    assert FM.swing_decidable(np.array([[0.6, 0.6], [1.0, 0.0], [1.0, 1.0]]), SMALL)
 
 
 def _slow_sweep(decays: bool, rng, S=5, n=64) -> dict:
@@ -199,7 +200,7 @@ def _slow_sweep(decays: bool, rng, S=5, n=64) -> dict:
 
 
 def test_terminal_slowing_against_a_model_that_keeps_moving():
-    from swingby.diffusion import fig6_slowing as FS
+    from swingby.diffusion.fig6 import slowing as FS
     rng = np.random.default_rng(4)
     slow = FS.terminal_slowing(_slow_sweep(True, rng), SMALL)[0]
     assert slow.per_seed.all() and slow.null_pass_rate <= 0.05 and slow.verdict == "reproduced", slow
@@ -215,7 +216,7 @@ def test_terminal_slowing_against_a_model_that_keeps_moving():
 
 
 def test_terminal_slowing_leaves_out_a_saturated_read_out():
-    from swingby.diffusion import fig6_slowing as FS
+    from swingby.diffusion.fig6 import slowing as FS
     res = _slow_sweep(True, np.random.default_rng(3))
     res["probs"][:, :, 3:, 3] = 1.0   # the classifier reads exactly (1, 1) from the fourth checkpoint on
     s = FS.terminal_slowing(res, SMALL)[0]
@@ -244,17 +245,17 @@ def test_combine_follows_the_rule_over_settings():
 
 
 def test_sweep_note_says_whether_the_sweep_predates_the_rules():
-    from swingby.diffusion import rules_report as RR
+    from swingby.diffusion import tables as TB
     meta = {"config": {"seeds": [0, 1], "separations": [0.2, 0.7]}}
-    assert "predates" in RR.sweep_note(meta) and "about 2 independent" in RR.sweep_note(meta)
+    assert "predates" in TB.sweep_note(meta) and "about 2 independent" in TB.sweep_note(meta)
     now = {**meta, "rules_fingerprint": R.fingerprint(), "independent_runs": True}
-    assert "after the rules" in RR.sweep_note(now)
-    assert "illustrative" in RR.sweep_note(meta, short=True)
-    assert "stand" in RR.sweep_note(now, short=True)
+    assert "after the rules" in TB.sweep_note(now)
+    assert "illustrative" in TB.sweep_note(meta, short=True)
+    assert "stand" in TB.sweep_note(now, short=True)
     with pytest.raises(ValueError, match="short"):
-        RR.sweep_note(meta, short="yes")
+        TB.sweep_note(meta, short="yes")
     with pytest.raises(ValueError, match="meta"):
-        RR.sweep_note("meta")
+        TB.sweep_note("meta")
 
 
 def test_the_new_fig6_plots_draw_one_panel_per_separation():
@@ -262,8 +263,8 @@ def test_the_new_fig6_plots_draw_one_panel_per_separation():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from swingby.diffusion import fig6_checks as F
-    from swingby.diffusion.plots import panel_grid, plot_dips, plot_disc_mse
+    from swingby.diffusion.fig6 import checks as F
+    from swingby.diffusion.fig6.plots import panel_grid, plot_dips, plot_disc_mse
     res = _fig6(True, np.random.default_rng(0))
     dips = F.dip_checks(res, SMALL)
     fig, axes = panel_grid(2)

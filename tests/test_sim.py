@@ -1,9 +1,9 @@
-"""Unit tests of swingby.sim (the SIM task, Sec. 2.1, App. B, C.1, F.3)."""
+"""Unit tests of swingby.sim.data (the SIM task, Sec. 2.1, App. B, C.1, F.3)."""
 import numpy as np
 import pytest
 import torch
 
-from swingby.sim import (
+from swingby.sim.data import (
     empirical_second_moment,
     frobenius_loss,
     linear_model_loss,
@@ -11,9 +11,7 @@ from swingby.sim import (
     second_moment,
     std_from_authors_sigma,
 )
-from swingby.sim import (
-    test_points as eq_b1_points,
-)
+from swingby.sim.data import test_points as eq_b1_points
 
 
 def test_shapes_and_dtypes():

@@ -15,10 +15,13 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.diffusion import evaluation, storage
-from swingby.diffusion import sweep as S
+from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import PRESETS, get_preset
-from swingby.diffusion.storage import SweepFileError
+from swingby.diffusion.runs import driver as S
+from swingby.diffusion.runs import evaluation, storage
+from swingby.diffusion.runs import evaluation as EV
+from swingby.diffusion.runs import storage as ST
+from swingby.diffusion.runs.storage import SweepFileError
 from swingby.diffusion.training import Run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,14 +51,14 @@ def _kill_at(monkeypatch, step: int):
 
 def test_resume_after_a_kill_equals_an_uninterrupted_run(tmp_path, monkeypatch):
     p = tiny()
-    full = S.load_results(S.sweep(p, out_dir=tmp_path / "a", scratch=tmp_path / "sa", **QUIET))
+    full = ST.load_results(S.sweep(p, out_dir=tmp_path / "a", scratch=tmp_path / "sa", **QUIET))
     with monkeypatch.context() as m:
         _kill_at(m, 7)  # between the checkpoints at steps 2 and 7: the loss window is half full
         with pytest.raises(Killed):
             S.sweep(p, out_dir=tmp_path / "b", scratch=tmp_path / "sb", **QUIET)
     st = torch.load(next((tmp_path / "sb").glob("*.pt")), weights_only=True)
     assert 0 < st["step"] < p.steps
-    resumed = S.load_results(S.sweep(p, out_dir=tmp_path / "b", scratch=tmp_path / "sb", **QUIET))
+    resumed = ST.load_results(S.sweep(p, out_dir=tmp_path / "b", scratch=tmp_path / "sb", **QUIET))
     for k in full:
         if k not in ("meta", "run_seconds"):  # run_seconds is a timing
             assert np.array_equal(full[k], resumed[k], equal_nan=full[k].dtype.kind == "f"), k
@@ -73,7 +76,7 @@ def test_a_changed_preset_or_code_is_never_resumed(tmp_path, monkeypatch):
                      n_checkpoints=4)
     monkeypatch.setitem(PRESETS, "tiny", edited)
     logs = []
-    res = S.load_results(S.sweep("tiny", out_dir=tmp_path / "o2", scratch=scratch, progress=False,
+    res = ST.load_results(S.sweep("tiny", out_dir=tmp_path / "o2", scratch=scratch, progress=False,
                                  log=logs.append))
     assert any("another preset config" in m_ for m_ in logs), logs
     assert res["meta"]["config"]["steps"] == 24 and res["loss"][0, 0, -1, 0] == 24
@@ -111,7 +114,7 @@ def test_corrupt_results_file_names_itself(tmp_path, damage):
         b[len(b) // 2] ^= 0xFF
         path.write_bytes(bytes(b))
     with pytest.raises(SweepFileError, match=path.name) as e:
-        S.load_results(path)
+        ST.load_results(path)
     assert "delete it" in str(e.value) or "restore it" in str(e.value)
 
 
@@ -122,7 +125,7 @@ def test_tampered_done_array_is_rejected(tmp_path):
     arrays["done"][0, 0, 1] = False  # checkpoint 2 done but 1 not
     np.savez_compressed(path, **arrays)
     with pytest.raises(SweepFileError, match="done"):
-        S.load_results(path)
+        ST.load_results(path)
 
 
 def test_corrupt_state_restarts_the_run_and_corrupt_classifier_is_an_error(tmp_path, monkeypatch):
@@ -134,12 +137,12 @@ def test_corrupt_state_restarts_the_run_and_corrupt_classifier_is_an_error(tmp_p
     state = next((tmp_path / "s").glob("*.pt"))
     state.write_bytes(state.read_bytes()[:100])
     logs = []
-    res = S.load_results(S.sweep(p, out_dir=tmp_path / "o", scratch=tmp_path / "s", progress=False,
+    res = ST.load_results(S.sweep(p, out_dir=tmp_path / "o", scratch=tmp_path / "s", progress=False,
                                  log=logs.append))
     assert res["done"].all() and any(state.name in m_ and "restarting" in m_ for m_ in logs), logs
-    clf = S.classifier_path(tmp_path / "o", p)
+    clf = EV.classifier_path(tmp_path / "o", p)
     clf.write_bytes(b"not a torch file")
-    (tmp_path / "o" / S.results_path(tmp_path, p).name).unlink()
+    (tmp_path / "o" / SP.results_path(tmp_path, p).name).unlink()
     with pytest.raises(SweepFileError, match=clf.name):
         S.sweep(p, out_dir=tmp_path / "o", scratch=tmp_path / "s", **QUIET)
 
@@ -194,7 +197,7 @@ def test_duplicates_and_a_held_lock_are_rejected(tmp_path):
     with pytest.raises(ValueError, match="separations must not repeat"):
         get_preset("tiny", separations=(0.2, 0.2))
     p = tiny()
-    with storage.lock(S.results_path(tmp_path, p)):
+    with storage.lock(SP.results_path(tmp_path, p)):
         with pytest.raises(ValueError, match="another sweep is writing"):
             S.sweep(p, out_dir=tmp_path, scratch=tmp_path / "s", **QUIET)
 
@@ -230,7 +233,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_signals_stop_the_whole_process_tree(tmp_path, sig):
-    code = (f"from swingby.diffusion import sweep as S; from swingby.diffusion.presets import get_preset;"
+    code = (f"from swingby.diffusion.runs import driver as S; from swingby.diffusion.presets import get_preset;"
             f"S.sweep(get_preset('tiny', separations=(0.2, 0.6), steps=100000, n_checkpoints=3, "
             f"classifier_steps=5, workers=2), out_dir={str(tmp_path)!r}, scratch={str(tmp_path / 's')!r}, "
             f"progress=False)")
@@ -259,7 +262,7 @@ def test_the_lock_is_portable_and_refuses_a_second_process(tmp_path):
 
     assert "import fcntl" not in inspect.getsource(storage)
     results = tmp_path / "sweep_x.npz"
-    code = ("import sys, time\nfrom swingby.diffusion import storage\n"
+    code = ("import sys, time\nfrom swingby.diffusion.runs import storage\n"
             f"with storage.lock({str(results)!r}):\n    print('held', flush=True)\n    time.sleep(30)\n")
     holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONPATH": str(Path(S.__file__).parents[2])})
@@ -283,7 +286,7 @@ def test_the_classifier_key_records_its_training_distribution(tmp_path, monkeypa
         raise AssertionError("the stored classifier was retrained")
 
     cpu = get_preset("cpu")
-    path = S.classifier_path(S.DEFAULT_OUT, cpu)
+    path = EV.classifier_path(S.DEFAULT_OUT, cpu)
     assert path.exists(), path
     blob = storage.load_torch(path, what="classifier", remedy="")
     dist = blob["key"]["distribution"]
@@ -292,15 +295,15 @@ def test_the_classifier_key_records_its_training_distribution(tmp_path, monkeypa
         m.setattr(evaluation, "train_classifier", no_training)
         evaluation.get_classifier(cpu, S.DEFAULT_OUT)
     for other in (replace(cpu, ds=0.3), replace(cpu, position=0.8), replace(cpu, image_size=32)):
-        assert S.classifier_path(S.DEFAULT_OUT, other) != path
+        assert EV.classifier_path(S.DEFAULT_OUT, other) != path
     # a file at the right name whose key holds another distribution is retrained, not reused
     p, q = tiny(), tiny(ds=0.3)
     evaluation.get_classifier(p, tmp_path)
-    S.classifier_path(tmp_path, p).rename(S.classifier_path(tmp_path, q))
+    EV.classifier_path(tmp_path, p).rename(EV.classifier_path(tmp_path, q))
     calls = []
     real = evaluation.train_classifier
     monkeypatch.setattr(evaluation, "train_classifier", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
     evaluation.get_classifier(q, tmp_path)
     assert len(calls) == 1 and calls[0].ds == 0.3
-    key = storage.load_torch(S.classifier_path(tmp_path, q), what="classifier", remedy="")["key"]
+    key = storage.load_torch(EV.classifier_path(tmp_path, q), what="classifier", remedy="")["key"]
     assert key["distribution"]["ds"] == 0.3

@@ -3,27 +3,24 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.sim import second_moment
-from swingby.theory import (
-    THEORY_SETTINGS,
-    LossSegment,
+from swingby.sim.data import second_moment
+from swingby.theory.one_layer import (
     augmented_moment,
-    check_assumptions,
-    count_descents,
-    descent_statistics,
-    detect_stages,
-    gsn_terms,
-    initial_U,
-    loss_turning_points,
     mean_vector,
     one_layer_output,
     one_layer_output_with_bias,
-    population_loss,
-    simulate_symmetric,
-    stage_alignment,
-    symmetric_step,
-    u_step_to_w_eta,
 )
+from swingby.theory.settings import THEORY_SETTINGS, check_assumptions
+from swingby.theory.simulation import initial_U, simulate_symmetric
+from swingby.theory.stages import (
+    LossSegment,
+    count_descents,
+    detect_stages,
+    loss_turning_points,
+    stage_alignment,
+)
+from swingby.theory.statistics import descent_statistics
+from swingby.theory.symmetric import gsn_terms, population_loss, symmetric_step, u_step_to_w_eta
 
 RNG = np.random.default_rng(0)
 
@@ -195,7 +192,7 @@ def test_detect_stages_on_a_swing_by_trajectory():
     seg = st.ascents[0]
     assert isinstance(seg, LossSegment) and seg.kind == "ascent"
     assert seg.t_start < st.growth[0] and st.growth[1] < seg.t_start
-    kind, t0, t1, loss0, loss1 = seg  # still unpacks like a tuple (swingby.plotting reads it so)
+    kind, t0, t1, loss0, loss1 = seg  # still unpacks like a tuple (swingby.theory.plots reads it so)
     assert (t0, loss1) == (seg.t_start, seg.loss_end) and loss1 > loss0
     assert st.loss_segments[0].kind == "descent" and st.s == 2
     assert (0, 1) in st.suppression and st.failed == []
@@ -296,7 +293,7 @@ def _authors_script_step(W, x_hat, sigma, eta):
     ((0.7, 1.7, 3.0), 0.05, 3),  # Fig. 10
 ])
 def test_authors_a_step_matches_their_update(mu, sigma, d):
-    from swingby.theory import authors_a
+    from swingby.theory.symmetric import authors_a
     U = np.random.default_rng(1).uniform(size=(d, d)) / 10
     W = U @ U.T
     x_hat = np.zeros(d)
@@ -315,7 +312,7 @@ def test_authors_a_step_matches_their_update(mu, sigma, d):
 
 
 def test_authors_a_is_paper_a_squared_when_d_equals_s():
-    from swingby.theory import authors_a, dynamics_a
+    from swingby.theory.symmetric import authors_a, dynamics_a
     mu, sigma = (0.7, 1.7, 3.0), 0.05
     np.testing.assert_allclose(authors_a(mu, sigma, 3), second_moment(mu, sigma, 3) ** 2)
     np.testing.assert_allclose(dynamics_a(mu, sigma, 3, matrix="paper"), second_moment(mu, sigma, 3))
@@ -326,7 +323,7 @@ def test_authors_a_is_paper_a_squared_when_d_equals_s():
 
 
 def test_dynamics_a_rejects_bad_arguments():
-    from swingby.theory import authors_a, dynamics_a
+    from swingby.theory.symmetric import authors_a, dynamics_a
     with pytest.raises(ValueError, match="matrix"):
         dynamics_a((1.0, 2.0), 0.05, 2, matrix="squared")
     with pytest.raises(ValueError, match="origin_cluster"):
@@ -340,7 +337,9 @@ def test_dynamics_a_rejects_bad_arguments():
 def test_theory_settings_start_from_the_authors_initialisation():
     import torch
 
-    from swingby.theory import THEORY_SETTINGS, authors_a, detect_stages
+    from swingby.theory.settings import THEORY_SETTINGS
+    from swingby.theory.stages import detect_stages
+    from swingby.theory.symmetric import authors_a
 
     fig5 = THEORY_SETTINGS["fig5"]
     torch.manual_seed(fig5.seed)  # their script: set the seed, then torch.rand(3, 3) / 5
@@ -354,7 +353,8 @@ def test_theory_settings_start_from_the_authors_initialisation():
 
 
 def test_growth_in_descents_and_shrink_fraction():
-    from swingby.theory import THEORY_SETTINGS, detect_stages, growth_in_descents, shrink_fraction
+    from swingby.theory.settings import THEORY_SETTINGS
+    from swingby.theory.stages import detect_stages, growth_in_descents, shrink_fraction
 
     rec = THEORY_SETTINGS["fig5"].run("authors", record_every=5)
     st = detect_stages(rec, 2)
@@ -368,7 +368,8 @@ def test_growth_in_descents_and_shrink_fraction():
 
 
 def test_escape_time_logistic_prediction():
-    from swingby.theory import escape_time, simulate_symmetric
+    from swingby.theory.simulation import simulate_symmetric
+    from swingby.theory.stages import escape_time
 
     a = np.array([0.2, 1.0])
     U0 = np.diag([0.1, 0.1])  # diagonal W: each w_pp is exactly logistic
@@ -383,7 +384,7 @@ def test_escape_time_logistic_prediction():
 
 
 def test_phase_diagram_shape_and_bad_input():
-    from swingby.theory import phase_diagram
+    from swingby.theory.statistics import phase_diagram
 
     pd_ = phase_diagram([1.0, 1.5], 0.05, (2, 3), (0.1, 0.3), n_seeds=10, steps=300)
     assert pd_.percent.shape == (2, 2) and np.all((pd_.percent >= 0) & (pd_.percent <= 100))

@@ -2,8 +2,11 @@
 import numpy as np
 import pytest
 
-from swingby.theory import THEORY_SETTINGS, detect_stages, dynamics_a, equivalent_mu, simulate_symmetric
 from swingby.theory import rules as tr
+from swingby.theory.settings import THEORY_SETTINGS
+from swingby.theory.simulation import simulate_symmetric
+from swingby.theory.stages import detect_stages
+from swingby.theory.symmetric import dynamics_a, equivalent_mu
 
 
 def test_fingerprint_is_stable_and_old_rules_differ():
@@ -93,7 +96,7 @@ def test_status_word_reads_the_status_page(tmp_path):
 
 
 def test_phase_diagram_scale():
-    from swingby.theory import phase_diagram_scale
+    from swingby.theory.statistics import phase_diagram_scale
     ph = phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=20, steps=500)
     assert ph.n_swing.shape == (2, 1) and ph.percent.max() <= 100
     with pytest.raises(ValueError, match="d_primes"):

@@ -10,27 +10,27 @@ import numpy as np
 import pytest
 import torch
 
-from swingby.models import MLP
+from swingby.sim.batched import _StackedMLPs
+from swingby.sim.models import MLP
+from swingby.sim.train_loop import log_steps
+from swingby.theory.jacobian_link import fall_shares, link_test, pass_matrix
+from swingby.theory.jacobian_stages import (
+    JacobianStages,
+    OutputStages,
+    jacobian_stages,
+    output_stages,
+    run_stages,
+    stage_check,
+    stage_conditions,
+)
 from swingby.theory.trained_jacobian import (
     JACOBIAN_RULES,
     JacobianRecord,
     JacobianRules,
-    JacobianStages,
-    OutputStages,
     _stacked_jacobian,
-    fall_shares,
     jacobian_at,
-    jacobian_stages,
-    link_test,
-    output_stages,
-    pass_matrix,
-    run_stages,
-    stage_check,
-    stage_conditions,
     train_with_jacobian,
 )
-from swingby.train import log_steps
-from swingby.train_batched import _StackedMLPs
 
 MU = np.array([1.0, 2.0])  # concept 0 weak, concept 1 strong
 STEPS = log_steps(4720, 200).astype(float)
@@ -79,7 +79,7 @@ def test_stacked_jacobian_matches_autograd(depth, activation):
 def test_recorded_jacobian_at_step_zero_is_the_initial_models(rotate):
     rec = train_with_jacobian(2, "relu", [3, 4], n_per_cluster=50, epochs=1, rotate=rotate,
                               n_records=5)
-    from swingby.sim import make_sim
+    from swingby.sim.data import make_sim
 
     for k, s in enumerate([3, 4]):
         data = make_sim(rec.mu, rec.config["sigma"], 3, 50, origin_cluster=True, rotate=rotate, seed=s)

@@ -30,9 +30,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 def main() -> int:
     import test_replay as R
 
-    from swingby.diffusion import sweep as S
+    from swingby.diffusion import sweep as SP
     from swingby.diffusion.presets import get_preset
-    from swingby.diffusion.storage import atomic_save
+    from swingby.diffusion.runs import driver as S
+    from swingby.diffusion.runs.storage import atomic_save
 
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "swingby"], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout.strip()
@@ -41,7 +42,7 @@ def main() -> int:
         return 2
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                           check=True).stdout.strip()
-    path = S.results_path(S.DEFAULT_OUT, get_preset("cpu"))
+    path = SP.results_path(S.DEFAULT_OUT, get_preset("cpu"))
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(str(arrays.pop("meta")))

@@ -1,9 +1,9 @@
 """Every definition and threshold the diffusion and capability checks use, fixed before
 the data they judge (issue 21, item 1; issue 22).
 
-The checks of :mod:`swingby.diffusion.fig6_checks` (paper Fig. 6) and
-:mod:`swingby.diffusion.capability_checks` (the hidden-capabilities study) read their
-thresholds only from :data:`RULES`; the older checks of :mod:`swingby.diffusion.claims`
+The checks of :mod:`swingby.diffusion.fig6.checks` (paper Fig. 6) and
+:mod:`swingby.capability.checks` (the hidden-capabilities study) read their
+thresholds only from :data:`RULES`; the older checks of :mod:`swingby.diffusion.fig6.claims`
 and ``capability_*`` read theirs from :data:`OLD_RULES` (today's values, kept so that a
 chapter can show a result under the old and the new rule side by side).
 
@@ -98,7 +98,7 @@ RULES = Rules()
 
 @dataclasses.dataclass(frozen=True)
 class OldRules:
-    """Today's thresholds of :mod:`~swingby.diffusion.claims`, ``capability_claims`` and
+    """Today's thresholds of :mod:`~swingby.diffusion.fig6.claims`, ``capability_claims`` and
     the chapters, as they were when the rules were fixed (for old-versus-new tables)."""
 
     z: float = 2.0                     #: seed errors of the seed-mean bend and swing checks

@@ -1,64 +1,26 @@
-"""The sweep of paper Sec. 5: train one diffusion model per (colour separation, seed),
-sample every class at checkpoints evenly spaced in sqrt(step), map the samples to
-concept space, and store everything in one results file.
-
-Resuming and its safety rules:
-
-* each run saves its whole training state (:class:`swingby.diffusion.training.Run`)
-  with the preset config and the code version that made it to a scratch directory at
-  every checkpoint; a restarted sweep continues every unfinished run from its last
-  checkpoint, bit for bit. A state made by another config or code is never resumed:
-  that run restarts, with a message. The default scratch directory lies beside the
-  results file (:func:`partial_dir`), so a sweep that takes several sessions can keep
-  (and commit) its unfinished runs' states; a run's state is deleted once its records
-  are in the results file;
-* the results file records the config and the code version; runs already in it are
-  skipped only when both match, and a finished sweep is returned untouched (never
-  re-stamped);
-* every file is written atomically (a temporary file, then a rename), loaded with
-  ``weights_only=True``, and a corrupt one gives one error naming it and the way out;
-* a lock file beside the results file stops two sweeps writing the same results;
-* the output and scratch directories are checked for writing before any work;
-* SIGTERM / SIGINT stop the worker processes too, and workers stop on their own when
-  their parent dies.
+"""A sweep's plan, before anything runs: the checkpoints of a run (evenly spaced in
+sqrt(step), App. G), the repeated final draws, and where a sweep's files go (results file,
+scratch and partial directories, a run's state file). Pure functions of the preset: no
+training, no I/O. The files themselves are written by :mod:`swingby.diffusion.runs.storage`
+and the sweep is run by :mod:`swingby.diffusion.runs.driver`; this module sits below both,
+so that the storage needs nothing above it.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from swingby import _checks
-from swingby.diffusion import _inputs, rules, storage
-from swingby.diffusion.classifier import ConceptClassifier
-from swingby.diffusion.data import make_dataset
-from swingby.diffusion.evaluation import (  # noqa: F401 - re-exported: the sweep's evaluation and classifier
-    CLASSIFIER_SEPARATIONS,
-    N_REPEATS,
-    circles_config,
-    class_embeddings,
-    classifier_path,
-    evaluate,
-    final_repeats,
-    get_classifier,
-)
-from swingby.diffusion.identity import IDENTITY_KEY, code_identity
-from swingby.diffusion.presets import PRESETS, Preset, get_preset, run_seed, validate_preset
-from swingby.diffusion.storage import SweepFileError, atomic_save, results_dir
-from swingby.diffusion.training import Run, resolve_device
+from swingby.diffusion import _inputs
+from swingby.diffusion.presets import PRESETS, Preset, validate_preset
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-REPO_ROOT = PACKAGE_DIR.parents[1]
-DEFAULT_OUT = results_dir()
+#: independent repeated draws of every class from the final model: the sampling noise of
+#: a model that no longer changes (the null of the speed checks)
+N_REPEATS = 4
 
 
 def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
@@ -79,40 +41,6 @@ def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
     n_checkpoints = _checks.integer("n_checkpoints", n_checkpoints, low=2, high=10 ** 6)
     return np.unique(np.round(np.linspace(0, np.sqrt(steps), n_checkpoints) ** 2).astype(int))
 
-
-_CODE_IDENTITY = code_identity()  # the code this process runs: computed when it was imported
-
-
-def code_hash() -> str:
-    """The identity of the code that makes a results file's numbers
-    (:func:`swingby.diffusion.identity.code_identity`: normalised syntax trees of the
-    covered definitions, so docstrings, comments and moves between modules keep it), as
-    the code was when this process imported it.
-
-    Returns
-    -------
-    str
-    """
-    return _CODE_IDENTITY
-
-
-def code_version() -> dict:
-    """Git commit (if any) and the :func:`code_hash` identity of the result-making code.
-
-    Returns
-    -------
-    dict
-        ``{"git_commit": ..., "code_identity": ...}``.
-    """
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                                text=True, timeout=10).stdout.strip() or None
-    except Exception:  # noqa: BLE001 - no git: still record the source hash
-        commit = None
-    return {"git_commit": commit, IDENTITY_KEY: code_hash()}
-
-
-# --------------------------------------------------------------------- one run
 def state_path(scratch: Path, dc: float, seed: int) -> Path:
     """The resumable state file of run ``(dc, seed)`` in ``scratch``.
 
@@ -133,117 +61,7 @@ def state_path(scratch: Path, dc: float, seed: int) -> Path:
     dc, seed = _checks.number("dc", dc, low=0.0, high=1.0), _checks.seed("seed", seed)
     return Path(scratch) / f"dc{dc:.4f}_seed{seed}.pt"
 
-
-def _load_run_state(path: Path, p: Preset, code: str, run: Run, log) -> None:
-    """Resume ``run`` from ``path`` if it was made by the same config and code."""
-    if not path.exists():
-        return
-    try:
-        st = storage.load_torch(path, what="run state", remedy="it is deleted and the run restarts")
-        if st["config"] != p.to_dict() or st["code"] != code:
-            why = "preset config" if st["config"] != p.to_dict() else "code"
-            log(f"{path.name}: made by another {why}; restarting this run from step 0")
-            return
-        run.load_state({**st, "records": storage.records_from_state(st["records"])})
-    except (SweepFileError, KeyError, RuntimeError, ValueError) as e:
-        log(f"{path.name}: unusable ({e}); restarting this run from step 0")
-        run.__init__(p, run.seed, run.device)
-
-
-def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifier,
-            progress_queue=None, *, device: str | None = "cpu", log=print) -> dict:
-    """Train and evaluate one (separation, seed) run, resuming from ``scratch``.
-
-    Returns the run's records: ``evals`` (one :func:`~swingby.diffusion.evaluation.evaluate` dict per checkpoint),
-    ``loss`` (rows of :data:`~swingby.diffusion.training.LOSS_FIELDS`), ``seconds`` and ``code``.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset.
-    dc : float
-        The colour separation.
-    seed : int
-        The run's seed.
-    scratch : path-like
-        Where the resumable state is kept.
-    clf : ConceptClassifier
-        Reads the samples' concepts.
-    progress_queue : queue, optional
-        Receives one ``1`` per finished checkpoint.
-    device : str, optional
-        ``"cpu"``, ``"cuda"``, ``"auto"`` ...
-    log : callable
-        Receives messages.
-
-    Returns
-    -------
-    dict
-    """
-    validate_preset(p)
-    _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
-    if progress_queue is not None and not callable(getattr(progress_queue, "put", None)):
-        raise TypeError(f"progress_queue must be None or have a put method (a queue), got {progress_queue!r}")
-    _inputs.function("log", log)
-    torch.set_num_threads(p.threads)
-    dev = resolve_device(device)
-    code = code_hash()
-    ckpts = checkpoint_steps(p.steps, p.n_checkpoints)
-    path = state_path(scratch, dc, seed)
-    rs = run_seed(p, dc, seed)  # the seed itself, or independent per (dc, seed) (p.seeding)
-    run = Run(p, rs, dev)
-    _load_run_state(path, p, code, run, log)
-    data = make_dataset(circles_config(p, dc), p.n_per_class, seed=rs)
-    images, cond = data["images"].to(dev), data["cond"].to(dev)
-    t_start = time.time()
-    for k, target in enumerate(ckpts):
-        if k < len(run.records["evals"]):  # done before an interruption
-            if progress_queue is not None:
-                progress_queue.put(1)
-            continue
-        run.train_to(int(target), images, cond, check=_exit_if_orphaned)
-        run.records["evals"].append(evaluate(run.ema, clf, p, dc, rs, k, dev))
-        run.records["seconds"] += time.time() - t_start
-        t_start = time.time()
-        st = {**run.state(), "records": storage.records_to_state(run.records), "config": p.to_dict(),
-              "code": code, "dc": float(dc), "seed": int(seed)}
-        atomic_save(lambda f: torch.save(st, f), path)
-        if progress_queue is not None:
-            progress_queue.put(1)
-    if "repeats" not in run.records:
-        run.records["repeats"] = final_repeats(run.ema, clf, p, dc, rs, dev)
-        st = {**run.state(), "records": storage.records_to_state(run.records), "config": p.to_dict(),
-              "code": code, "dc": float(dc), "seed": int(seed)}
-        atomic_save(lambda f: torch.save(st, f), path)
-    return {**run.records, "code": code}
-
-
-_QUEUE = None
-_PARENT = None
-_LOG = print  #: where run messages go (a worker process prints them)
-
-
-def _exit_if_orphaned() -> None:
-    """In a worker process: exit at once when the sweep process that started it is gone."""
-    if _PARENT is not None and os.getppid() != _PARENT:
-        os._exit(1)
-
-
-def _init_worker(queue) -> None:
-    global _QUEUE, _PARENT
-    _QUEUE, _PARENT = queue, os.getppid()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
-
-
-def _worker(args):
-    p_dict, dc, seed, scratch, clf_state, clf_width, device = args
-    p = get_preset(p_dict["name"], **{k: v for k, v in p_dict.items() if k != "name"})
-    clf = ConceptClassifier(clf_width)
-    clf.load_state_dict(clf_state)
-    return dc, seed, run_one(p, dc, seed, Path(scratch), clf.eval(), _QUEUE, device=device, log=_LOG)
-
-
-# --------------------------------------------------------------------- results file
+# --------------------------------------------------------------------- files
 def _tag(p: Preset) -> str:
     """The preset's name, plus a short hash of its config when it differs from the
     stored preset of that name (so an override never overwrites a preset's results)."""
@@ -286,12 +104,7 @@ def results_path(out_dir: Path, p: Preset) -> Path:
     return _inputs.path("out_dir", out_dir) / f"sweep_{_tag(p)}.npz"
 
 
-save_results = storage.save_results
-load_results = storage.load_results
-runs_from_results = storage.runs_from_results
 
-
-# --------------------------------------------------------------------- the sweep
 def default_scratch(p: Preset) -> Path:
     """``$XDG_CACHE_HOME/swingby-diffusion/<preset>-<config hash>`` (or ``~/.cache/...``).
 
@@ -329,164 +142,3 @@ def partial_dir(out_dir, p: Preset) -> Path:
     """
     validate_preset(p)
     return _inputs.path("out_dir", out_dir) / "partial" / f"{p.name}-{config_hash(p)[:12]}"
-
-
-def _resolve_preset(preset, seeds, separations) -> Preset:
-    over = {}
-    for name, value in (("seeds", seeds), ("separations", separations)):
-        if value is not None and (isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__")):
-            raise TypeError(f"{name} must be a sequence (or None for the preset's), got {value!r}")
-    if seeds is not None:
-        over["seeds"] = tuple(seeds)
-    if separations is not None:
-        over["separations"] = tuple(separations)
-    if isinstance(preset, str):
-        return get_preset(preset, **over)
-    if not isinstance(preset, Preset):
-        raise ValueError(f"preset must be a preset name {sorted(PRESETS)} or a Preset, got {preset!r}")
-    p = replace(preset, **over) if over else preset
-    validate_preset(p)
-    return p
-
-
-def _existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, bool]:
-    """Completed runs of a results file that may be kept, its wall time, and whether it
-    is a finished sweep of this config (returned untouched)."""
-    if not path.exists():
-        return {}, 0.0, False
-    old = load_results(path)
-    meta = old["meta"]
-    if meta["config"] != p.to_dict():
-        log(f"{path.name}: made by another preset config; its runs are redone")
-        return {}, 0.0, False
-    made_by = meta.get("code_version", {}).get(IDENTITY_KEY)
-    if meta.get("finished"):
-        if made_by != code:
-            log(f"{path.name}: a finished sweep made by other code ({str(made_by)[:12]}); left as it is. "
-                "Delete it (or use another --out) to remake it with this code.")
-        return {}, 0.0, True
-    if made_by != code:
-        log(f"{path.name}: partial results made by other code; its runs are redone")
-        return {}, 0.0, False
-    return runs_from_results(old), float(meta.get("wall_seconds", 0.0)), False
-
-
-def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None,
-          scratch=None, progress: bool = True, device: str | None = "cpu", log=print) -> Path:
-    """Run (or resume) a sweep and return the path of its results file.
-
-    Parameters
-    ----------
-    preset : str or Preset
-        ``"paper"``, ``"cpu"``, ``"tiny"`` or a :class:`~swingby.diffusion.presets.Preset`.
-    seeds, separations : sequence, optional
-        Override the preset's (they are stored in the config).
-    out_dir : path, optional
-        Where the results file and the classifier go (default :func:`~swingby.diffusion.storage.results_dir`).
-    scratch : path, optional
-        Resumable per-run states (default :func:`partial_dir`, beside the results file);
-        a run's state is deleted once its records are in the results file.
-    progress : bool
-        Show a progress bar.
-    device : str
-        ``"cpu"`` (default), ``"cuda"`` or ``"auto"`` (CUDA when present).
-    log : callable
-        Receives one-line messages (stale or corrupt states, skipped work).
-    """
-    from tqdm.auto import tqdm
-
-    p = _resolve_preset(preset, seeds, separations)
-    resolve_device(device)
-    _checks.flag("progress", progress)
-    _inputs.function("log", log)
-    out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else results_dir(for_writing=True)
-    scratch = _inputs.path("scratch", scratch) if scratch is not None else partial_dir(out_dir, p)
-    storage.check_writable(out_dir, "out_dir")
-    storage.check_writable(scratch, "scratch")
-    path = results_path(out_dir, p)
-    with storage.lock(path):
-        code = code_hash()
-        runs, wall_before, finished = _existing_runs(path, p, code, log)
-        if finished:
-            _remove_if_empty(scratch)
-            return path
-        t0 = time.time()
-        clf, clf_report = get_classifier(p, out_dir, progress=progress)
-        # seed-major order: a sweep stopped early still has every separation for its first seeds
-        todo = [(float(dc), int(s)) for s in p.seeds for dc in p.separations if (float(dc), int(s)) not in runs]
-
-        def save():
-            meta = {"code_version": code_version(), "rules_fingerprint": rules.fingerprint(),
-                    "independent_unit": "run" if p.seeding == "per_run" else "seed",
-                    "classifier": clf_report, "device": str(resolve_device(device)),
-                    "wall_seconds": wall_before + time.time() - t0,
-                    "command": f"python -m swingby.diffusion sweep --preset {p.name}",
-                    "finished": len(runs) == len(p.separations) * len(p.seeds)}
-            save_results(path, p, runs, meta)
-
-        n_ck = len(checkpoint_steps(p.steps, p.n_checkpoints))
-        bar = tqdm(total=len(todo) * n_ck, desc=f"sweep {p.name}", disable=not progress)
-        args = [(p.to_dict(), dc, s, str(scratch), clf.state_dict(), p.classifier_width, device)
-                for dc, s in todo]
-        for dc, s, rec in _run_all(args, p.workers, bar, log):
-            runs[(dc, s)] = rec
-            save()
-            # the run is in the results file now: its resumable state is no longer needed
-            state_path(scratch, dc, s).unlink(missing_ok=True)
-        bar.close()
-        save()
-    _remove_if_empty(scratch)
-    return path
-
-
-def _remove_if_empty(scratch: Path) -> None:
-    """Remove the scratch folder (and a ``partial`` folder above it) once it holds nothing."""
-    for d in (scratch, scratch.parent if scratch.parent.name == "partial" else None):
-        if d is not None and d.is_dir() and not any(d.iterdir()):
-            d.rmdir()
-
-
-class _BarQueue:
-    """Stands in for a process queue when the runs train in this process."""
-
-    def __init__(self, bar):
-        self.bar = bar
-
-    def put(self, n: int) -> None:
-        self.bar.update(n)
-
-
-def _run_all(args: list, workers: int, bar, log=print):
-    """Yield ``(dc, seed, records)`` for every run, in this process or in a pool of
-    worker processes that SIGTERM / SIGINT of this process also stops."""
-    if not args:
-        return
-    global _QUEUE, _LOG
-    if workers == 1:  # in this process: checkpoints move the bar at once
-        _QUEUE, _LOG = _BarQueue(bar), log
-        try:
-            for a in args:
-                yield _worker(a)
-        finally:
-            _QUEUE, _LOG = None, print
-        return
-    import multiprocessing as mp
-    ctx = mp.get_context("spawn")  # fresh processes, so their torch threads are clean
-    queue = ctx.Queue()
-    pool = ctx.Pool(min(workers, len(args)), initializer=_init_worker, initargs=(queue,))
-    old_term = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    try:
-        pending = [pool.apply_async(_worker, (a,)) for a in args]
-        while pending:
-            time.sleep(0.5)
-            while not queue.empty():
-                bar.update(queue.get())
-            for r in [r for r in pending if r.ready()]:
-                pending.remove(r)
-                yield r.get()
-        pool.close()
-        pool.join()
-    finally:
-        pool.terminate()
-        signal.signal(signal.SIGTERM, old_term)
-

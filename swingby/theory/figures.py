@@ -10,16 +10,16 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from swingby import _checks
-from swingby.plotting import plot_jacobian_entries, plot_output_trajectory
+from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
+from swingby.theory.simulation import SymmetricRecord
 from swingby.theory.stages import Stages
-from swingby.theory.symmetric import SymmetricRecord
 
 
 class StagePanel(NamedTuple):
     """One row of :func:`plot_stage_rows`."""
 
     record: SymmetricRecord  #: a single trajectory
-    stages: Stages  #: its stages (:func:`swingby.theory.detect_stages`)
+    stages: Stages  #: its stages (:func:`swingby.theory.stages.detect_stages`)
     title: str  #: the title of the row's left panel
 
 

@@ -37,8 +37,8 @@ import numpy as np
 from scipy import stats
 
 from swingby import _checks
+from swingby.theory.simulation import SymmetricRecord, _single_record
 from swingby.theory.stages import Stages
-from swingby.theory.symmetric import SymmetricRecord, _single_record
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,7 +236,7 @@ def ascent_groups(stages: Stages, d: int) -> list[list[tuple]]:
     Parameters
     ----------
     stages : Stages
-        From :func:`~swingby.theory.detect_stages`.
+        From :func:`~swingby.theory.stages.detect_stages`.
     d : int
         Dimension of the record.
 
@@ -246,7 +246,7 @@ def ascent_groups(stages: Stages, d: int) -> list[list[tuple]]:
         One list of ``(i, j)`` per ascent (empty where there are more ascents than grown
         entries).
     """
-    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     d = _checks.positive_int("d", d)
     order = list(stages.growth_order) + list(stages.failed)
     groups = []
@@ -281,7 +281,7 @@ def suppression_timing(record: SymmetricRecord, stages: Stages,
     record : SymmetricRecord
         A single trajectory.
     stages : Stages
-        Its stages (:func:`~swingby.theory.detect_stages`).
+        Its stages (:func:`~swingby.theory.stages.detect_stages`).
     rules : TheoryRules
         Supplies ``suppression_lag``.
 
@@ -291,7 +291,7 @@ def suppression_timing(record: SymmetricRecord, stages: Stages,
         One per ascent (``False`` for an ascent with no group).
     """
     record = _single_record("record", record)
-    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     out = []
     for seg, group in zip(stages.ascents, ascent_groups(stages, record.W.shape[-1])):
         out.append(bool(group) and _timing_ok(record.time, _minor_mass(record, group), seg.t_start, seg.t_end,
@@ -323,7 +323,7 @@ def shifted_timing(record: SymmetricRecord, stages: Stages, seed: int,
         In ``[0, 1]``; ``0`` for a run without ascents.
     """
     record = _single_record("record", record)
-    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     rng = np.random.default_rng(_checks.seed("seed", seed))
     groups = ascent_groups(stages, record.W.shape[-1])
     if not stages.ascents or not all(groups):

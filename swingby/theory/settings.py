@@ -10,9 +10,10 @@ import numpy as np
 
 from swingby import _checks
 from swingby.theory._args import _eta, _vector_a
+from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
 from swingby.theory.stages import Stages, detect_stages
 from swingby.theory.statistics import DescentStats, descent_statistics
-from swingby.theory.symmetric import SymmetricRecord, authors_a, dynamics_a, initial_U, simulate_symmetric
+from swingby.theory.symmetric import authors_a, dynamics_a
 
 
 class Inequality(NamedTuple):

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory.symmetric import SymmetricRecord, _single_record
+from swingby.theory.simulation import SymmetricRecord, _single_record
 
 
 class LossSegment(NamedTuple):
@@ -232,9 +232,9 @@ def growth_in_descents(stages: Stages, loss_stages: Stages | None = None) -> boo
     bool
         ``False`` also when the numbers of grown entries and descents differ.
     """
-    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     loss_stages = stages if loss_stages is None else \
-        _checks.instance("loss_stages", loss_stages, Stages, "swingby.theory.Stages (from detect_stages)")
+        _checks.instance("loss_stages", loss_stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     desc = loss_stages.descents
     if len(desc) != len(stages.growth_order) or stages.failed:
         return False
@@ -276,7 +276,7 @@ def stage_alignment(stages: Stages, a) -> StageAlignment:
     StageAlignment
         ``(in_descents, by_a)``; ``.holds`` is both.
     """
-    _checks.instance("stages", stages, Stages, "swingby.theory.Stages (from detect_stages)")
+    _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     a = _checks.nonneg_vector("a", a)
     if a.size < stages.s:
         raise ValueError(f"a must have at least s = {stages.s} entries (one per major entry), got {a.size}")
@@ -339,7 +339,7 @@ def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.n
     numpy.ndarray
         ``(B,)`` (or a 0-d array for a single record).
     """
-    _checks.instance("record", record, SymmetricRecord, "swingby.theory.SymmetricRecord")
+    _checks.instance("record", record, SymmetricRecord, "swingby.theory.simulation.SymmetricRecord")
     p = _checks.index("p", p, record.W.shape[-1])
     level = _checks.number("level", level, low=0, high=1, low_open=True, high_open=True)
     w = np.atleast_2d(record.W[..., p, p])  # (B, R)

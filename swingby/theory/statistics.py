@@ -11,8 +11,9 @@ import numpy as np
 
 from swingby import _checks
 from swingby.theory._args import _sequence
+from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
 from swingby.theory.stages import count_descents
-from swingby.theory.symmetric import SymmetricRecord, dynamics_a, initial_U, simulate_symmetric
+from swingby.theory.symmetric import dynamics_a
 
 
 class DescentStats(NamedTuple):

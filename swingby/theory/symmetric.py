@@ -1,18 +1,17 @@
 """The symmetric two-layer model and eq. (D.2) (Sec. 4.2, App. D): the matrix ``a`` the
 dynamics run with, one step of (D.2), its split (4.3) into growth, suppression and noise,
 the simulation of a trajectory (or a batch of them), and the initial ``U`` per seed.
-Chapters: ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``."""
+Chapters: ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from swingby import _checks, live
-from swingby.models import SymmetricModel
-from swingby.sim import second_moment
-from swingby.theory._args import _eta, _square, _vector, _vector_a
+from swingby import _checks
+from swingby.sim.data import second_moment
+from swingby.theory._args import _eta, _square, _vector_a
 
 #: The two choices of the matrix the symmetric dynamics run with (see :func:`dynamics_a`).
 MATRICES = ("paper", "authors")
@@ -68,10 +67,10 @@ def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bo
     Parameters
     ----------
     mu, sigma, d
-        As in :func:`swingby.sim.second_moment` (``sigma`` a standard deviation).
+        As in :func:`swingby.sim.data.second_moment` (``sigma`` a standard deviation).
     matrix : {"authors", "paper"}
         ``"authors"`` (default): :func:`authors_a`, what the paper's theory figures were
-        made with. ``"paper"``: eq. (C.13), :func:`swingby.sim.second_moment`, the matrix
+        made with. ``"paper"``: eq. (C.13), :func:`swingby.sim.data.second_moment`, the matrix
         of the paper's text.
     origin_cluster : bool
         Only for ``matrix="paper"``: count a cluster at the origin in eq. (C.13)
@@ -269,189 +268,3 @@ def gsn_terms(W, a) -> GSN:
     k_is_j = off * W * wjj * (ai + 3 * aj)  # k = j (i != j): w_ji w_jj (a_i + 3 a_j)
     N = 0.5 * (full - k_is_i - k_is_j)
     return GSN(G, S, N)
-
-
-@dataclass
-class SymmetricRecord:
-    """A trajectory of :func:`simulate_symmetric`. With a batch of ``B`` initialisations
-    every array has a leading batch axis ``B``; records are along the next axis."""
-
-    steps: np.ndarray  #: ``(R,)`` iteration numbers of the records
-    time: np.ndarray  #: ``(R,)`` ``steps * eta``, the clock of eq. (4.3)
-    W: np.ndarray  #: ``([B,] R, d, d)`` the Jacobian ``U U^T``
-    output: np.ndarray  #: ``([B,] R, d)`` ``W x_hat``
-    test_loss: np.ndarray  #: ``([B,] R)`` ``0.5 ||W x_hat - x_hat||^2``
-    train_loss: np.ndarray  #: ``([B,] R)`` eq. (4.1) with ``A = diag(a)``
-    a: np.ndarray  #: ``(d,)``
-    x_hat: np.ndarray  #: ``(d,)``
-    eta: float = 0.0
-    config: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        R, d = np.shape(self.steps)[0], np.shape(self.a)[0]
-        batch = np.shape(self.W)[:-3]
-        want = dict(time=(R,), W=batch + (R, d, d), output=batch + (R, d), test_loss=batch + (R,),
-                    train_loss=batch + (R,), x_hat=(d,))
-        if len(batch) > 1:
-            raise ValueError(f"W must have shape ([B,] R, d, d), got {np.shape(self.W)}")
-        for name, shape in want.items():
-            if np.shape(getattr(self, name)) != shape:
-                raise ValueError(f"{name} must have shape {shape} to match steps {(R,)} and a {(d,)}, "
-                                 f"got {np.shape(getattr(self, name))}")
-
-    def pick(self, b: int) -> "SymmetricRecord":
-        """The ``b``-th trajectory of a batched record, as a single record."""
-        if self.W.ndim != 4:
-            raise ValueError("pick() needs a batched record (W of shape (B, R, d, d))")
-        b = _checks.index("b", b, self.W.shape[0])
-        return SymmetricRecord(self.steps, self.time, self.W[b], self.output[b], self.test_loss[b],
-                               self.train_loss[b], self.a, self.x_hat, self.eta,
-                               dict(self.config, batched=False))
-
-
-def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int = 1,
-                       *, iterate: str = "W", progress: bool = False) -> SymmetricRecord:
-    """Iterate eq. (D.2) from ``W(0) = U0 U0^T`` and record the trajectory.
-
-    Implements the deterministic dynamics of Sec. 4.2 / App. D (the authors' theory
-    figures iterate (D.2) directly, no data sampling). A batch of initialisations
-    ``(B, d, d')`` is simulated at once (vectorised), which is how the many-seed
-    statistics of App. E are computed.
-
-    Used by ``book/two_layer_theory.md`` and ``book/beyond_two_concepts.md``.
-
-    Parameters
-    ----------
-    U0 : array_like(float)
-        Initial ``U``, ``(d, d')`` with ``d' >= 1``, or a batch ``(B, d, d')``.
-    a : array_like(float, ndim=1)
-        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-    eta : float
-        Step size ``> 0`` (0.01 in the authors' scripts).
-    steps : int
-        Number of iterations ``> 0``.
-    x_hat : array_like(float, ndim=1)
-        OOD test point ``(d,)``, in concept coordinates.
-    record_every : int
-        Record every ``k``-th iterate (step 0 and the last one always).
-    iterate : {"W", "U"}
-        ``"W"`` iterates (D.2) on ``W`` (the paper's App. D and the authors' scripts);
-        ``"U"`` takes gradient-descent steps on ``U`` with learning rate ``eta / 2``
-        (:func:`u_step_to_w_eta`), the same dynamics up to ``O(eta^2)`` per step, which
-        keeps ``W = U U^T`` positive semi-definite exactly. (D.2) does not: once a small
-        eigenvalue of ``W`` is pushed below 0 it grows without bound.
-    progress : bool
-        Show a tqdm progress bar.
-
-    Returns
-    -------
-    SymmetricRecord
-        Entries after a divergence are ``inf``/``nan`` (no exception is raised).
-    """
-    a = _vector_a(a)
-    d = a.size
-    U0 = _checks.array("U0", U0, min_size=0)
-    if U0.ndim not in (2, 3) or U0.shape[-2] != d or U0.shape[-1] == 0:
-        raise ValueError(f"U0 must have shape ({d}, d') or (B, {d}, d') to match len(a) = {d}, got {U0.shape}")
-    eta = _eta(eta)
-    steps = _checks.positive_int("steps", steps)
-    every = _checks.positive_int("record_every", record_every)
-    _checks.choice("iterate", iterate, ("W", "U"))
-    x_hat = _vector("x_hat", x_hat, d)
-    progress = _checks.flag("progress", progress)
-    n_batch = U0.shape[0] if U0.ndim == 3 else 1
-    _checks.work(4.0 * steps * n_batch * d * d * max(d, U0.shape[-1]),
-                 f"steps = {steps} for {n_batch} trajectories with d = {d}")
-    _checks.memory(8.0 * n_batch * (steps // every + 2) * d * (d + 3),
-                   f"{steps // every + 2} records (steps = {steps}, record_every = {every}) of "
-                   f"{n_batch} trajectories with d = {d}")
-    rec = np.arange(0, steps + 1, every)
-    if rec[-1] != steps:
-        rec = np.append(rec, steps)
-    with np.errstate(over="ignore", invalid="ignore"):
-        Ws = _iterate(U0 @ np.swapaxes(U0, -1, -2), a, eta, rec, iterate, progress)
-        out = Ws @ x_hat
-        test_loss = 0.5 * ((out - x_hat) ** 2).sum(-1)
-        train_loss = _loss_41(Ws, a)
-    return SymmetricRecord(rec, rec * eta, Ws, out, test_loss, train_loss, a, x_hat, eta,
-                           dict(steps=steps, record_every=every, d_prime=U0.shape[-1],
-                                iterate=iterate, batched=U0.ndim == 3))
-
-
-def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate: str,
-             progress: bool) -> np.ndarray:
-    """Iterate from ``W`` (``(..., d, d)``) to step ``rec[-1]``; the iterates at the steps
-    ``rec`` (``rec[0] = 0``), stacked on the axis before the last two."""
-    d = a.size
-    Ws = np.empty(W.shape[:-2] + (rec.size, d, d))
-    Ws[..., 0, :, :] = W
-    r = 1
-    apa = a[:, None] + a[None, :]  # a_i + a_j
-    two_a = 2.0 * np.diag(a)
-    eye = np.eye(d)
-    for n in live.progress(range(1, int(rec[-1]) + 1), desc="steps", enabled=progress, mininterval=0.5):
-        if iterate == "W":
-            # (D.2) = -(M W + W M) / 2 with M = (W - I) A + A (W - I) symmetric
-            M = W * apa
-            M -= two_a
-            MW = M @ W
-            MW += np.swapaxes(MW, -1, -2)
-            MW *= -0.5 * eta
-            W += MW
-        else:
-            # U <- (I - eta/2 M) U, so W <- B W B with B = I - eta/2 M symmetric:
-            # a congruence, which keeps W positive semi-definite
-            B = W * apa  # M = (W - I) A + A (W - I) = W * (a_i + a_j) - 2 A
-            B -= two_a
-            B *= -0.5 * eta
-            B += eye
-            W = B @ W @ B
-        if n == rec[r]:
-            Ws[..., r, :, :] = W
-            r += 1
-    return Ws
-
-
-def _single_record(name: str, record) -> "SymmetricRecord":
-    _checks.instance(name, record, SymmetricRecord, "swingby.theory.SymmetricRecord")
-    if record.W.ndim != 3:
-        raise ValueError(f"{name} must be a single trajectory; index a batched record first with .pick(b)")
-    return record
-
-
-def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform",
-              init_scale: float = 0.2) -> np.ndarray:
-    """Initial ``U`` of :class:`swingby.models.SymmetricModel` for each seed, stacked.
-
-    Used by ``book/beyond_two_concepts.md`` (eq. E.1) and, through
-    :func:`descent_statistics`, by the statistics over seeds of the theory chapters.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    seeds : int or sequence of int
-        One seed per initialisation (``SymmetricModel``'s ``seed``).
-    d_prime : int, optional
-        Width ``d' >= d`` (default ``d``).
-    init : {"uniform", "gaussian"}
-        ``"uniform"``: entries ``U[0, 1) * init_scale`` (the authors' Fig. 5, 8-10
-        initialisation, ``init_scale = 1/5`` or ``1/10``); ``"gaussian"``:
-        ``N(0, init_scale^2)``, the ``tau`` of App. E.2.
-    init_scale : float
-        ``> 0``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(len(seeds), d, d')``, ``float64``.
-    """
-    d = _checks.positive_int("d", d)
-    dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
-    n = 1 if _checks.is_integer(seeds) else len(seeds) if hasattr(seeds, "__len__") else 0
-    _checks.memory(16.0 * n * d * dp, f"{n} seeds of U with shape (d, d_prime) = ({d}, {dp})")
-    seeds = [_checks.seed("seeds", seeds)] if _checks.is_integer(seeds) else _checks.seed_list("seeds", seeds)
-    return np.stack([
-        SymmetricModel(d, d_prime, init=init, init_scale=init_scale, seed=int(seed)).U.detach().double().numpy()
-        for seed in seeds
-    ])

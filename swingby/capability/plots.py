@@ -1,0 +1,350 @@
+"""Figures of the capability chapter (``book/capability.md``): the figures of the
+hidden-capabilities study (Park et al. 2024) drawn from a stored sweep. Every
+function takes a results dict of :func:`swingby.diffusion.runs.storage.load_results` (and
+numbers computed by :mod:`swingby.capability`), draws on the axes it is
+given and returns them."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from swingby import _checks
+from swingby.capability import claims as CC
+from swingby.capability import measures as CM
+from swingby.capability import probe_claims as CPC
+from swingby.capability import probes as CP
+from swingby.capability import spread as CSP
+from swingby.diffusion.data import CLASSES
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels
+from swingby.style import _axes
+
+CAP_COLOUR, BEH_COLOUR = "tab:green", "tab:red"  #: seed 003's colours: capability green, behaviour red
+READINGS = {"classifier": "-", "pixels": ":"}     #: line style of each reading
+
+
+def _separations(res: dict) -> list[float]:
+    try:
+        return [float(d) for d in res["meta"]["config"]["separations"]]
+    except (TypeError, KeyError) as err:
+        raise ValueError(f"res must be a results dict with meta.config.separations ({err!r})") from None
+
+
+def _steps(res: dict) -> np.ndarray:
+    try:
+        return np.asarray(res["meta"]["checkpoint_steps"], float)
+    except (TypeError, KeyError) as err:
+        raise ValueError(f"res must be a results dict with meta.checkpoint_steps ({err!r})") from None
+
+
+def dc_colour(i: int, n: int):
+    """Colour of the ``i``-th of ``n`` colour separations (viridis, weak to strong).
+
+    Parameters
+    ----------
+    i : int
+        Index of the separation, from the weakest.
+    n : int
+        Number of separations.
+
+    Returns
+    -------
+    tuple of float
+        An RGBA colour.
+    """
+    return plt.get_cmap("viridis")(i / max(1, n - 1))
+
+
+def plot_concept_memorization(res: dict, ax):
+    """Seed 003, Fig. 1: seed-mean concept-space paths of every class, one colour per
+    separation; class 11 solid with dots at the checkpoints, trained classes dashed.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict.
+    ax : matplotlib Axes
+        Where to draw.
+    """
+    ax = _axes(ax)
+    pts = np.nanmean(CP.class_points(res), axis=1)  # (D, K, 4, 2)
+    dcs = _separations(res)
+    for i, dc in enumerate(dcs):
+        col = dc_colour(i, len(dcs))
+        for c, cls in enumerate(CLASSES):
+            held = cls == "11"
+            ax.plot(pts[i, :, c, 0], pts[i, :, c, 1], "-" if held else "--", color=col, lw=2 if held else 0.8,
+                    marker="." if held else None, ms=4, alpha=1 if held else 0.6,
+                    label=f"dc = {dc:.3g}" if held else None)
+        ax.plot(*pts[i, -1, 3], ">", color=col, ms=6)
+    _corners(ax)
+    for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
+        ax.annotate(cls, (x, y), textcoords="offset points", xytext=(6, -10 if y else 6), fontsize=8)
+    ax.set_ylabel("P(small)")
+    ax.legend(fontsize=7, loc="center", title="class 11", title_fontsize=7)
+    return ax
+
+
+def _band(ax, steps, curves, colour, style, label):
+    mean = np.nanmean(curves, axis=0)
+    ax.plot(steps, mean, style, color=colour, lw=1.8, label=label)
+    if style == "-":
+        ax.fill_between(steps, np.nanmin(curves, axis=0), np.nanmax(curves, axis=0), color=colour, alpha=0.15,
+                        lw=0)
+
+
+def plot_capability_behaviour(res: dict, axes):
+    """Seed 003, Figs. 2 and 7: capability (green) and behaviour (red) of class 11 over
+    training, one panel per separation; seed mean (classifier solid with the band from
+    the lowest to the highest seed, pixel check dotted).
+
+    Parameters
+    ----------
+    res : dict
+        A results dict.
+    axes : sequence of matplotlib Axes
+        One per colour separation.
+    """
+    dcs, steps = _separations(res), _steps(res)
+    axes = _axes_for(axes, len(dcs))
+    for by, style in READINGS.items():
+        cap, beh = CM.capability(res, by), CM.behaviour(res, by)
+        for i, ax in enumerate(axes[:len(dcs)]):
+            _band(ax, steps, cap[i], CAP_COLOUR, style, f"capability ({by})")
+            _band(ax, steps, beh[i], BEH_COLOUR, style, f"behaviour ({by})")
+    for i, ax in enumerate(axes[:len(dcs)]):
+        ax.axhline(0.5, color="k", lw=0.6)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
+    label_panels(axes[:len(dcs)], "training step", "joint accuracy of class 11")
+    axes[0].legend(fontsize=7, loc="upper left")
+    return axes
+
+
+def plot_seed_std(res: dict, axes, by: str = "classifier"):
+    """Seed 003, Fig. 8: seed-to-seed standard deviation of capability (green) and
+    behaviour (red), one panel per separation.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict.
+    axes : sequence of matplotlib Axes
+        One per colour separation.
+    by : {"classifier", "pixels"}
+        Which reading.
+    """
+    dcs, steps = _separations(res), _steps(res)
+    axes = _axes_for(axes, len(dcs))
+    sc, sb = CSP.seed_std(CM.capability(res, by)), CSP.seed_std(CM.behaviour(res, by))
+    for i, ax in enumerate(axes[:len(dcs)]):
+        ax.plot(steps, sc[i], "-", color=CAP_COLOUR, label="capability")
+        ax.plot(steps, sb[i], "-", color=BEH_COLOUR, label="behaviour")
+        ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
+    label_panels(axes[:len(dcs)], "training step", "seed-to-seed std")
+    axes[0].legend(fontsize=7)
+    return axes
+
+
+def plot_seeds_3d(res: dict, dc_index: int, ax, by: str = "classifier"):
+    """Seed 003, Fig. 9: capability (green) and behaviour (red) of every seed at one
+    separation, as curves in (step, seed, accuracy).
+
+    Parameters
+    ----------
+    res : dict
+        A results dict.
+    dc_index : int
+        Which separation.
+    ax : matplotlib 3-D Axes
+        Where to draw (``projection="3d"``).
+    by : {"classifier", "pixels"}
+        Which reading.
+    """
+    ax = _axes(ax, three_d=True)
+    dcs, steps = _separations(res), _steps(res)
+    i = _checks.index("dc_index", dc_index, len(dcs))
+    cap, beh = CM.capability(res, by)[i], CM.behaviour(res, by)[i]
+    seeds = res["meta"]["config"]["seeds"]
+    for j, s in enumerate(seeds):
+        if np.isnan(cap[j]).any():
+            continue
+        ax.plot(steps, np.full_like(steps, j), cap[j], color=CAP_COLOUR, label="capability" if j == 0 else None)
+        ax.plot(steps, np.full_like(steps, j), beh[j], color=BEH_COLOUR, label="behaviour" if j == 0 else None)
+    ax.set_yticks(range(len(seeds)), [str(s) for s in seeds])
+    ax.set_xlabel("training step")
+    ax.set_ylabel("seed")
+    ax.set_zlabel("joint accuracy")
+    ax.set_zlim(0, 1)
+    ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    return ax
+
+
+def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | None, ax):
+    """Seed 003, Fig. 3: behaviour time against capability time, one dot per run, one
+    colour per separation; runs whose behaviour never crosses 50 % are open triangles
+    at the end of training (censored); the least-squares line over the runs where both
+    cross, with its R^2 and the 95 % interval of its slope.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict (for the separations and the last step).
+    times : CrossingTimes
+        From :func:`swingby.capability.measures.crossing_times`.
+    fit : LinearFit or None
+        From :func:`swingby.capability.claims.linear_fit` (None: no line).
+    ax : matplotlib Axes
+        Where to draw.
+    """
+    ax = _axes(ax)
+    _checks.instance("times", times, CM.CrossingTimes)
+    if fit is not None:
+        _checks.instance("fit", fit, CC.LinearFit)
+    dcs, end = _separations(res), float(_steps(res)[-1])
+    tc, tb = np.asarray(times.capability, float), np.asarray(times.behaviour, float)
+    if tc.shape != (len(dcs), tc.shape[1]) or tb.shape != tc.shape:
+        raise ValueError(f"times must hold (separations = {len(dcs)}, seeds) arrays, got {tc.shape} and {tb.shape}")
+    for i, dc in enumerate(dcs):
+        col = dc_colour(i, len(dcs))
+        both = np.isfinite(tc[i]) & np.isfinite(tb[i])
+        never = np.isfinite(tc[i]) & np.isinf(tb[i])
+        ax.plot(tc[i, both], tb[i, both], "o", color=col, label=f"dc = {dc:.3g}")
+        ax.plot(tc[i, never], np.full(never.sum(), end), "^", mfc="none", mec=col, ms=8)
+    lim = np.array([0, end * 1.05])
+    ax.plot(lim, lim, "k:", lw=0.8, label="behaviour = capability")
+    ax.axhline(end, color="grey", lw=0.6, ls="--")
+    ax.annotate("end of training: behaviour never reached 50 % (triangles)", (lim[1] * 0.02, end),
+                textcoords="offset points", xytext=(0, 4), fontsize=7, color="grey")
+    if fit is not None:
+        x = np.linspace(np.nanmin(tc), np.nanmax(tc[np.isfinite(tc)]), 2)
+        ax.plot(x, fit.slope * x + fit.intercept, "k-", lw=1.2,
+                label=f"fit: slope {fit.slope:.2f} [{fit.slope_ci[0]:.2f}, {fit.slope_ci[1]:.2f}], R² = {fit.r2:.2f}")
+    ax.set_xlim(*lim)
+    ax.set_ylim(0, end * 1.08)
+    ax.set_xlabel("capability time (step of first 50 %)")
+    ax.set_ylabel("behaviour time (step of first 50 %)")
+    ax.legend(fontsize=7, loc="lower right")
+    return ax
+
+
+def _interp_point(steps: np.ndarray, path: np.ndarray, t: float) -> np.ndarray:
+    return np.array([np.interp(t, steps, path[:, 0]), np.interp(t, steps, path[:, 1])])
+
+
+def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str = "classifier"):
+    """Seed 003, Fig. 4: one run's training loss (left), capability and behaviour
+    (middle) and class-11 concept-space path (right), with the capability time marked
+    (dashed line, star) and the concept-space turn (:func:`swingby.capability.probes.concept_turn`).
+
+    Parameters
+    ----------
+    res : dict
+        A results dict.
+    dc_index, seed_index : int
+        Which run.
+    axes : sequence of three matplotlib Axes
+        Where to draw.
+    by : {"classifier", "pixels"}
+        Which reading the accuracies use.
+    """
+    dcs, steps = _separations(res), _steps(res)
+    i = _checks.index("dc_index", dc_index, len(dcs))
+    j = _checks.index("seed_index", seed_index, len(res["meta"]["config"]["seeds"]))
+    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
+    if axes.size != 3:
+        raise ValueError(f"axes must hold three Axes (loss, accuracy, concept space), got {axes.size}")
+    a0, a1, a2 = (_axes(a) for a in axes)
+    if not np.asarray(res["done"])[i, j].all():
+        raise ValueError(f"run (dc_index={i}, seed_index={j}) is not finished")
+    t_cap = float(CM.crossing_times(res, by).capability[i, j])
+    turn = CP.concept_turn(res)
+    ls, loss = CP.loss_log(res, "loss")
+    a0.plot(ls, loss[i, j], color="k", lw=1)
+    if np.nanmin(loss[i, j]) > 0:   # a log scale shows a late feature as large as an early one
+        a0.set_yscale("log")
+    a0.set_xlabel("training step")
+    a0.set_ylabel("loss: the bound (nats per dimension)")
+    a0.set_title("training loss", fontsize=10)
+    a1.plot(steps, CM.capability(res, by)[i, j], "-o", ms=3, color=CAP_COLOUR, label="capability")
+    a1.plot(steps, CM.behaviour(res, by)[i, j], "-o", ms=3, color=BEH_COLOUR, label="behaviour")
+    a1.axhline(0.5, color="k", lw=0.6)
+    a1.set_xlabel("training step")
+    a1.set_ylabel("joint accuracy of class 11")
+    a1.set_title("accuracy", fontsize=10)
+    a1.legend(fontsize=7)
+    for ax in (a0, a1):
+        if np.isfinite(t_cap):
+            ax.axvline(t_cap, color=CAP_COLOUR, ls="--", lw=1.2)
+        ax.axvline(turn.turn[i, j], color="tab:purple", ls=":", lw=1.2)
+    pts = CP.class_points(res)[i, j]
+    for c, cls in enumerate(CLASSES):
+        held = cls == "11"
+        a2.plot(pts[:, c, 0], pts[:, c, 1], "-" if held else "--", color=CLASS_COLOURS[cls], lw=2 if held else 0.8,
+                marker="." if held else None)
+    if np.isfinite(t_cap):
+        a2.plot(*_interp_point(steps, pts[:, 3], t_cap), "*", color=CAP_COLOUR, ms=14, mec="k",
+                label="at capability time", zorder=5)
+    k_turn = int(np.searchsorted(steps, turn.turn[i, j]))
+    a2.plot(*pts[k_turn, 3], "D", color="tab:purple", ms=7, mfc="none", mew=2, label="turn", zorder=5)
+    _corners(a2)
+    a2.set_ylabel("P(small)")
+    a2.set_title("concept space", fontsize=10)
+    a2.legend(fontsize=7, loc="center")
+    return axes
+
+
+def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
+    """Seed 003, Fig. 5: embedding disentanglement ``1 - |cos(e01 - e00, e10 - e00)|``
+    over training, one panel per separation, one line per seed, each seed's capability
+    time marked with a dashed line of its colour.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict.
+    axes : sequence of matplotlib Axes
+        One per colour separation.
+    by : {"classifier", "pixels"}
+        Which reading the capability times use.
+    """
+    dcs, steps = _separations(res), _steps(res)
+    axes = _axes_for(axes, len(dcs))
+    ed = CP.embedding_disentanglement(res)
+    t_cap = CM.crossing_times(res, by).capability
+    cols = plt.get_cmap("tab10")
+    for i, ax in enumerate(axes[:len(dcs)]):
+        for j in range(ed.shape[1]):
+            if np.isnan(ed[i, j]).any():
+                continue
+            ax.plot(steps, ed[i, j], "-", color=cols(j), lw=1, label=f"seed {res['meta']['config']['seeds'][j]}")
+            if np.isfinite(t_cap[i, j]):
+                ax.axvline(t_cap[i, j], color=cols(j), ls="--", lw=0.8)
+        ax.set_ylim(0, 1.02)
+        ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
+    label_panels(axes[:len(dcs)], "training step", "embedding disentanglement")
+    axes[0].legend(fontsize=7, loc="lower right")
+    return axes
+
+
+def probe_table(scores: list) -> str:
+    """The probe table of the chapter as Markdown: one row per
+    :class:`swingby.capability.probe_claims.ProbeScore`.
+
+    Parameters
+    ----------
+    scores : list of ProbeScore
+        In the order of the rows.
+    """
+    if not isinstance(scores, (list, tuple)) or not scores or \
+            not all(isinstance(s, CPC.ProbeScore) for s in scores):
+        raise ValueError("scores must be a non-empty list of ProbeScore (from capability.probe_score)")
+
+    def f(v, fmt):
+        return "—" if not np.isfinite(v) else format(v, fmt)
+    rows = ["| probe | r with capability time | p (seeds shuffled within each dc) | median gap (steps) "
+            "| r with behaviour time | runs |", "|---|---|---|---|---|---|"]
+    for s in scores:
+        rows.append(f"| {s.name} | {f(s.r_capability, '.2f')} | {f(s.p_value, '.3f')} | {f(s.median_gap, '.0f')} "
+                    f"| {f(s.r_behaviour, '.2f')} | {s.n} |")
+    return "\n".join(rows)

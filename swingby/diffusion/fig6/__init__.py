@@ -1,0 +1,11 @@
+"""The analysis of paper Sec. 5 (Fig. 6) on a diffusion sweep, used by the chapter
+``book/diffusion.md``.
+
+* :mod:`.analysis`: concept-space trajectories, speeds and learning times of a sweep;
+* :mod:`.claims`, :mod:`.nulls`: the older claim checks and the nulls they are calibrated on;
+* :mod:`.checks`, :mod:`.mse_checks`, :mod:`.slowing`: the checks of Fig. 6 under the
+  fixed rules (:mod:`swingby.diffusion.rules`); :mod:`.slowing` also holds the old
+  rule's slowing check;
+* :mod:`.report`: the checks under the old and the new rules, as markdown tables;
+* :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
+"""

@@ -1,0 +1,86 @@
+"""Interactive explorer of a stored sweep: pick a colour separation, a seed and a
+checkpoint; see the stored samples of each class and where the classes sit in
+concept space at that moment. Static mode (``SWINGBY_STATIC=1``) draws only the
+default view and creates no widget (:func:`swingby.live.explorer`)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from swingby import _checks
+from swingby.diffusion.data import CLASSES
+from swingby.diffusion.fig6 import analysis as A
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.live import Explorer, explorer
+
+
+def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) -> None:
+    """The explorer's starting point must exist (a widget would silently clamp it)."""
+    n_dc, n_seed, n_ckpt = shape[:3]
+    if len(res["meta"]["config"].get("seeds", ())) != n_seed or "thumbs" not in res \
+            or np.ndim(res["thumbs"]) != 8 or np.shape(res["thumbs"])[:4] != (n_dc, n_seed, n_ckpt, 4):
+        raise ValueError("res must be a sweep result from swingby.diffusion.runs.storage.load_results, with "
+                         "config.seeds and thumbs of shape (n_dc, n_seed, n_ckpt, 4, n, 3, H, W)")
+    _checks.index("dc_index", dc_index, n_dc)
+    _checks.index("seed_index", seed_index, n_seed)
+    if checkpoint is not None:
+        _checks.index("checkpoint", checkpoint, n_ckpt)
+
+
+def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
+                   checkpoint: int | None = None) -> Explorer | None:
+    """Menus for separation and seed and a slider for the checkpoint; draws the samples
+    (left) and the concept-space points of every class for that seed, with its path so
+    far (right).
+
+    The default view is drawn at once as a plain figure (so the static book shows it);
+    in a live notebook the controls follow, and a change of a control redraws below
+    them.
+
+    Parameters
+    ----------
+    res : dict
+        A sweep result of :func:`swingby.diffusion.runs.storage.load_results`.
+    dc_index, seed_index : int
+        The colour separation and the seed to start at (indices into the sweep's lists).
+    checkpoint : int or None
+        The checkpoint to start at; ``None`` for the last.
+
+    Returns
+    -------
+    swingby.live.Explorer or None
+        The live explorer; ``None`` in static mode.
+    """
+    traj = A.trajectories(res)  # checks res
+    cfg = res["meta"]["config"]
+    steps = res["meta"]["checkpoint_steps"]
+    _check_indices(res, traj.shape, dc_index, seed_index, checkpoint)
+    values = dict(i=dc_index, j=seed_index, k=len(steps) - 1 if checkpoint is None else checkpoint)
+
+    def draw(i: int, j: int, k: int):
+        fig, (a0, a1) = plt.subplots(1, 2, figsize=(9, 4), gridspec_kw={"width_ratios": [1.1, 1]})
+        plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
+                        title=f"samples at step {steps[k]}")
+        for c, cls in enumerate(CLASSES):
+            a1.plot(traj[i, j, :k + 1, c, 0], traj[i, j, :k + 1, c, 1], "-", color=CLASS_COLOURS[cls],
+                    lw=1, alpha=0.6)
+            a1.plot(*traj[i, j, k, c], "o", color=CLASS_COLOURS[cls], label=CLASS_NAMES[cls])
+        _corners(a1)
+        a1.set_ylabel("P(small)")
+        a1.legend(fontsize=7, loc="center")
+        a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
+        plt.tight_layout()
+        return fig
+
+    def make_controls():
+        import ipywidgets as widgets
+        return dict(
+            i=widgets.Dropdown(options=[(f"{d:.3g}", i) for i, d in enumerate(cfg["separations"])],
+                               value=values["i"], description="dc"),
+            j=widgets.Dropdown(options=[(str(s), j) for j, s in enumerate(cfg["seeds"])],
+                               value=values["j"], description="seed"),
+            k=widgets.IntSlider(value=values["k"], min=0, max=len(steps) - 1, description="checkpoint",
+                                continuous_update=False),
+        )
+
+    return explorer(draw, values, make_controls, layout=(3,), side=False)

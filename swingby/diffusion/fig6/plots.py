@@ -1,0 +1,362 @@
+"""Figures of the diffusion chapter: sample grids (paper Fig. 19), concept-space
+trajectories, MSE and speed (paper Fig. 6(a)-(c))."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from swingby import _checks
+from swingby.diffusion.data import CLASSES
+from swingby.diffusion.fig6 import analysis as A
+from swingby.style import _axes, _style
+
+CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
+CLASS_COLOURS = {"00": "tab:red", "01": "tab:orange", "10": "tab:blue", "11": "tab:purple"}
+
+
+def _to_hwc(img: np.ndarray) -> np.ndarray:
+    img = np.asarray(img)
+    if img.dtype == np.uint8:
+        img = img.astype(float) / 255
+    return np.clip(np.moveaxis(img, 0, -1), 0, 1)
+
+
+def _grid_images(images) -> np.ndarray:
+    arr = np.asarray(images)
+    if arr.dtype != np.uint8:
+        arr = _checks.array("images", arr)
+    if arr.ndim != 5 or arr.shape[2] != 3 or 0 in arr.shape:
+        raise ValueError(f"images must be a non-empty (rows, cols, 3, H, W) array, got shape {arr.shape}")
+    return arr
+
+
+def _axes_for(axes, n: int) -> np.ndarray:
+    """``n`` matplotlib axes (one per colour separation)."""
+    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
+    if axes.size < n:
+        raise ValueError(f"axes must hold one Axes per colour separation ({n}), got {axes.size}")
+    for ax in axes[:n]:
+        _axes(ax)
+    return axes
+
+
+def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7), sharey: bool = True):
+    """A figure of ``n`` panels in rows of ``ncols`` (not one long strip, which a page
+    shrinks until its labels cannot be read), with the unused cells removed.
+
+    Parameters
+    ----------
+    n : int
+        Number of panels (one per colour separation), at least 1.
+    ncols : int
+        Panels per row.
+    panel : (float, float)
+        Width and height of one panel in inches.
+    sharey : bool
+        Share the y axis between panels.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, numpy.ndarray of Axes)
+        The figure and its ``n`` axes, row by row.
+    """
+    n = _checks.integer("n", n, low=1, high=64)
+    ncols = _checks.integer("ncols", ncols, low=1, high=16)
+    if (not isinstance(panel, tuple) or len(panel) != 2
+            or not all(isinstance(v, (int, float)) and 0 < v <= 20 for v in panel)):
+        raise ValueError(f"panel must be (width, height) in inches, each in (0, 20], got {panel!r}")
+    _checks.flag("sharey", sharey)
+    cols = min(ncols, n)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(panel[0] * cols, panel[1] * rows), sharey=sharey,
+                             squeeze=False)
+    flat = axes.ravel()
+    for ax in flat[n:]:
+        ax.remove()
+    return fig, flat[:n]
+
+
+def label_panels(axes, xlabel: str, ylabel: str) -> None:
+    """Put ``xlabel`` under the bottom panel of every column and ``ylabel`` beside the
+    first panel of every row (panels of :func:`panel_grid`, or any row of axes).
+
+    Parameters
+    ----------
+    axes : sequence of matplotlib Axes
+        The panels.
+    xlabel, ylabel : str
+        The axis labels.
+    """
+    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
+    for ax in axes:
+        spec = ax.get_subplotspec()
+        below = spec is None or spec.is_last_row() or not _panel_below(ax, axes)
+        if below:
+            ax.set_xlabel(xlabel)
+        if spec is None or spec.is_first_col():
+            ax.set_ylabel(ylabel)
+
+
+def _panel_below(ax, axes) -> bool:
+    """Whether another of ``axes`` sits in the same column one row further down."""
+    spec = ax.get_subplotspec()
+    for other in axes:
+        o = other.get_subplotspec()
+        if o is not None and o.colspan == spec.colspan and o.rowspan.start == spec.rowspan.stop:
+            return True
+    return False
+
+
+def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
+    """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps): ``uint8``
+    or floats in [0, 1]; ``row_labels`` one per row.
+
+    Parameters
+    ----------
+    images : array (rows, cols, 3, H, W)
+        ``uint8`` or floats in [0, 1].
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    row_labels : sequence of str, optional
+        One label per row.
+    title : str, optional
+        The panel's title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    images = _grid_images(images)
+    _style(title=title)
+    R, C, _, H, W = images.shape
+    if row_labels is not None and (isinstance(row_labels, str) or not hasattr(row_labels, "__len__")
+                                   or len(row_labels) != R):
+        raise ValueError(f"row_labels must hold one label per row ({R}), got {row_labels!r}")
+    mosaic = np.ones((R * (H + 1) - 1, C * (W + 1) - 1, 3))
+    for r in range(R):
+        for c in range(C):
+            mosaic[r * (H + 1):r * (H + 1) + H, c * (W + 1):c * (W + 1) + W] = _to_hwc(images[r, c])
+    ax = _axes(plt.gca() if ax is None else ax)
+    ax.imshow(mosaic, interpolation="nearest")
+    ax.set_xticks([])
+    if row_labels is not None:
+        ax.set_yticks([r * (H + 1) + H / 2 for r in range(R)], row_labels, fontsize=8)
+    else:
+        ax.set_yticks([])
+    ax.grid(False)
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+def _corners(ax):
+    for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
+        ax.plot(x, y, "o", mfc="none", mec=CLASS_COLOURS[cls], ms=10)
+    ax.plot(1, 1, "*", color="red", ms=13, label="target of 11")
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_aspect("equal")
+    ax.set_xlabel("P(blue)")
+
+
+def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
+    """Fig. 6(a): class points in concept space over training, one panel per colour
+    separation; class 11 solid (with per-seed thin lines), training classes dashed.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    axes : array of matplotlib.axes.Axes, optional
+        One per colour separation (default: a new row of panels).
+    seed_lines : bool
+        Draw each seed's class-11 path as a thin line.
+
+    Returns
+    -------
+    array of matplotlib.axes.Axes
+    """
+    traj, per_seed = A.mean_trajectories(res), A.trajectories(res)
+    dcs = res["meta"]["config"]["separations"]
+    seed_lines = _checks.flag("seed_lines", seed_lines)
+    if axes is None:
+        _, axes = plt.subplots(1, len(dcs), figsize=(3.2 * len(dcs), 3.4), sharey=True)
+    axes = _axes_for(axes, len(dcs))
+    for i, (ax, dc) in enumerate(zip(axes, dcs)):
+        for c, cls in enumerate(CLASSES):
+            held = cls == "11"
+            ax.plot(traj[i, :, c, 0], traj[i, :, c, 1], "-" if held else "--", color=CLASS_COLOURS[cls],
+                    lw=2 if held else 1, label=CLASS_NAMES[cls], marker="." if held else None, ms=5)
+            ax.plot(traj[i, -1, c, 0], traj[i, -1, c, 1], ">", color=CLASS_COLOURS[cls], ms=6)
+        if seed_lines:
+            for s in range(per_seed.shape[1]):
+                ax.plot(per_seed[i, s, :, 3, 0], per_seed[i, s, :, 3, 1], color=CLASS_COLOURS["11"],
+                        lw=0.6, alpha=0.35)
+        _corners(ax)
+        ax.set_title(f"colour separation {dc:.3g}", fontsize=10)
+    np.atleast_1d(axes)[0].set_ylabel("P(small)")
+    return axes
+
+
+def plot_mse(res: dict, ax=None):
+    """Fig. 6(b): concept-space MSE of class 11 to (1, 1) over training steps: the mean
+    of the seeds' own curves with a band of one standard error over seeds.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    _, per_seed = A.mse_curves(res)
+    steps = np.asarray(res["meta"]["checkpoint_steps"])
+    dcs = res["meta"]["config"]["separations"]
+    cmap = plt.get_cmap("viridis")
+    ax = _axes(plt.gca() if ax is None else ax)
+    mean = per_seed.mean(axis=1)
+    se = per_seed.std(axis=1, ddof=1) / np.sqrt(per_seed.shape[1]) if per_seed.shape[1] > 1 else 0 * mean
+    for i, dc in enumerate(dcs):
+        col = cmap(i / max(1, len(dcs) - 1))
+        ax.plot(steps, mean[i], "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
+        ax.fill_between(steps, mean[i] - se[i], mean[i] + se[i], color=col, alpha=0.2, lw=0)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("concept-space MSE of class 11")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def _check_slowing(checks, n: int) -> None:
+    """One :class:`swingby.diffusion.fig6.claims.SlowingCheck` per separation."""
+    if not isinstance(checks, (list, tuple)) or len(checks) != n:
+        raise ValueError(f"checks must be a list of {n} results of slowing.slowing_checks(res), got {checks!r}"[:200])
+    for k, c in enumerate(checks):
+        if not all(hasattr(c, f) for f in ("start", "speeds", "fits")):
+            raise ValueError(f"checks[{k}] must be a SlowingCheck from slowing.slowing_checks(res)")
+
+
+def plot_speed(res: dict, checks: list, ax=None):
+    """Fig. 6(c): speed ``|dC/dt|`` of class 11 (seed mean) on a log scale, the sampling-noise
+    floor (thin dashed) and, over the late phase, the better of an exponential and a power
+    law (dotted) fitted to the speeds above the floor (``checks``: one
+    :class:`swingby.diffusion.fig6.claims.SlowingCheck` per separation).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    checks : list of SlowingCheck
+        From :func:`swingby.diffusion.fig6.slowing.slowing_checks`, one per separation.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    mid, sp = A.speed(res)
+    floor = A.speed_noise_floor(res)
+    dcs = res["meta"]["config"]["separations"]
+    _check_slowing(checks, len(dcs))
+    cmap = plt.get_cmap("viridis")
+    ax = _axes(plt.gca() if ax is None else ax)
+    for i, (dc, c) in enumerate(zip(dcs, checks)):
+        col = cmap(i / max(1, len(dcs) - 1))
+        ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
+        ax.semilogy(mid, np.maximum(floor[i], 1e-7), "--", color=col, lw=0.7, alpha=0.7,
+                    label="sampling-noise floor" if i == len(dcs) - 1 else None)
+        if c.fits is not None:
+            t = mid[c.start:]
+            ax.semilogy(t, c.fits.predict(t), ":", color=col, lw=2.5)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("speed |dC/dt| per step")
+    ax.set_ylim(bottom=1e-7)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_disc_mse(res: dict, axes) -> None:
+    """Fig. 6(b) on the disc-only read-out: the concept-space MSE of class 11 to (1, 1)
+    per seed, read only from samples the pixel check sees as a disc
+    (:func:`swingby.diffusion.fig6.mse_checks.disc_points`; gaps where too few samples show
+    one), one panel per colour separation. Used in the diffusion chapter, Fig. 6(b).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    axes : sequence of matplotlib.axes.Axes
+        One per separation (e.g. from :func:`panel_grid`).
+
+    Returns
+    -------
+    None
+    """
+    from swingby.diffusion.fig6.mse_checks import disc_points
+
+    dcs = res["meta"]["config"]["separations"]
+    axes = list(np.ravel(axes))
+    if len(axes) != len(dcs):
+        raise ValueError(f"axes must hold one panel per separation ({len(dcs)}), got {len(axes)}")
+    pts, _ = disc_points(res)
+    mse = ((pts - 1.0) ** 2).mean(-1)
+    steps = np.asarray(res["meta"]["checkpoint_steps"])
+    seeds = res["meta"]["config"]["seeds"]
+    cmap = plt.get_cmap("tab10")
+    for i, (ax, dc) in enumerate(zip(axes, dcs)):
+        for j, seed in enumerate(seeds):
+            ax.plot(steps, mse[i, j], "-", lw=1.2, color=cmap(j % 10), label=f"seed {seed}")
+        ax.set_xscale("symlog", linthresh=50)
+        ax.set_title(f"dc = {dc:.3g}", fontsize=10)
+    for ax in axes[-3:]:
+        ax.set_xlabel("training step")
+    axes[0].set_ylabel("disc-only MSE of class 11")
+    axes[0].legend(fontsize=7)
+
+
+def plot_dips(res: dict, dips: list, axes) -> None:
+    """The coordinate of class 11 that the swing check reads
+    (:func:`swingby.diffusion.fig6.checks.dip_checks`): P(blue) where size is learned
+    first (a dip is a swing toward red small), P(small) where colour is; one line per
+    seed (solid where the seed passes, dotted where not), from the first trained
+    checkpoint on, one panel per colour separation. Used in the diffusion chapter,
+    Fig. 6(a).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    dips : list of DipCheck
+        One per separation.
+    axes : sequence of matplotlib.axes.Axes
+        One per separation (e.g. from :func:`panel_grid`).
+
+    Returns
+    -------
+    None
+    """
+    dcs = res["meta"]["config"]["separations"]
+    axes = list(np.ravel(axes))
+    if len(axes) != len(dcs) or len(dips) != len(dcs):
+        raise ValueError(f"axes and dips must hold one entry per separation ({len(dcs)}), "
+                         f"got {len(axes)} and {len(dips)}")
+    t = A.trajectories(res)[:, :, 1:, A.CLASS_11]
+    steps = np.asarray(res["meta"]["checkpoint_steps"])[1:]
+    seeds = res["meta"]["config"]["seeds"]
+    cmap = plt.get_cmap("tab10")
+    for i, (ax, d) in enumerate(zip(axes, dips)):
+        c = 0 if d.toward == "01" else 1
+        for j, seed in enumerate(seeds):
+            ax.plot(steps, t[i, j, :, c], "-" if d.per_seed[j] else ":", lw=1.3, color=cmap(j % 10),
+                    label=f"seed {seed}")
+        ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"dc = {dcs[i]:.3g}: {'P(blue)' if c == 0 else 'P(small)'}", fontsize=10)
+    for ax in axes[-3:]:
+        ax.set_xlabel("training step")
+    axes[0].set_ylabel("class 11")
+    axes[0].legend(fontsize=7)

@@ -1,0 +1,138 @@
+"""The Fig. 6 checks under the old and the new rules, as markdown tables
+(``book/diffusion.md`` shows them; :mod:`swingby.diffusion.rules_report` gathers them
+into the report on the stored sweep).
+"""
+from __future__ import annotations
+
+from swingby.diffusion import rules as R
+from swingby.diffusion.fig6 import checks as F
+from swingby.diffusion.fig6 import claims as OLD
+from swingby.diffusion.fig6 import mse_checks as FM
+from swingby.diffusion.fig6 import slowing as FS
+from swingby.diffusion.tables import _f, _head, _row
+
+
+def swing_table(swings: list, dips: list) -> str:
+    """Markdown table of the swing (paper Fig. 6a) per separation under the old rule
+    (seed-mean swing against a straight-path null) and the new one (a dip and recovery
+    of class 11 per seed against monotone-per-coordinate paths).
+
+    Parameters
+    ----------
+    swings : list
+        :func:`swingby.diffusion.fig6.claims.swing_checks` (old rule).
+    dips : list of DipCheck
+        :func:`swingby.diffusion.fig6.checks.dip_checks` (new rule).
+
+    Returns
+    -------
+    str
+    """
+    if len(swings) != len(dips):
+        raise ValueError(f"swings and dips must have one entry per separation, got {len(swings)} and {len(dips)}")
+    out = _head("dc", "old: seed-mean swing (passed, null)", "new: toward", "new: dip per seed (fall / recovery)",
+                "new: null (monotone per coordinate)", "old check on that null", "new verdict", "to decide")
+    for s, d in zip(swings, dips):
+        out.append(_row(f"{d.dc:.3g}", f"{s.result.passed} ({s.result.swing:.2f}; {s.null_pass_rate:.1%})", d.toward,
+                        f"{''.join('x' if p else '.' for p in d.per_seed)} {_f(d.fall)} / {_f(d.recovery)}",
+                        f"{d.null_pass_rate:.1%}", f"{d.old_null_pass_rate:.1%}", d.verdict, d.needed))
+    return "\n".join(out)
+
+
+def mse_table(bends: list, mses: list) -> str:
+    """Markdown table of the MSE rise (paper Fig. 6b) per separation under the old rule
+    (seed-mean bend on every sample's classifier reading) and the new one (rise then
+    fall per seed on the disc-only reading).
+
+    Parameters
+    ----------
+    bends : list
+        :func:`swingby.diffusion.fig6.claims.bend_checks` (old rule).
+    mses : list of MSECheck
+        :func:`swingby.diffusion.fig6.mse_checks.mse_rise_checks` (new rule).
+
+    Returns
+    -------
+    str
+    """
+    if len(bends) != len(mses):
+        raise ValueError(f"bends and mses must have one entry per separation, got {len(bends)} and {len(mses)}")
+    out = _head("dc", "old: seed-mean bend (passed, null)", "old read-out decidable (seeds)",
+                "new: rise-then-fall per seed", "new read-out decidable (seeds)", "new: null", "new verdict",
+                "to decide")
+    for b, m in zip(bends, mses):
+        out.append(_row(f"{m.dc:.3g}", f"{b.result.passed} ({b.null_pass_rate:.1%})", int(m.old_decidable.sum()),
+                        f"{''.join('x' if p else '.' for p in m.per_seed)} rise {_f(m.rise)}",
+                        int(m.decidable.sum()), f"{m.null_pass_rate:.1%}", m.verdict, m.needed))
+    return "\n".join(out)
+
+
+def slowing_table(olds: list, news: list) -> str:
+    """Markdown table of the slowing (paper Fig. 6c) per separation under the old rule
+    (seed mean, a stopped-model null, the better of two fits) and the new one (per seed,
+    a model that keeps moving at its late speed, a shape decided only by a confidence
+    interval).
+
+    Parameters
+    ----------
+    olds : list
+        :func:`swingby.diffusion.fig6.slowing.slowing_checks` (old rule).
+    news : list of SlowingResult
+        :func:`swingby.diffusion.fig6.slowing.terminal_slowing` (new rule).
+
+    Returns
+    -------
+    str
+    """
+    if len(olds) != len(news):
+        raise ValueError(f"olds and news must have one entry per separation, got {len(olds)} and {len(news)}")
+    out = _head("dc", "old: passed (null), better fit", "new: per seed (measurable)", "early / floor",
+                "late / floor", "drop", "saturated", "reached", "new: null (keeps moving)", "shape (CI)",
+                "new verdict")
+    for o, n in zip(olds, news):
+        fit = o.fits.better if o.fits is not None else "none"
+        out.append(_row(f"{n.dc:.3g}", f"{o.passed} ({o.null_pass_rate:.1%}), {fit}",
+                        "".join("x" if p else "." if m else "-" for p, m in zip(n.per_seed, n.measurable)),
+                        _f(n.moving, ".1f"), _f(n.stopped, ".1f"), _f(n.drop, ".0f"), n.saturated, n.reached,
+                        f"{n.null_pass_rate:.1%}", f"{n.shape} {_f(n.shape_ci, '.3f')}", n.verdict))
+    out += ["", "x: passes, .: fails, -: not measurable (the read-out saturates before the late window)."]
+    return "\n".join(out)
+
+
+def fig6_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
+    """Markdown lines: the Fig. 6 checks under the old and the new rules.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    rules : Rules
+        The new rules.
+
+    Returns
+    -------
+    list of str
+    """
+    out = ["## Fig. 6(a): the swing", ""]
+    order = OLD.order_check(res)
+    swings = OLD.swing_checks(res, order)
+    dips = F.dip_checks(res, rules)
+    out += swing_table(swings, dips).split("\n")
+    share, oc, word = F.weak_signal_dip(dips, rules)
+    out += ["", f"Weak colour signal (dc <= {rules.weak_dc}): share of each seed's runs with the dip "
+            f"{_f(share)}; {oc.n_pass} of {oc.n_units} seeds pass (null per seed {oc.null_pass_rate:.2%}); "
+            f"runs with the dip: {sum(int(d.per_seed.sum()) for d in dips if d.dc <= rules.weak_dc + 1e-9)} of "
+            f"{sum(d.per_seed.size for d in dips if d.dc <= rules.weak_dc + 1e-9)}. **New verdict: {word}.** "
+            f"Old verdict: the swing passes at {sum(s.result.passed for s in swings)} of {len(swings)} separations "
+            "on the seed mean, against a straight-path null.", ""]
+    out += ["## Fig. 6(b): a non-monotone concept-space MSE", ""]
+    noise = FM.noise_reading(res)
+    out.append(f"Classifier reading of noise images: ({noise[0]:.2f}, {noise[1]:.2f}), MSE "
+               f"{float(F.concept_mse(noise)):.2f} against 0.50 at either training corner: from there a move toward a "
+               "corner lowers the MSE. New read-out: only samples the pixel check sees as a disc.")
+    out.append("")
+    out += mse_table(OLD.bend_checks(res), FM.mse_rise_checks(res, rules)).split("\n")
+    out += ["", "## Fig. 6(c): learning slows down", ""]
+    out += slowing_table(FS.slowing_checks(res), FS.terminal_slowing(res, rules)).split("\n")
+    out += [""]
+    return out

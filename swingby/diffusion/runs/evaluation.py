@@ -1,0 +1,318 @@
+"""The evaluation of a diffusion run at a checkpoint (paper Sec. 5; the hidden-capabilities
+study): sample every class under its test prompt and class 11 under the capability
+prompts, map the samples to concept space with the classifier and the pixel check, and
+read the conditioning embeddings and weight norms; plus the repeated final draws and the
+concept classifier that the sweep trains once and stores. Used by
+:mod:`swingby.diffusion.sweep`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from swingby import _checks
+from swingby.diffusion import _inputs
+from swingby.diffusion.classifier import ConceptClassifier, accuracy_by_class, train_classifier
+from swingby.diffusion.concept_space import pixel_measure
+from swingby.diffusion.data import CLASSES, CirclesConfig, capability_prompts, class_prompt
+from swingby.diffusion.presets import Preset, validate_preset
+from swingby.diffusion.runs import storage
+from swingby.diffusion.runs.storage import atomic_save
+from swingby.diffusion.sweep import N_REPEATS
+from swingby.diffusion.training import autocast, resolve_device, weight_norms
+from swingby.diffusion.vdm import VDM
+
+#: colour separations the classifier is trained on (one classifier serves every sweep)
+CLASSIFIER_SEPARATIONS = tuple(np.round(np.linspace(0.1, 0.75, 14), 3).tolist())
+#: the classifier is trained on disc centres spread at least as wide as the authors' (the data
+#: default), so that it reads a disc wherever a model draws it; measured, the stored classifier
+#: (trained at 0.5) reads centred discs and the authors' positions at >= 99.9 % accuracy
+CLASSIFIER_MIN_POSITION = CirclesConfig.position
+
+
+def circles_config(p: Preset, dc: float) -> CirclesConfig:
+    """The data-generating process of preset ``p`` at colour separation ``dc``.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+
+    Returns
+    -------
+    CirclesConfig
+    """
+    validate_preset(p)
+    return CirclesConfig(image_size=p.image_size, dc=_checks.number("dc", dc, low=0.0, high=1.0), ds=p.ds,
+                         position=p.position)
+
+
+def plain_prompts(p: Preset, dc: float) -> np.ndarray:
+    """The test prompts of the four classes ``(4, 4)`` (colour and radius means), in the
+    order of ``CLASSES``.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    cfg = circles_config(p, dc)
+    return np.stack([class_prompt(cfg, c) for c in CLASSES])
+
+
+# --------------------------------------------------------------------- classifier
+def classifier_path(out_dir: Path, p: Preset) -> Path:
+    """Where the classifier for ``p`` is stored: its name holds the image size, the classifier
+    settings and a hash of the training distribution (:func:`classifier_distribution`).
+
+    Parameters
+    ----------
+    out_dir : path-like
+        The results directory.
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    validate_preset(p)
+    if not isinstance(out_dir, (str, Path)) or not str(out_dir):
+        raise TypeError(f"out_dir must be a directory path (str or pathlib.Path), got {out_dir!r}")
+    tag = hashlib.sha256(json.dumps(classifier_distribution(p), sort_keys=True).encode()).hexdigest()[:8]
+    return Path(out_dir) / f"classifier_{p.image_size}px_w{p.classifier_width}_s{p.classifier_steps}_d{tag}.pt"
+
+
+def classifier_config(p: Preset) -> CirclesConfig:
+    """The data-generating process the classifier of preset ``p`` is trained on: the
+    preset's, with disc centres spread at least :data:`CLASSIFIER_MIN_POSITION`.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    CirclesConfig
+        At the preset's first separation (each training image draws its own from
+        :data:`CLASSIFIER_SEPARATIONS`).
+    """
+    cfg = circles_config(p, p.separations[0])
+    return replace(cfg, position=max(cfg.position, CLASSIFIER_MIN_POSITION))
+
+
+def classifier_distribution(p: Preset) -> dict:
+    """The image distribution the classifier of ``p`` is trained on: image size, disc
+    positions, radius and colour ranges, backgrounds, blur and noise (every field of
+    :func:`classifier_config` but ``dc``), and the separations it draws from.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset.
+
+    Returns
+    -------
+    dict
+    """
+    d = classifier_config(p).to_dict()
+    del d["dc"]
+    return {**d, "separations": list(CLASSIFIER_SEPARATIONS)}
+
+
+def _classifier_key(p: Preset) -> dict:
+    return {"image_size": p.image_size, "steps": p.classifier_steps, "width": p.classifier_width,
+            "separations": list(CLASSIFIER_SEPARATIONS), "distribution": classifier_distribution(p)}
+
+
+def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple[ConceptClassifier, dict]:
+    """Load the preset's classifier from ``out_dir`` or train and store it.
+
+    Returns the classifier and its report (held-out accuracy per separation and class).
+    A stored classifier made with other settings is retrained; a corrupt one is an error.
+
+    Parameters
+    ----------
+    p : Preset
+        The preset (image size, classifier steps and width).
+    out_dir : path-like
+        Where the classifier is stored.
+    progress : bool
+        Show a progress bar while training.
+
+    Returns
+    -------
+    classifier : ConceptClassifier
+    report : dict
+    """
+    _checks.flag("progress", progress)
+    path = classifier_path(out_dir, p)
+    if path.exists():
+        blob = storage.load_torch(path, what="classifier", remedy="delete it to train a new one")
+        if blob.get("key") == _classifier_key(p):
+            clf = ConceptClassifier(p.classifier_width)
+            clf.load_state_dict(blob["state"])
+            return clf.eval(), json.loads(blob["report"])
+    t0 = time.time()
+    torch.set_num_threads(p.threads)
+    cfg = classifier_config(p)
+    clf = train_classifier(cfg, CLASSIFIER_SEPARATIONS, steps=p.classifier_steps, width=p.classifier_width,
+                           seed=0, progress=progress)
+    acc = accuracy_by_class(clf, circles_config(p, p.separations[0]), p.separations, n_per_class=200 if p.name == "tiny" else 500)
+    report = {"accuracy": {f"{dc}:{c}": a for (dc, c), a in acc.items()},
+              "min_accuracy": min(acc.values()), "train_seconds": time.time() - t0,
+              "command": f"python -m swingby.diffusion classifier --preset {p.name}"}
+    blob = {"state": clf.state_dict(), "key": _classifier_key(p), "report": json.dumps(report)}
+    atomic_save(lambda f: torch.save(blob, f), path)
+    return clf.eval(), report
+
+
+# --------------------------------------------------------------------- evaluation
+def class_embeddings(model, prompts: torch.Tensor) -> np.ndarray:
+    """Conditioning embeddings of ``prompts`` (seed 003, Fig. 5): the shared conditioning
+    MLP's output, or every block's conditioning MLP output concatenated.
+
+    Parameters
+    ----------
+    model : VDM
+        The diffusion model.
+    prompts : torch.Tensor (P, 4)
+        Conditioning vectors.
+
+    Returns
+    -------
+    numpy.ndarray (P, E)
+    """
+    _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
+    _inputs.batch_cond("prompts", prompts, None, getattr(model.net, "cond_dim", None))
+    net = model.net
+    with torch.no_grad():
+        if net.style == "shared":
+            e = net.c_mlp(prompts)
+        else:
+            e = torch.cat([m.c_proj(prompts) for m in net.modules() if hasattr(m, "c_proj")], dim=1)
+    return e.float().cpu().numpy()
+
+
+def _check_eval(model, clf, p: Preset, dc, seed, device) -> torch.device:
+    """Check the arguments shared by :func:`evaluate` and :func:`final_repeats`."""
+    _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
+    _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
+    validate_preset(p)
+    _checks.number("dc", dc, low=0.0, high=1.0)
+    _checks.seed("seed", seed)
+    if isinstance(device, str):
+        device = resolve_device(device)
+    return _inputs.instance("device", device, torch.device, "torch.device")
+
+
+def _sample(model, p: Preset, prompts: np.ndarray, n: int, g: torch.Generator, device) -> torch.Tensor:
+    cond = torch.from_numpy(np.repeat(prompts, n, axis=0)).to(device)
+    with autocast(p, device):
+        return model.sample(cond, p.sample_steps, p.image_size, generator=g).cpu()
+
+
+def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: int,
+             device=torch.device("cpu")) -> dict:
+    """Sample every class under its test prompt, and class 11 under the capability prompts.
+
+    Returns numpy arrays: ``probs (4, n, 2)``, ``pixels (4, n, 4)``,
+    ``thumbs (4, n_thumbs, 3, H, W)`` uint8, ``cap_probs (P, n, 2)``, ``cap_pixels (P, n, 4)``,
+    ``emb (4, E)`` (conditioning embeddings of the four class prompts) and
+    ``wnorm (3,)`` (colour, size, convolution weight norms).
+
+    Parameters
+    ----------
+    model : VDM
+        The model at one checkpoint (its EMA weights).
+    clf : ConceptClassifier
+        Reads the samples' concepts.
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+    seed, k : int
+        The run's seed and the checkpoint's index (they seed the samples).
+    device : torch.device
+        Where to sample.
+
+    Returns
+    -------
+    dict
+    """
+    device = _check_eval(model, clf, p, dc, seed, device)
+    k = _checks.integer("k", k, low=0, high=p.n_checkpoints)
+    cfg, plain = circles_config(p, dc), plain_prompts(p, dc)
+    n = p.samples_per_class
+    cap, _ = capability_prompts(cfg)
+    g = torch.Generator(device=device).manual_seed(10_000 * seed + 100 + k)
+    model.eval()
+    imgs = _sample(model, p, plain, n, g, device)
+    cap_imgs = _sample(model, p, cap, n, g, device)
+    if not (torch.isfinite(imgs).all() and torch.isfinite(cap_imgs).all()):
+        raise FloatingPointError(f"training diverged: the samples at checkpoint {k} (dc={dc}, seed={seed}) "
+                                 f"are not finite (lr={p.lr}, grad_clip={p.grad_clip}); lower the learning rate")
+    H = p.image_size
+    return {
+        "probs": clf.probabilities(imgs).reshape(4, n, 2).astype(np.float32),
+        "pixels": pixel_measure(imgs.numpy()).reshape(4, n, 4).astype(np.float32),
+        "thumbs": (imgs.numpy().reshape(4, n, 3, H, H)[:, :p.n_thumbs] * 255).round().astype(np.uint8),
+        "cap_probs": clf.probabilities(cap_imgs).reshape(len(cap), n, 2).astype(np.float32),
+        "cap_pixels": pixel_measure(cap_imgs.numpy()).reshape(len(cap), n, 4).astype(np.float32),
+        "emb": class_embeddings(model, torch.from_numpy(plain).to(device)),
+        "wnorm": weight_norms(model).astype(np.float32),
+    }
+
+
+def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int,
+                  device=torch.device("cpu")) -> dict:
+    """:data:`N_REPEATS` fresh draws of every class under its test prompt from one model.
+
+    Returns ``probs (R, 4, n, 2)`` and ``pixels (R, 4, n, 4)``: a point that moves
+    between these draws moves by sampling noise alone.
+
+    Parameters
+    ----------
+    model : VDM
+        The final model.
+    clf : ConceptClassifier
+        Reads the samples' concepts.
+    p : Preset
+        The preset.
+    dc : float
+        The colour separation.
+    seed : int
+        The run's seed (seeds the draws).
+    device : torch.device
+        Where to sample.
+
+    Returns
+    -------
+    dict
+    """
+    device = _check_eval(model, clf, p, dc, seed, device)
+    plain = plain_prompts(p, dc)
+    n = p.samples_per_class
+    model.eval()
+    probs, pixels = [], []
+    for r in range(N_REPEATS):
+        g = torch.Generator(device=device).manual_seed(10_000 * seed + 9_000 + r)
+        imgs = _sample(model, p, plain, n, g, device)
+        probs.append(clf.probabilities(imgs).reshape(4, n, 2))
+        pixels.append(pixel_measure(imgs.numpy()).reshape(4, n, 4))
+    return {"probs": np.stack(probs).astype(np.float32), "pixels": np.stack(pixels).astype(np.float32)}

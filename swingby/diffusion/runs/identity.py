@@ -1,0 +1,199 @@
+"""The identity of the code that makes a results file's numbers, computed from what runs.
+
+A hash of raw source bytes changes with every docstring, comment or move of a function
+between files, and so orphans a partial sweep for no reason. :func:`code_identity`
+hashes behaviour instead:
+
+1. every module of ``swingby.diffusion`` (its subpackages included) and :mod:`swingby._checks` is parsed (not
+   imported) with ``ast``;
+2. the covered definitions are the dependency closure of :data:`ROOTS`: a top-level
+   function, class or constant is covered when a covered definition refers to it by name
+   (``name``, ``module.name`` or an imported ``name``), resolved through the imports of
+   the module that refers to it, so a definition is found wherever it lives;
+3. each covered definition is normalised: docstrings and other bare string statements are
+   removed, comments never reach the tree, and ``ast.dump`` leaves out line numbers;
+4. the identity is the SHA-256 of the sorted ``(name, normalised tree)`` pairs: keyed by
+   the *name*, not by the file, so moving a definition to another module keeps it.
+
+What is covered, from the roots: the data rendering, the U-Net, the VDM loss and sampler,
+the training loop, the evaluation (sampling, classifier read-out, concept-space pixel
+measure, embeddings, weight norms), the classifier and its training, the results layout,
+the presets (``PRESETS`` and their checks) and the argument checks these call. Left out
+(:data:`EXCLUDED`): this module and the functions that only report the identity. Not
+covered: the libraries (torch, numpy) and the machine; the replay test
+(``tests/test_replay.py``) checks that today's code and machine still reproduce stored
+numbers.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+from pathlib import Path
+
+DIFFUSION_DIR = Path(__file__).resolve().parents[1]
+
+
+def _searched(directory: Path) -> dict:
+    """``{dotted name: file}`` of every module of ``swingby.diffusion`` and its subpackages."""
+    out = {}
+    for f in sorted(directory.rglob("*.py")):
+        if f.stem in ("__init__", "__main__"):
+            continue
+        parts = f.relative_to(directory.parent.parent).with_suffix("").parts
+        out[".".join(parts)] = f
+    return out
+
+
+#: modules searched for definitions, by dotted name (the package's own, plus the checks)
+SEARCHED = {"swingby._checks": DIFFUSION_DIR.parent / "_checks.py", **_searched(DIFFUSION_DIR)}
+#: where the closure starts: what makes the numbers of a results file and a classifier
+ROOTS = (("swingby.diffusion.runs.driver", "run_one"), ("swingby.diffusion.sweep", "checkpoint_steps"),
+         ("swingby.diffusion.runs.evaluation", "get_classifier"), ("swingby.diffusion.runs.evaluation", "evaluate"),
+         ("swingby.diffusion.runs.evaluation", "final_repeats"), ("swingby.diffusion.runs.storage", "save_results"),
+         ("swingby.diffusion.presets", "PRESETS"), ("swingby.diffusion.presets", "get_preset"),
+         ("swingby.diffusion.runs.driver", "_worker"))
+#: the key of the identity in a results file's ``meta["code_version"]`` (files made before it
+#: hold only ``diffusion_sources_sha256``, a hash of raw source bytes)
+IDENTITY_KEY = "code_identity"
+#: names that never make a number: the identity itself and the functions that report it
+EXCLUDED = frozenset({"code_hash", "code_version", "code_identity", "covered_names"})
+
+
+def _strip_docstrings(tree: ast.AST) -> ast.AST:
+    """Remove every bare string statement (docstrings, attribute docstrings) in place."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            kept = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                            and isinstance(s.value.value, str))]
+            node.body = kept or [ast.Pass()]
+    return tree
+
+
+class _Module:
+    """The top-level definitions and imports of one parsed module."""
+
+    def __init__(self, name: str, source: str, known: set):
+        self.name = name
+        self.defs: dict[str, ast.AST] = {}
+        self.imports: dict[str, tuple[str, str | None]] = {}  # local name -> (module, attribute or None)
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.defs[node.name] = node
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            self.defs[n.id] = node
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    full = f"{node.module}.{a.name}"
+                    self.imports[a.asname or a.name] = (full, None) if full in known else (node.module, a.name)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    self.imports[a.asname or a.name.split(".")[0]] = (a.name, None)
+
+
+def _references(node: ast.AST, known: set) -> tuple[set, dict]:
+    """Names (``("x",)``) and one-level attributes (``("mod", "x")``) that ``node`` uses,
+    and the imports made inside it (``local name -> (module, attribute or None)``)."""
+    refs, local = set(), {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.ImportFrom) and n.module:
+            for a in n.names:
+                full = f"{n.module}.{a.name}"
+                local[a.asname or a.name] = (full, None) if full in known else (n.module, a.name)
+        elif isinstance(n, ast.Name):
+            refs.add((n.id,))
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            refs.add((n.value.id, n.attr))
+    return refs, local
+
+
+def _resolve(modules: dict, mod: _Module, ref: tuple[str, ...], local: dict):
+    """``(module, name)`` of the searched definition ``ref`` means inside ``mod`` (with the
+    imports ``local`` of the referring definition), or None."""
+    head = ref[0]
+    if len(ref) == 1 and head in mod.defs and head not in local:
+        return mod.name, head
+    imports = {**mod.imports, **local}
+    if head not in imports:
+        return None
+    target, attr = imports[head]
+    if attr is not None:  # from module import name
+        return (target, attr) if target in modules and attr in modules[target].defs else None
+    if len(ref) == 2 and target in modules and ref[1] in modules[target].defs:  # module.name
+        return target, ref[1]
+    return None
+
+
+def _normalised(node: ast.AST) -> str:
+    import copy
+
+    return ast.dump(_strip_docstrings(copy.deepcopy(node)), include_attributes=False)
+
+
+def _covered(sources: dict[str, str]) -> dict[tuple[str, str], str]:
+    """``(module, name) -> normalised tree`` of every covered definition."""
+    known = set(sources)
+    modules = {name: _Module(name, src, known) for name, src in sources.items()}
+    todo = [r for r in ROOTS if r[0] in modules and r[1] in modules[r[0]].defs]
+    seen: dict[tuple[str, str], str] = {}
+    while todo:
+        key = todo.pop()
+        if key in seen or key[1] in EXCLUDED:
+            continue
+        mod = modules[key[0]]
+        node = mod.defs[key[1]]
+        seen[key] = _normalised(node)
+        refs, local = _references(node, known)
+        for ref in refs:
+            found = _resolve(modules, mod, ref, local)
+            if found is not None and found not in seen:
+                todo.append(found)
+    return seen
+
+
+def _read_sources(sources: dict[str, str] | None) -> dict[str, str]:
+    if sources is not None:
+        if not isinstance(sources, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                    for k, v in sources.items()):
+            raise TypeError("sources must be a dict {dotted module name: source text}")
+        return sources
+    return {name: path.read_text() for name, path in SEARCHED.items()}
+
+
+def code_identity(sources: dict[str, str] | None = None) -> str:
+    """SHA-256 of the normalised trees of the covered definitions, keyed by name.
+
+    Parameters
+    ----------
+    sources : dict, optional
+        ``{dotted module name: source text}`` to hash instead of the files on disk
+        (the tests edit and move code this way).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+    """
+    h = hashlib.sha256()
+    for name, dump in sorted((k[1], v) for k, v in _covered(_read_sources(sources)).items()):
+        h.update(name.encode() + b"\0" + dump.encode() + b"\0")
+    return h.hexdigest()
+
+
+def covered_names(sources: dict[str, str] | None = None) -> list[str]:
+    """The covered definitions as ``module:name``, sorted (what :func:`code_identity` hashes).
+
+    Parameters
+    ----------
+    sources : dict, optional
+        As for :func:`code_identity`.
+
+    Returns
+    -------
+    list of str
+    """
+    return sorted(f"{m}:{n}" for m, n in _covered(_read_sources(sources)))

@@ -1,0 +1,389 @@
+"""Files of the diffusion sweep: where results live, atomic writes, safe loading, a lock,
+and the results file's layout.
+
+Where results live (:func:`results_dir`): the environment variable ``SWINGBY_RESULTS``
+when set; otherwise ``results/diffusion`` of the repository checkout the package is
+imported from. An installed (non-editable) copy has no checkout: it reads
+``SWINGBY_RESULTS``, and a sweep refuses to write into the installed package.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from swingby import _checks
+from swingby.diffusion import _inputs
+from swingby.diffusion.data import CLASSES
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+ENV_VAR = "SWINGBY_RESULTS"
+#: per-checkpoint arrays of an evaluation, with their dtype in the results file
+EVAL_ARRAYS = {"probs": np.float32, "pixels": np.float32, "thumbs": np.uint8, "cap_probs": np.float32,
+               "cap_pixels": np.float32, "emb": np.float32, "wnorm": np.float32}
+
+
+class SweepFileError(ValueError):
+    """A results, state or classifier file that cannot be used; the message names the
+    file and the way out."""
+
+
+def in_checkout() -> bool:
+    """Whether the package is imported from a repository checkout (with its ``results/``)."""
+    return (REPO_ROOT / "pyproject.toml").exists() and (REPO_ROOT / "swingby").is_dir()
+
+
+def results_dir(*, for_writing: bool = False) -> Path:
+    """The diffusion results directory (see the module docstring)."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    if in_checkout():
+        return REPO_ROOT / "results" / "diffusion"
+    if for_writing:
+        raise ValueError(f"this is an installed copy of swingby: give --out (out_dir) or set {ENV_VAR} "
+                         "to say where sweep results go")
+    return REPO_ROOT / "results" / "diffusion"  # usually absent: chapters then say to set SWINGBY_RESULTS
+
+
+def check_writable(directory: Path, name: str) -> None:
+    """Create ``directory`` if needed and check a file can be written there, before any work.
+
+    Parameters
+    ----------
+    directory : path-like
+        The directory to create and test.
+    name : str
+        The argument's name, for the error message.
+
+    Raises
+    ------
+    ValueError
+        If ``directory`` is a file or cannot be written to.
+    """
+    d = _inputs.path(name if isinstance(name, str) else "directory", directory)
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the argument's name, for messages), got {name!r}")
+    if d.exists() and not d.is_dir():
+        raise ValueError(f"{name} must be a directory, but {d} is a file")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=d, prefix=".write-test-")
+        os.close(fd)
+        os.remove(probe)
+    except OSError as e:
+        raise ValueError(f"{name} {d} is not writable ({e.strerror}); choose another directory") from None
+
+
+def atomic_save(obj_writer, path: Path) -> None:
+    """Write via ``obj_writer(tmp_path)`` to a temporary file beside ``path``, then rename.
+
+    Parameters
+    ----------
+    obj_writer : callable
+        ``obj_writer(tmp_path)`` writes the whole file to ``tmp_path``.
+    path : path-like
+        The file to replace; it never holds a partly written file.
+    """
+    _inputs.function("obj_writer", obj_writer)
+    path = _inputs.path("path", path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    os.close(fd)
+    try:
+        obj_writer(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # like a normally created file (mkstemp makes it private)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def load_torch(path: Path, *, what: str, remedy: str):
+    """``torch.load(path, weights_only=True)``; any failure is one :class:`SweepFileError`.
+
+    Parameters
+    ----------
+    path : path-like
+        The file to read.
+    what : str
+        What the file is (for the message), e.g. ``"run state"``.
+    remedy : str
+        What happens or what to do when it cannot be read.
+
+    Returns
+    -------
+    object
+        What ``torch.load`` returns.
+
+    Raises
+    ------
+    SweepFileError
+        If the file cannot be read.
+    """
+    path = _inputs.path("path", path)
+    for name, text in (("what", what), ("remedy", remedy)):
+        if not isinstance(text, str):
+            raise TypeError(f"{name} must be a str (it goes into the message), got {text!r}")
+    try:
+        return torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as e:  # noqa: BLE001 - truncated, bit-flipped, foreign or unsafe pickles
+        raise SweepFileError(f"the {what} file {path} cannot be read ({type(e).__name__}); {remedy}") from None
+
+
+@contextlib.contextmanager
+def lock(results: Path):
+    """An exclusive lock file ``<results>.lock``, held while a sweep writes ``results``.
+
+    The lock is ``filelock.FileLock`` (``fcntl`` on POSIX, ``msvcrt`` on Windows),
+    so a sweep starts on every system; it is not re-entrant across calls, so a second
+    sweep of the same results file, in this process or another, is refused at once.
+
+    Parameters
+    ----------
+    results : path-like
+        The results file the sweep writes.
+    """
+    from filelock import FileLock, Timeout
+
+    lock_path = Path(str(_inputs.path("results", results)) + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    flock = FileLock(lock_path, is_singleton=False, thread_local=False)
+    try:
+        flock.acquire(timeout=0)
+    except Timeout:
+        raise ValueError(f"another sweep is writing {results} (lock {lock_path} is held); "
+                         "wait for it or use another --out") from None
+    try:
+        yield
+    finally:
+        flock.release()
+
+
+# ------------------------------------------------------------------ run states
+def _check_records(name: str, records) -> None:
+    """Refuse run records without their ``evals``, ``loss`` and ``seconds``."""
+    if not isinstance(records, dict) or not {"evals", "loss", "seconds"} <= set(records) \
+            or not isinstance(records["evals"], list):
+        raise TypeError(f"{name} must be a run's records: a dict with 'evals' (a list), 'loss' and 'seconds', "
+                        f"got {_checks.short_repr(records)}")
+
+
+def records_to_state(records: dict) -> dict:
+    """Run records with numpy arrays turned into tensors (for ``weights_only`` loading).
+
+    Parameters
+    ----------
+    records : dict
+        ``evals``, ``loss``, ``seconds`` (and ``repeats``) of a run.
+
+    Returns
+    -------
+    dict
+    """
+    _check_records("records", records)
+    evals = [{k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in e.items()} for e in records["evals"]]
+    out = {"evals": evals, "loss": [list(map(float, r)) for r in records["loss"]],
+           "seconds": float(records["seconds"])}
+    if "repeats" in records:
+        out["repeats"] = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in records["repeats"].items()}
+    return out
+
+
+def records_from_state(st: dict) -> dict:
+    """Inverse of :func:`records_to_state`.
+
+    Parameters
+    ----------
+    st : dict
+        What :func:`records_to_state` made.
+
+    Returns
+    -------
+    dict
+    """
+    _check_records("st", st)
+    evals = [{k: v.numpy() for k, v in e.items()} for e in st["evals"]]
+    out = {"evals": evals, "loss": [list(r) for r in st["loss"]], "seconds": float(st["seconds"])}
+    if "repeats" in st:
+        out["repeats"] = {k: v.numpy() for k, v in st["repeats"].items()}
+    return out
+
+
+# ------------------------------------------------------------------ results file
+def _shapes(p, n_loss_fields: int, n_cap: int, emb_dim: int) -> dict:
+    from swingby.diffusion.sweep import N_REPEATS, checkpoint_steps
+
+    D, S = len(p.separations), len(p.seeds)
+    K = len(checkpoint_steps(p.steps, p.n_checkpoints))
+    n, H, L = p.samples_per_class, p.image_size, p.steps // max(1, p.steps // p.n_loss_records)
+    return {"probs": (D, S, K, 4, n, 2), "pixels": (D, S, K, 4, n, 4), "thumbs": (D, S, K, 4, p.n_thumbs, 3, H, H),
+            "cap_probs": (D, S, K, n_cap, n, 2), "cap_pixels": (D, S, K, n_cap, n, 4),
+            "emb": (D, S, K, 4, emb_dim), "wnorm": (D, S, K, 3), "done": (D, S, K), "loss": (D, S, L, n_loss_fields),
+            "run_seconds": (D, S), "rep_probs": (D, S, N_REPEATS, 4, n, 2), "rep_pixels": (D, S, N_REPEATS, 4, n, 4)}
+
+
+def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
+    """Write the sweep's results atomically as one compressed ``.npz``.
+
+    ``runs`` maps ``(dc, seed)`` to a run's records; missing checkpoints are NaN and
+    ``done[i, j, k]`` says which exist. ``loss[i, j, r]`` holds the loss records
+    (fields ``meta["loss_fields"]``).
+
+    Parameters
+    ----------
+    path : path-like
+        The ``.npz`` file to write.
+    p : Preset
+        The sweep's preset (sets the array shapes).
+    runs : dict
+        ``(dc, seed) -> records`` of :func:`swingby.diffusion.runs.driver.run_one`.
+    meta_extra : dict
+        Entries added to ``meta`` (code version, classifier report, wall time, ...).
+    """
+    from swingby.diffusion.presets import validate_preset
+    from swingby.diffusion.sweep import checkpoint_steps
+    from swingby.diffusion.training import LOSS_FIELDS
+
+    path = _inputs.path("path", path)
+    validate_preset(p)
+    if not isinstance(runs, dict):
+        raise TypeError(f"runs must be a dict (dc, seed) -> run records, got {_checks.short_repr(runs)}")
+    for key, r in runs.items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError(f"runs must be keyed by (dc, seed) pairs, got the key {key!r}")
+        _check_records(f"runs[{key!r}]", r)
+    if not isinstance(meta_extra, dict):
+        raise TypeError(f"meta_extra must be a dict, got {_checks.short_repr(meta_extra)}")
+    first = next((r["evals"][0] for r in runs.values() if r["evals"]), None)
+    n_cap = first["cap_probs"].shape[0] if first is not None else 0
+    emb_dim = first["emb"].shape[1] if first is not None else 0
+    shapes = _shapes(p, len(LOSS_FIELDS), n_cap, emb_dim)
+    arr = {k: (np.zeros(s, np.uint8) if k == "thumbs" else np.zeros(s, bool) if k == "done"
+               else np.full(s, np.nan, np.float32 if k in EVAL_ARRAYS or k.startswith("rep_") else np.float64))
+           for k, s in shapes.items()}
+    codes = {}
+    for i, dc in enumerate(p.separations):
+        for j, seed in enumerate(p.seeds):
+            r = runs.get((float(dc), int(seed)))
+            if r is None:
+                continue
+            for k, e in enumerate(r["evals"]):
+                for name in EVAL_ARRAYS:
+                    arr[name][i, j, k] = e[name]
+                arr["done"][i, j, k] = True
+            m = min(len(r["loss"]), shapes["loss"][2])
+            if m:
+                arr["loss"][i, j, :m] = np.asarray(r["loss"], float)[:m]
+            arr["run_seconds"][i, j] = r["seconds"]
+            if "repeats" in r:
+                arr["rep_probs"][i, j], arr["rep_pixels"][i, j] = r["repeats"]["probs"], r["repeats"]["pixels"]
+            codes[f"{dc}:{seed}"] = r.get("code")
+    meta = {"config": p.to_dict(), "checkpoint_steps": checkpoint_steps(p.steps, p.n_checkpoints).tolist(),
+            "classes": list(CLASSES), "loss_fields": list(LOSS_FIELDS), "run_code": codes, **meta_extra}
+    arr["meta"] = np.array(json.dumps(meta))
+    atomic_save(lambda f: np.savez_compressed(open(f, "wb"), **arr), path)
+
+
+def load_results(path: Path) -> dict:
+    """Read and check a results file written by :func:`save_results`; ``meta`` is a dict.
+
+    A missing, truncated, corrupt or inconsistent file raises :class:`SweepFileError`
+    naming it and the way out.
+    """
+    path = _inputs.path("path", path)
+    remedy = ("restore it (git checkout -- <file> for a stored sweep) or delete it and rerun "
+              "`python -m swingby.diffusion sweep`")
+    if not path.exists():
+        raise SweepFileError(f"results file {path} does not exist; run `python -m swingby.diffusion sweep` "
+                             f"or set {ENV_VAR} to the directory that holds it")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            out = {k: z[k] for k in z.files}
+        out["meta"] = json.loads(str(out["meta"]))
+        _check_results(out)
+    except SweepFileError:
+        raise
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError, TypeError, zlib.error) as e:
+        raise SweepFileError(f"results file {path} is corrupt ({type(e).__name__}: {e}); {remedy}") from None
+    return out
+
+
+def check_results_dict(name: str, res) -> None:
+    """Refuse anything but a results dict of :func:`load_results` (``meta`` with its
+    config, ``done`` and the evaluation arrays).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    res : object
+        The value to check.
+    """
+    need = {"meta", "done", "loss", "run_seconds", *EVAL_ARRAYS}
+    if not isinstance(res, dict) or not need <= set(res) or not isinstance(res["meta"], dict) \
+            or "config" not in res["meta"]:
+        raise TypeError(f"{name} must be a results dict from load_results (with {sorted(need)} and "
+                        f"meta['config']), got {_checks.short_repr(res)}")
+
+
+def _check_results(res: dict) -> None:
+    from swingby.diffusion.presets import get_preset
+
+    meta = res["meta"]
+    cfg = dict(meta["config"])
+    p = get_preset(cfg.pop("name") if cfg["name"] in ("paper", "cpu", "tiny") else "tiny", **cfg)
+    n_cap, emb_dim = res["cap_probs"].shape[3], res["emb"].shape[4]
+    for k, s in _shapes(p, len(meta["loss_fields"]), n_cap, emb_dim).items():
+        if k.startswith("rep_") and k not in res:  # files made before the repeated final draws
+            continue
+        if res[k].shape != s:
+            raise ValueError(f"array {k!r} has shape {res[k].shape}, the config needs {s}")
+    done = res["done"]
+    if np.any(done[..., 1:] & ~done[..., :-1]):
+        raise ValueError("'done' marks a checkpoint whose predecessor is missing")
+    if not np.isfinite(res["probs"][done]).all() or np.isfinite(res["probs"][~done]).any():
+        raise ValueError("'done' does not match the stored probabilities")
+    if "rep_probs" in res and not np.isfinite(res["rep_probs"][done.all(axis=2)]).all():
+        raise ValueError("a finished run lacks its repeated final draws")
+
+
+def runs_from_results(res: dict) -> dict:
+    """Completed runs of a results file, as run records (for resuming).
+
+    Parameters
+    ----------
+    res : dict
+        What :func:`load_results` returns.
+
+    Returns
+    -------
+    dict
+        ``(dc, seed) -> records``.
+    """
+    check_results_dict("res", res)
+    p = res["meta"]["config"]
+    codes = res["meta"].get("run_code", {})
+    runs = {}
+    for i, dc in enumerate(p["separations"]):
+        for j, seed in enumerate(p["seeds"]):
+            if not res["done"][i, j].all():
+                continue
+            evals = [{name: res[name][i, j, k] for name in EVAL_ARRAYS} for k in range(res["done"].shape[2])]
+            ok = ~np.isnan(res["loss"][i, j, :, 0])
+            runs[(float(dc), int(seed))] = {"evals": evals, "loss": res["loss"][i, j][ok].tolist(),
+                                            "seconds": float(res["run_seconds"][i, j]),
+                                            "code": codes.get(f"{dc}:{seed}")}
+            if "rep_probs" in res:
+                runs[(float(dc), int(seed))]["repeats"] = {"probs": res["rep_probs"][i, j],
+                                                          "pixels": res["rep_pixels"][i, j]}
+    return runs

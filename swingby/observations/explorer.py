@@ -1,0 +1,80 @@
+"""The trajectory and test-loss explorer of ``book/observations.md`` (Sec. 3, App. F), an
+ipywidgets explorer in Neuromatch's pattern (:func:`swingby.live.explorer`: a plain image
+when the book is built).
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+from swingby import _checks
+from swingby.live import MAX_EPOCHS, MAX_POINTS, Explorer, _widgets, explorer
+from swingby.observations.plots import plot_sweep_trajectories, plot_test_losses
+from swingby.observations.runs import record_grid
+from swingby.sim.data import make_sim
+from swingby.sim.models import MLP
+from swingby.sim.train import train
+from swingby.sim.train_loop import steps_per_epoch
+
+
+def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int = 0) -> Explorer | None:
+    """Explore output trajectories (Fig. 2) and OOD test losses (Fig. 3) of an MLP on the
+    SIM task with ``s = 2``. Used in ``book/observations.md``.
+
+    Sliders for ``mu_1, mu_2, sigma_1, sigma_2`` (standard deviations; default 0.224,
+    the authors' 0.05), the origin cluster (on, as in the authors' runs), depth, ``d``,
+    activation and learning rate; the defaults are the four-layer ``d = 2`` run of
+    Fig. 2(c). Each redraw trains one model.
+
+    Parameters
+    ----------
+    n_per_cluster : int
+        Points per cluster, in ``[1, MAX_POINTS]``; smaller than the paper's 5000 (with
+        batch 128 that is fewer SGD steps) so that a redraw takes about a second.
+    epochs : int
+        Training epochs, in ``[1, MAX_EPOCHS]``.
+    seed : int
+        Seed of data, initialisation and shuffling.
+
+    Returns
+    -------
+    swingby.live.Explorer or None
+        The live explorer; ``None`` in static mode (the default view is drawn either way).
+    """
+    n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
+    epochs = _checks.integer("epochs", epochs, low=1, high=MAX_EPOCHS)
+    seed = _checks.seed("seed", seed)
+    # sigma is a standard deviation; the default 0.224 is the authors' "0.05" (a variance)
+    values = dict(mu_1=2.0, mu_2=4.0, sigma_1=0.05**0.5, sigma_2=0.05**0.5, origin=True, depth=4, d=2,
+                  activation="linear", lr=0.01)
+
+    def draw(mu_1, mu_2, sigma_1, sigma_2, origin, depth, d, activation, lr):
+        data = make_sim([mu_1, mu_2], [sigma_1, sigma_2], d, n_per_cluster, origin_cluster=origin, rotate=d > 3,
+                        seed=seed)
+        model = MLP(d, depth, width=max(4, d), activation=activation, seed=seed)
+        n_steps = epochs * steps_per_epoch(data.X.shape[0], 128)
+        rec = train(model, data, lr=lr, epochs=epochs, record_train_loss=False, seed=seed,
+                    record_steps=record_grid(n_steps, every=max(1, n_steps // 200)))
+        fig, (ax_traj, ax_loss) = plt.subplots(1, 2, figsize=(8, 3.6))  # legible at page width
+        plot_sweep_trajectories(ax_traj, [rec], [f"depth {depth}, d = {d}"], title="output trajectory at x_hat")
+        plot_test_losses(ax_loss, [rec], ["test loss"], title="OOD test loss")
+        plt.tight_layout()
+        return fig
+
+    def make_controls():
+        w = _widgets()
+        sl = dict(continuous_update=False)
+        return dict(
+            mu_1=w.FloatSlider(value=2.0, min=0.5, max=4.0, step=0.25, description="mu_1", **sl),
+            mu_2=w.FloatSlider(value=4.0, min=0.5, max=4.0, step=0.25, description="mu_2", **sl),
+            sigma_1=w.FloatLogSlider(value=values["sigma_1"], base=10, min=-2, max=0.5, step=0.05,
+                                     description="sigma_1", **sl),
+            sigma_2=w.FloatLogSlider(value=values["sigma_2"], base=10, min=-2, max=0.5, step=0.05,
+                                     description="sigma_2", **sl),
+            origin=w.Checkbox(value=True, description="origin cluster"),
+            depth=w.IntSlider(value=4, min=1, max=5, description="depth", **sl),
+            d=w.Dropdown(options=[2, 3, 8, 64], value=2, description="d"),
+            activation=w.Dropdown(options=["linear", "relu"], value="linear", description="activation"),
+            lr=w.FloatLogSlider(value=0.01, base=10, min=-3, max=-0.5, step=0.25, description="lr", **sl),
+        )
+
+    return explorer(draw, values, make_controls)

@@ -1,0 +1,63 @@
+"""The explorer of the SIM data (``book/sim_task.md``), an ipywidgets explorer in
+Neuromatch's pattern (:func:`swingby.live.explorer`: a plain image when the book is built).
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+from swingby import _checks
+from swingby.live import MAX_POINTS, Explorer, _slider_values, _widgets, explorer
+from swingby.sim.data import make_sim, second_moment
+from swingby.sim.plots import plot_sim_3d
+
+
+def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: int = 300) -> Explorer | None:
+    """Explore the SIM training set (Fig. 1c) for chosen ``mu`` and ``sigma`` (``s = 3``,
+    ``d = 3``): sliders redraw the clusters, the test points and ``a = diag(A)``.
+    Used in ``book/sim_task.md``.
+
+    Parameters
+    ----------
+    mu : sequence of float
+        3 cluster distances in ``[0, 4]`` (the sliders' range).
+    sigma : sequence of float
+        3 standard deviations in ``[0, 1.5]``.
+    n_per_cluster : int
+        Points per cluster, in ``[1, MAX_POINTS]``.
+
+    Returns
+    -------
+    swingby.live.Explorer or None
+        The live explorer; ``None`` in static mode (the default view is drawn either way).
+    """
+    mu, sigma = _slider_values("mu", mu, 3, 0.0, 4.0), _slider_values("sigma", sigma, 3, 0.0, 1.5)
+    n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
+    values = {**{f"mu_{k + 1}": m for k, m in enumerate(mu)}, **{f"sigma_{k + 1}": v for k, v in enumerate(sigma)},
+              "origin": False, "truncate": False}
+
+    def draw(mu_1, mu_2, mu_3, sigma_1, sigma_2, sigma_3, origin, truncate):
+        mu_now, sigma_now = [mu_1, mu_2, mu_3], [sigma_1, sigma_2, sigma_3]
+        if truncate and min(mu_now) == 0:
+            print("truncation needs every mu > 0")
+            return None
+        data = make_sim(mu_now, sigma_now, 3, n_per_cluster, origin_cluster=origin, truncate=truncate, seed=0)
+        a = second_moment(mu_now, sigma_now, 3, origin_cluster=origin)
+        fig = plt.figure(figsize=(5.5, 5))
+        ax = fig.add_subplot(projection="3d")
+        plot_sim_3d(data, ax)
+        ax.set_title("a = diag(A) = (" + ", ".join(f"{v:.2f}" for v in a) + ")", fontsize=9)
+        return fig
+
+    def make_controls():
+        w = _widgets()
+        sl = dict(continuous_update=False, readout_format=".2f")
+        controls = {f"mu_{k + 1}": w.FloatSlider(value=m, min=0.0, max=4.0, step=0.1, description=f"mu_{k + 1}", **sl)
+                    for k, m in enumerate(mu)}
+        controls.update({f"sigma_{k + 1}": w.FloatSlider(value=v, min=0.0, max=1.5, step=0.05,
+                                                         description=f"sigma_{k + 1}", **sl)
+                         for k, v in enumerate(sigma)})
+        controls["origin"] = w.Checkbox(value=False, description="origin cluster")
+        controls["truncate"] = w.Checkbox(value=False, description="truncate")
+        return controls
+
+    return explorer(draw, values, make_controls)

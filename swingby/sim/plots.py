@@ -1,0 +1,67 @@
+"""The SIM data in 3-D (Fig. 1c), used by ``book/sim_task.md``.
+
+Draws on a matplotlib ``Axes`` it is given (or makes one) and refuses a bad argument with a
+``ValueError`` before drawing anything.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from swingby import _checks
+from swingby.sim.data import SimData
+from swingby.style import _axes
+
+
+def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0):
+    """Fig. 1(c): training clusters at vertices of a box and the OOD test point.
+
+    Plots the first three concept coordinates of ``data`` (rotated back), the
+    box spanned by the cluster centres, every eq. (B.1) test point and ``x_hat``.
+    Used in ``book/sim_task.md`` and by :func:`swingby.sim.explorer.sim_data_explorer`.
+
+    Parameters
+    ----------
+    data : SimData
+        From :func:`swingby.sim.data.make_sim`.
+    ax : matplotlib 3-D Axes or None
+        Where to draw (``projection="3d"``); ``None`` makes a new figure.
+    max_points : int
+        Most points drawn per cluster, ``> 0`` (a random subset).
+    seed : int
+        Seed of the subset.
+
+    Returns
+    -------
+    matplotlib 3-D Axes
+        The axes drawn on.
+    """
+    _checks.instance("data", data, SimData, "swingby.sim.data.SimData (from make_sim)")
+    max_points = _checks.positive_int("max_points", max_points)
+    rng = np.random.default_rng(_checks.seed("seed", seed))
+    if ax is None:
+        ax = plt.figure(figsize=(5.5, 5)).add_subplot(projection="3d")
+    _axes(ax, three_d=True)
+    Xc = data.to_concept(data.X).numpy()
+    pts = data.to_concept(data.test_points).numpy()
+    k = min(3, data.d)
+    pad = lambda pts: np.pad(pts[:, :k], ((0, 0), (0, 3 - k)))  # noqa: E731
+    labels = data.labels.numpy()
+    for c in np.unique(labels):
+        idx = np.flatnonzero(labels == c)
+        idx = rng.choice(idx, size=min(max_points, idx.size), replace=False)
+        name = "origin cluster" if c == data.s else f"cluster {c + 1}"
+        ax.scatter(*pad(Xc[idx]).T, s=3, alpha=0.35, label=name)
+    P = pad(pts)
+    idx = data.test_index.numpy()
+    for i in range(len(P)):  # hypercube edges between test points
+        for j in range(i + 1, len(P)):
+            if np.abs(idx[i] - idx[j]).sum() == 1:
+                ax.plot(*np.stack([P[i], P[j]]).T, color="grey", lw=0.8, alpha=0.6)
+    ax.scatter(*P[:-1].T, color="k", s=18, label="test points (B.1)")
+    ax.scatter(*P[-1], color="red", s=80, marker="*", label=r"OOD test point $\hat{x}$")
+    ax.set_xlabel("concept 1")
+    ax.set_ylabel("concept 2")
+    ax.set_zlabel("concept 3")
+    ax.legend(loc="upper left", fontsize=8)
+    return ax

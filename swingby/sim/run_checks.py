@@ -1,0 +1,67 @@
+"""Checks of training runs, shared by the SIM, observation and theory code: a list of
+seeds, the compute budget of a call (:func:`work`, at most :data:`MAX_FLOPS`), and the
+warning a diverging run gives (:class:`TrainingDiverged`). The checks of single
+arguments are in :mod:`swingby._checks`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from swingby._checks import SEED_LIMIT, is_integer, seed
+
+#: The most floating-point work one call may ask for: about a day on two cores.
+MAX_FLOPS = 1e15
+
+
+class TrainingDiverged(RuntimeWarning):
+    """Warned when a training run's loss or outputs become NaN or infinite."""
+
+
+def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
+    """Return a non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : sequence of int or array of int
+        The seeds.
+    distinct : bool
+        Refuse a seed that appears twice.
+
+    Returns
+    -------
+    list of int
+    """
+    if is_integer(value) or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
+        if value.size and not (value.min() >= 0 and value.max() < SEED_LIMIT):
+            raise ValueError(f"{name} must hold integers in [0, 2**32), got values from "
+                             f"{value.min()} to {value.max()}")
+        seeds = value.tolist()
+    else:
+        seeds = [seed(f"{name}[{k}]", s) for k, s in enumerate(value)]
+    if not seeds:
+        raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
+    if distinct and len(set(seeds)) != len(seeds):
+        raise ValueError(f"{name} must not repeat a seed (a repeat is the same run counted twice), got {seeds}")
+    return seeds
+
+
+def work(flops: float, what: str) -> None:
+    """Raise if a call needs more than :data:`MAX_FLOPS` floating-point operations (it would
+    run for days); ``what`` names the arguments that set the amount.
+
+    Parameters
+    ----------
+    flops : float
+        Floating-point operations the call would need.
+    what : str
+        The arguments that set the amount, for the message.
+    """
+    if not flops <= MAX_FLOPS:
+        raise ValueError(
+            f"{what} needs about {flops:.3g} floating-point operations, more than a 2-core machine "
+            f"does in a day ({MAX_FLOPS:.0e}); use fewer steps, runs or smaller sizes"
+        )

@@ -1,0 +1,254 @@
+"""What both training engines share (Sec. 3, App. F.1): the record of a run, the
+schedule of its steps, the loss and the recording loop.
+
+:class:`~swingby.sim.train_loop.TrainRecord` holds what a run recorded; :func:`~swingby.sim.train_loop.steps_per_epoch`
+and :func:`~swingby.sim.train_loop.log_steps` give its steps and record grid, and
+:func:`~swingby.sim.train_loop.batch_loss` its loss (``"mean"`` or ``"paper"``, eq. 2.1).
+:func:`swingby.sim.train.train` (one run) and :func:`swingby.sim.batched.train_batched` (many runs
+as one batched program) check their settings, shuffle their mini-batches and record
+through the same code here, so a batched run records what the single run would.
+Every public name is imported from :mod:`swingby.sim.train`.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from swingby import _checks, live
+from swingby.sim.data import SimData
+from swingby.sim.run_checks import TrainingDiverged, work
+
+LOSSES = ("mean", "paper")
+SHUFFLES = ("once", "every_epoch", "none")
+
+
+@dataclass
+class TrainRecord:
+    """What :func:`train` recorded; arrays are NumPy ``float64``.
+
+    ``outputs[r, k]`` is the model output at test point ``k`` (eq. B.1, index
+    ``test_index[k]``) at record ``r``, in concept coordinates. The last test point
+    is ``x_hat``, so ``trajectory = outputs[:, -1]`` is the paper's output trajectory.
+    """
+
+    steps: np.ndarray  #: optimisation steps at which records were taken, ``(R,)``
+    epochs: np.ndarray  #: the same in epochs (``steps / steps_per_epoch``)
+    outputs: np.ndarray  #: ``(R, 2**s, d)`` outputs at the test points, concept coords
+    test_points: np.ndarray  #: ``(2**s, d)`` the test points, concept coords
+    test_index: np.ndarray  #: ``(2**s, s)`` the ``v`` of each test point
+    test_loss: np.ndarray  #: ``(R,)`` ``0.5 * ||f(x_hat) - x_hat||^2``
+    train_loss: np.ndarray  #: ``(R,)`` eq. (2.1) on the whole training set (NaN if skipped)
+    config: dict = field(default_factory=dict)  #: the training settings
+
+    def __post_init__(self):
+        R, (P, d) = np.shape(self.steps)[0], np.shape(self.test_points)
+        want = dict(steps=(R,), epochs=(R,), outputs=(R, P, d), test_loss=(R,), train_loss=(R,))
+        for name, shape in want.items():
+            if np.shape(getattr(self, name)) != shape:
+                raise ValueError(f"{name} must have shape {shape} to match steps {(R,)} and test_points "
+                                 f"{(P, d)}, got {np.shape(getattr(self, name))}")
+        if np.ndim(self.test_index) != 2 or np.shape(self.test_index)[0] != P:
+            raise ValueError(f"test_index must have shape ({P}, s), got {np.shape(self.test_index)}")
+        _checks.instance("config", self.config, dict, "dict")
+
+    @property
+    def trajectory(self) -> np.ndarray:
+        """``(R, d)`` output at ``x_hat`` over training, concept coordinates."""
+        return self.outputs[:, -1]
+
+    def test_point_losses(self) -> np.ndarray:
+        """``(R, 2**s)`` loss ``0.5 * ||f(x) - x||^2`` at every test point of eq. (B.1)."""
+        return 0.5 * ((self.outputs - self.test_points) ** 2).sum(axis=-1)
+
+
+def steps_per_epoch(n_samples: int, batch_size: int) -> int:
+    """Number of SGD steps in one pass over ``n_samples`` (last batch may be short).
+
+    Parameters
+    ----------
+    n_samples : int
+        Size of the training set, ``> 0``.
+    batch_size : int
+        Mini-batch size, ``> 0``.
+
+    Returns
+    -------
+    int
+    """
+    n_samples = _checks.positive_int("n_samples", n_samples)
+    return -(-n_samples // _checks.positive_int("batch_size", batch_size))
+
+
+def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
+    """About ``n`` distinct integer steps in ``[0, n_steps]``, evenly spaced in log time
+    (0 and ``n_steps`` included): the record grid for log-time plots.
+
+    Parameters
+    ----------
+    n_steps : int
+        The last step, ``> 0``.
+    n : int
+        About how many steps to return, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Increasing integers, for ``record_steps`` of :func:`train`.
+    """
+    n_steps = _checks.positive_int("n_steps", n_steps)
+    n = _checks.positive_int("n", n)
+    _checks.memory(32.0 * n, f"log_steps with n = {n} steps")
+    grid = np.unique(np.round(np.geomspace(1, n_steps, max(2, n))).astype(int))
+    return np.concatenate([[0], grid])
+
+
+def _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record: float = 0.0) -> np.ndarray:
+    if record_steps is not None and record_every is not None:
+        raise ValueError("give record_every or record_steps, not both")
+    if record_steps is not None:
+        steps = _checks.array("record_steps", record_steps, ndim=1)
+        if np.any(steps != np.round(steps)) or steps.min() < 0 or steps.max() > n_steps:
+            raise ValueError(f"record_steps must be integers in [0, n_steps = {n_steps}], "
+                             f"got {_checks.short_repr(record_steps)}")
+        return np.unique(steps.astype(int))
+    every = max(1, n_steps // 200) if record_every is None else _checks.positive_int("record_every", record_every)
+    _checks.memory((8.0 + bytes_per_record) * (n_steps // every + 2),
+                   f"record_every = {every} with {n_steps} steps (one record of the test-point outputs each)")
+    steps = np.arange(0, n_steps + 1, every)
+    return steps if steps[-1] == n_steps else np.append(steps, n_steps)
+
+
+class _Schedule(NamedTuple):
+    """Validated training settings shared by :func:`train` and :func:`train_batched`."""
+
+    lr: float
+    epochs: int
+    batch_size: int
+    steps_per_epoch: int
+    n_steps: int
+    record_steps: np.ndarray
+
+
+def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_every,
+              record_steps, bytes_per_record: float = 0.0, params: int = 0) -> _Schedule:
+    """Checked settings; ``params`` (summed over runs) bounds the work of the run."""
+    lr = _checks.positive_float("lr", lr)
+    epochs = _checks.positive_int("epochs", epochs)
+    _checks.choice("loss", loss, LOSSES)
+    _checks.choice("shuffle", shuffle, SHUFFLES)
+    bs = n if _checks.flag("full_batch", full_batch) else _checks.positive_int("batch_size", batch_size)
+    spe = steps_per_epoch(n, bs)
+    n_steps = epochs * spe
+    work(6.0 * n_steps * min(bs, n) * params,
+                 f"epochs = {epochs} ({n_steps} steps of batch {min(bs, n)}) with {params} parameters")
+    return _Schedule(lr, epochs, bs, spe, n_steps,
+                     _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record))
+
+
+def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sched: _Schedule,
+                 *, seed: int, full_batch: bool, loss: str, shuffle: str,
+                 diverged_at_step: int | None = None) -> TrainRecord:
+    """Assemble the :class:`TrainRecord` of one run from its recorded outputs."""
+    pts = data.to_concept(data.test_points).double().numpy()
+    return TrainRecord(
+        steps=sched.record_steps.astype(int),
+        epochs=sched.record_steps / sched.steps_per_epoch,
+        outputs=outputs,
+        test_points=pts,
+        test_index=data.test_index.numpy().astype(int),
+        test_loss=0.5 * ((outputs[:, -1] - pts[-1]) ** 2).sum(axis=-1),
+        train_loss=np.asarray(train_loss),
+        config=dict(
+            lr=sched.lr, batch_size=sched.batch_size, epochs=sched.epochs, full_batch=full_batch,
+            loss=loss, shuffle=shuffle, seed=int(seed), steps_per_epoch=sched.steps_per_epoch,
+            n_steps=sched.n_steps, diverged_at_step=diverged_at_step,
+        ),
+    )
+
+
+def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Tensor:
+    """Loss of a batch: ``"mean"`` = mean over batch and dims, ``"paper"`` = eq. (2.1).
+
+    Parameters
+    ----------
+    pred : torch.Tensor
+        Model outputs ``(B, d)`` (or ``(d,)``).
+    target : torch.Tensor
+        Targets of the same shape.
+    loss : {"mean", "paper"}
+        ``"mean"``: PyTorch's ``MSELoss`` (the authors' code); ``"paper"``:
+        ``0.5 * ||pred - target||^2`` averaged over the batch.
+
+    Returns
+    -------
+    torch.Tensor
+        A scalar.
+    """
+    _checks.choice("loss", loss, LOSSES)
+    _checks.instance("pred", pred, torch.Tensor, "torch.Tensor")
+    _checks.instance("target", target, torch.Tensor, "torch.Tensor")
+    if pred.shape != target.shape or pred.ndim == 0 or pred.numel() == 0:
+        raise ValueError(f"target must have the shape of pred, a non-empty (B, d), got target "
+                         f"{tuple(target.shape)} and pred {tuple(pred.shape)}")
+    sq = (pred - target) ** 2
+    return sq.mean() if loss == "mean" else 0.5 * sq.sum(dim=-1).mean()
+
+
+def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seeds: list[int], progress: bool):
+    """The mini-batches of every SGD step, in order (``shuffle`` as in :func:`train`).
+
+    ``X`` is one training set ``(N, d)`` with ``seeds = [seed]``, or one per run
+    ``(R, N, d)`` with one seed per run (:func:`train_batched`); each run is shuffled
+    with its own generator, so run ``r`` sees the batches :func:`train` would give it.
+    """
+    n, bs = X.shape[-2], sched.batch_size
+    gens = [torch.Generator().manual_seed(seed) for seed in seeds]
+
+    def permuted() -> torch.Tensor:
+        if X.ndim == 2:
+            return X[torch.randperm(n, generator=gens[0])]
+        return torch.stack([X[r, torch.randperm(n, generator=gen)] for r, gen in enumerate(gens)])
+
+    Xo = permuted() if shuffle == "once" else X
+    for _ in live.progress(range(sched.epochs), desc="epochs", enabled=progress):
+        if shuffle == "every_epoch":
+            Xo = permuted()
+        for start in range(0, n, bs):
+            yield Xo[..., start : start + bs, :]
+
+
+def _record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
+    """The training loop shared by :func:`train` and :func:`train_batched`.
+
+    Calls ``record()`` at step 0 if ``rec_steps`` starts there, then ``update(xb)`` for
+    every mini-batch and ``record()`` after each step listed in ``rec_steps``. ``update``
+    returns ``False`` when the loss is no longer finite: the loop then stops and returns
+    the number of updates made so far (the step whose model diverged); else ``None``.
+    """
+    n_recorded = 0
+    if rec_steps[0] == 0:
+        record()
+        n_recorded = 1
+    for step, xb in enumerate(batches, start=1):
+        if not update(xb):
+            return step - 1
+        if n_recorded < len(rec_steps) and rec_steps[n_recorded] == step:
+            record()
+            n_recorded += 1
+    return None
+
+
+def _warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
+    warnings.warn(f"training diverged: the loss or the outputs became NaN or infinite {where} with "
+                  f"lr = {lr}; the record holds NaN from there on and its metrics are refused "
+                  "(use a smaller lr)", TrainingDiverged, stacklevel=stacklevel)
+
+
+def _check_record_memory(sched: _Schedule, data: SimData, n_runs: int) -> None:
+    n_pts, d = data.test_points.shape
+    _checks.memory(16.0 * n_runs * len(sched.record_steps) * n_pts * d,
+                   f"{len(sched.record_steps)} records of {n_pts} test points (d = {d}) for {n_runs} run(s)")

@@ -1,0 +1,91 @@
+"""The explorer of the symmetric two-layer dynamics (``book/two_layer_theory.md``), an
+ipywidgets explorer in Neuromatch's pattern (:func:`swingby.live.explorer`: a plain image
+when the book is built).
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from swingby import _checks
+from swingby.live import MAX_STEPS, Explorer, _slider_values, _widgets, explorer
+from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
+from swingby.theory.simulation import initial_U, simulate_symmetric
+from swingby.theory.stages import detect_stages
+from swingby.theory.symmetric import dynamics_a
+
+
+# ---------------------------------------------------------------------------------
+# Theory chapters (book/two_layer_theory, book/beyond_two_concepts)
+# ---------------------------------------------------------------------------------
+def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: float = 0.2,
+                                seed: int = 0, steps: int = 2000, eta: float = 0.01) -> Explorer | None:
+    """Explore the symmetric two-layer dynamics (Fig. 5) at ``d = 3``, ``s = 2``.
+
+    Sliders for ``mu``, ``sigma``, the initialisation scale and the seed, and a switch
+    between the authors' ``A^2`` (default, :func:`swingby.theory.symmetric.authors_a`) and the
+    paper's ``A`` (eq. C.13 with the origin cluster), redraw the Jacobian entries, the
+    test loss and the output trajectory (uniform initialisation; gradient descent on
+    ``U``, i.e. eq. D.2 up to ``O(eta^2)`` per step, which unlike iterating D.2 on ``W``
+    cannot leave the PSD cone). Used in ``book/two_layer_theory.md``.
+
+    Parameters
+    ----------
+    mu : sequence of float
+        2 cluster distances in ``[0.2, 3]`` (the sliders' range).
+    sigma : float
+        Standard deviation, in ``[0, 1.5]``.
+    init_scale : float
+        Scale of the uniform initial ``U``, in ``[0.001, 1]``.
+    seed : int
+        Seed of the initialisation, in ``[0, 2**31 - 1]``.
+    steps : int
+        Gradient steps, in ``[2, MAX_STEPS]``.
+    eta : float
+        Step size, ``> 0``.
+
+    Returns
+    -------
+    swingby.live.Explorer or None
+        The live explorer; ``None`` in static mode (the default view is drawn either way).
+    """
+    mu = _slider_values("mu", mu, 2, 0.2, 3.0)
+    sigma = _checks.number("sigma", sigma, low=0.0, high=1.5)
+    init_scale = _checks.number("init_scale", init_scale, low=1e-3, high=1.0)
+    seed = _checks.integer("seed", seed, low=0, high=2**31 - 1)
+    steps = _checks.integer("steps", steps, low=2, high=MAX_STEPS)
+    eta = _checks.positive_float("eta", eta)
+    values = dict(mu_1=mu[0], mu_2=mu[1], sigma=sigma, init_scale=init_scale, seed=seed, matrix="authors")
+
+    def draw(mu_1, mu_2, sigma, init_scale, seed, matrix):
+        mu_now = np.array([mu_1, mu_2])
+        paper = matrix == "paper"
+        a = dynamics_a(mu_now, sigma, 3, matrix=matrix, origin_cluster=paper)
+        x_hat = np.array([mu_1, mu_2, 0.0])
+        U0 = initial_U(3, [seed], init="uniform", init_scale=init_scale)[0]
+        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=max(1, steps // 1000), iterate="U")
+        if not np.all(np.isfinite(rec.test_loss)):
+            print("the simulation overflowed for these settings; try a smaller mu or sigma")
+            return None
+        stages = detect_stages(rec, 2)
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8.5, 3.8))  # legible at page width
+        plot_jacobian_entries(ax1, rec, 2, stages=stages)
+        ax1.set_title(f"a = ({a[0]:.2f}, {a[1]:.2f}); {stages.n_descents} descent(s)", fontsize=9)
+        plot_output_trajectory(ax2, rec, mu_now)
+        plt.tight_layout()
+        return fig
+
+    def make_controls():
+        w = _widgets()
+        sl = dict(continuous_update=False)
+        controls = {f"mu_{k + 1}": w.FloatSlider(value=m, min=0.2, max=3.0, step=0.05, description=f"mu_{k + 1}", **sl)
+                    for k, m in enumerate(mu)}
+        controls["sigma"] = w.FloatSlider(value=sigma, min=0.0, max=1.5, step=0.05, description="sigma", **sl)
+        controls["init_scale"] = w.FloatLogSlider(value=init_scale, base=10, min=-3, max=0, step=0.1,
+                                                  description="init scale", **sl)
+        controls["seed"] = w.BoundedIntText(value=seed, min=0, max=2**31 - 1, description="seed")
+        controls["matrix"] = w.ToggleButtons(options=[("authors: A^2", "authors"), ("paper: A", "paper")],
+                                             value="authors", description="matrix")
+        return controls
+
+    return explorer(draw, values, make_controls)

@@ -1,0 +1,234 @@
+"""The link test between the Jacobian stages and the output stages of trained MLPs
+(``book/jacobian_link.md``): the pass matrix of every run, the link test with its null,
+the shares of the loss fall per stage, and the figure of one run.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+import numpy as np
+from scipy import stats
+
+from swingby import _checks
+from swingby.diffusion.rules import RULES, Outcome, binomial_p, seeds_needed, verdict
+from swingby.theory.jacobian_stages import _log_lag, run_stages, stage_check
+from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, JacobianRules
+
+
+def pass_matrix(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES,
+                runs: Sequence[int] | None = None) -> np.ndarray:
+    """:func:`stage_check` of the output stages of run ``i`` against the Jacobian of run
+    ``j``, for every pair of runs. The diagonal is the check itself; an off-diagonal
+    entry is the shuffled-pairing null (another seed's Jacobian stages, which share
+    the setting's timing but not the run's).
+
+    Parameters
+    ----------
+    record : JacobianRecord
+        From :func:`train_with_jacobian`.
+    rules : JacobianRules
+        The thresholds.
+    runs : sequence of int, optional
+        Only these runs (e.g. the swinging ones); default all.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, n)`` booleans for the ``n`` runs, rows the output runs, columns the
+        Jacobian runs.
+    """
+    rs = run_stages(record, rules)
+    minor = record.minor()
+    R = len(rs.output)
+    runs = range(R) if runs is None else [_checks.index("runs[k]", r, R) for r in runs]
+    return np.array([[stage_check(record.steps, rs.output[i], rs.jacobian[j], minor[j], rules)
+                      for j in runs] for i in runs], dtype=bool).reshape(len(runs), len(runs))
+
+
+class LinkResult(NamedTuple):
+    """What :func:`link_test` found for one architecture."""
+
+    n_runs: int  #: runs (seeds) trained
+    swinging: np.ndarray  #: indices of the runs whose output swings by
+    n_pass: int  #: swinging runs that pass :func:`stage_check` with their own Jacobian
+    null_rate: float  #: share of (run, other swinging run's Jacobian) pairs that pass
+    p_permutation: float  #: exact permutation test over re-pairings of the seeds
+    p_binomial: float  #: ``binomial_p(n_pass, n_swing, null_rate)``
+    lag: np.ndarray  #: log-time lag of each swinging run's minor peak behind its own turn
+    lag_null: np.ndarray  #: the same lag against every other swinging run's turn (flat)
+    p_lag: float  #: permutation test that the own-run ``|lag|`` is smaller than re-paired
+    outcome: Outcome  #: for :func:`swingby.diffusion.rules.verdict`
+    verdict: str  #: the verdict word
+    seeds_needed: int | None  #: swinging seeds that would decide it (rules' power)
+
+
+def link_test(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES, *,
+              n_resamples: int = RULES.n_resamples, seed: int = 0) -> LinkResult:
+    """The chapter's test of the link over seeds: the seeds (swinging runs) are the
+    independent units. The null re-pairs each run's output stages with another
+    swinging run's Jacobian; its pass rate is the mean off-diagonal of
+    :func:`pass_matrix`, the p-value of the pass count comes from
+    ``scipy.stats.permutation_test`` over random re-pairings (``permutation_type=
+    "pairings"``) and from the binomial test of :func:`~swingby.diffusion.rules.binomial_p`,
+    and the verdict from :func:`~swingby.diffusion.rules.verdict`. Used in
+    ``book/jacobian_link.md``.
+
+    Parameters
+    ----------
+    record : JacobianRecord
+        From :func:`train_with_jacobian`.
+    rules : JacobianRules
+        The thresholds.
+    n_resamples : int
+        Random re-pairings of the permutation test, ``> 0``.
+    seed : int
+        Seed of the re-pairings.
+
+    Returns
+    -------
+    LinkResult
+    """
+    n_resamples = _checks.positive_int("n_resamples", n_resamples)
+    seed = _checks.seed("seed", seed)
+    rs = run_stages(record, rules)
+    swinging = np.flatnonzero([o.swings for o in rs.output])
+    M = pass_matrix(record, rules, swinging)
+    n = len(swinging)
+    lags = np.array([[_log_lag(rs.jacobian[j].t_minor, rs.output[i].t_turn) for j in swinging]
+                     for i in swinging]).reshape(n, n)
+    off = ~np.eye(n, dtype=bool)
+    n_pass = int(np.trace(M)) if n else 0
+    null_rate = float(M[off].mean()) if n >= 2 else 1.0
+    if n >= 2:
+        res = stats.permutation_test((np.arange(n),), lambda i: M[i, np.arange(n)].sum(),
+                                     permutation_type="pairings", n_resamples=n_resamples, vectorized=False,
+                                     alternative="greater", random_state=seed)
+        p_perm = float(res.pvalue)
+        absl = np.minimum(np.abs(lags), 50.0)  # inf (no stage) counts as a very large lag
+        res = stats.permutation_test((np.arange(n),), lambda i: -absl[i, np.arange(n)].mean(),
+                                     permutation_type="pairings", n_resamples=n_resamples,
+                                     vectorized=False, alternative="greater", random_state=seed)
+        p_lag = float(res.pvalue)
+    else:
+        p_perm = p_lag = 1.0
+    outcome = Outcome(n_pass, n, null_rate, decidable=n >= 2)
+    return LinkResult(len(record.seeds), swinging, n_pass, null_rate, p_perm,
+                      binomial_p(n_pass, n, null_rate), np.diag(lags).copy(), lags[off],
+                      p_lag, outcome, verdict(outcome),
+                      seeds_needed(n_pass / n, null_rate) if n else None)
+
+
+class FallShares(NamedTuple):
+    """What moves the output's weak coordinate ``y_w`` during its fall (one row per run)."""
+
+    minor: np.ndarray  #: ``mu_s * (change of w_ws)`` over the fall, as a share of the fall of ``y_w``
+    major: np.ndarray  #: ``mu_w * (change of w_ww)``, as a share
+    rest: np.ndarray  #: everything else (the bias, and for ReLU the offset of the active pattern)
+
+
+def fall_shares(record: JacobianRecord, runs: Sequence[int],
+                rules: JacobianRules = JACOBIAN_RULES, *, phase: str = "fall") -> FallShares:
+    """Split the fall of the output's weak coordinate, ``y_w(t_back) - y_w(t_turn)``, into
+    the part the minor entry moves (``mu_s * delta w_ws``), the part the major entry moves
+    (``mu_w * delta w_ww``) and the rest (``f(x_hat) = J x_hat + b`` with ``b`` the bias,
+    or for a ReLU net the offset of its activation pattern). Sec. 4.2.2 says the minor
+    entry's suppression causes it: a share near 1. With ``phase="approach"`` the same
+    split of the move of ``y_w`` from step 0 to the turn (Sec. 4.2.2: the growing minor
+    entry makes the "illusion of generalizing"). Used in ``book/jacobian_link.md``.
+
+    Parameters
+    ----------
+    record : JacobianRecord
+        From :func:`train_with_jacobian`.
+    runs : sequence of int
+        Indices of the runs (e.g. ``LinkResult.swinging``).
+    rules : JacobianRules
+        The thresholds of :func:`output_stages`.
+    phase : {"fall", "approach"}
+        Split the fall (turn to return) or the approach (step 0 to the turn).
+
+    Returns
+    -------
+    FallShares
+        Each field ``(len(runs),)``; shares sum to 1.
+    """
+    phase = _checks.choice("phase", phase, ("fall", "approach"))
+    rs = run_stages(record, rules)
+    R = len(record.seeds)
+    runs = [_checks.index("runs[k]", r, R) for r in runs]
+    s, w = record.strong, record.weak
+    out = np.zeros((3, len(runs)))
+    for n, r in enumerate(runs):
+        k0 = int(np.searchsorted(record.steps, rs.output[r].t_turn))
+        k1 = int(np.searchsorted(record.steps, rs.output[r].t_back))
+        if phase == "approach":
+            k0, k1 = 0, k0
+        J, y = record.jacobian[r], record.output[r, :, w]
+        fall = y[k1] - y[k0]
+        if fall == 0:
+            out[:, n] = np.nan
+            continue
+        minor = record.x_hat[s] * (J[k1, w, s] - J[k0, w, s])
+        major = record.x_hat[w] * (J[k1, w, w] - J[k0, w, w])
+        out[:, n] = minor / fall, major / fall, (fall - minor - major) / fall
+    return FallShares(*out)
+
+
+def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules = JACOBIAN_RULES) -> None:
+    """Draw one run of the chapter's figure: (left) the major entries, the minor entry
+    ``w_ws`` and the output's weak coordinate ``y_w / mu_w`` over log time, with the
+    stage times; (middle) the output path at ``x_hat`` in the plane of the two concepts,
+    with its turns; (right) the OOD test loss. Used in ``book/jacobian_link.md``.
+
+    Parameters
+    ----------
+    axes : sequence of three matplotlib Axes
+        Where to draw.
+    record : JacobianRecord
+        From :func:`train_with_jacobian`.
+    run : int
+        Index of the run.
+    rules : JacobianRules
+        The thresholds of the stages.
+
+    Returns
+    -------
+    None
+    """
+    if not hasattr(axes, "__len__") or len(axes) != 3:
+        raise ValueError("axes must be three matplotlib Axes")
+    _checks.instance("record", record, JacobianRecord, "JacobianRecord (from train_with_jacobian)")
+    run = _checks.index("run", run, len(record.seeds))
+    rs = run_stages(record, rules)
+    o, j = rs.output[run], rs.jacobian[run]
+    s, w = record.strong, record.weak
+    t = record.steps + 1
+    J, y = record.jacobian[run], record.output[run]
+    ax = axes[0]
+    ax.semilogx(t, J[:, s, s], color="C0", label=f"major $w_{{{s + 1}{s + 1}}}$ (stronger)")
+    ax.semilogx(t, J[:, w, w], color="C1", label=f"major $w_{{{w + 1}{w + 1}}}$ (weaker)")
+    ax.semilogx(t, J[:, w, s], color="C2", label=f"minor $w_{{{w + 1}{s + 1}}}$")
+    ax.semilogx(t, y[:, w] / record.mu[w], "k--", lw=1, label=f"output $y_{w + 1}/\\mu_{w + 1}$")
+    for tt, c in ((j.t_strong, "C0"), (j.t_weak, "C1"), (j.t_minor, "C2")):
+        if math.isfinite(tt):
+            ax.axvline(tt + 1, color=c, ls=":", lw=1)
+    ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0, label="fall of $y_w$")
+    ax.set_xlabel("SGD step + 1")
+    ax.set_ylabel("entry of the Jacobian at $\\hat{x}$")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    ax.plot(y[:, 0], y[:, 1], color="C3")
+    for tt, mk in ((o.t_turn, "v"), (o.t_back, "^")):
+        k = int(np.searchsorted(record.steps, tt))
+        ax.plot(y[k, 0], y[k, 1], mk, color="k", ms=8)
+    ax.plot(*record.x_hat[:2], "*", color="C3", ms=14)
+    ax.plot([record.mu[0], 0], [0, record.mu[1]], "o", color="0.4")
+    ax.set_xlabel("$y_1$")
+    ax.set_ylabel("$y_2$")
+    ax.set_title("output path at $\\hat{x}$ (turns: v, ^)", fontsize=10)
+    ax = axes[2]
+    ax.semilogx(t, record.test_loss[run], color="C3")
+    ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0)
+    ax.set_xlabel("SGD step + 1")
+    ax.set_ylabel("OOD test loss")
