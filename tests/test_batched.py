@@ -26,10 +26,10 @@ def _datas(n_runs=3, d=6, s=2, n=150):
         (2, "linear", False, False, "paper", "once"),
     ],
 )
-# width 5 steps features-first, width 12 batch-first (train_batched.FEATURES_FIRST_MAX)
+# width 5 steps features-first, width 12 batch-first (swingby.sim.batched.FEATURES_FIRST_MAX)
 @pytest.mark.parametrize("width", [5, 12])
 def test_batched_equals_single_runs(depth, activation, bias, full_batch, loss, shuffle, width):
-    from swingby.train_batched import FEATURES_FIRST_MAX
+    from swingby.sim.batched import FEATURES_FIRST_MAX
 
     assert (width <= FEATURES_FIRST_MAX) == (width == 5)
     datas = _datas()
