@@ -54,13 +54,18 @@ def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = 
     Parameters
     ----------
     axes : sequence of two matplotlib.axes.Axes
-        Where to draw.
+        Where to draw (the second may be None: no loss panel).
     arrays, meta : dict
         Stored arrays and meta (:func:`swingby.open_questions.store.load`).
     cell : int
         Index of the cell.
     title : str, optional
         Title of the left panel.
+
+    Notes
+    -----
+    Black star: ``x_hat`` of the data; grey star: ``x_hat`` of the null; dots: the
+    data's training clusters.
     """
     if len(axes) != 2:
         raise ValueError(f"axes must be two Axes, got {len(axes)}")
@@ -74,15 +79,18 @@ def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = 
         for k, c in enumerate(colours[: arrays[f"traj_{cell}_{j}"].shape[0]]):
             tr = arrays[f"traj_{cell}_{j}"][k]
             axes[0].plot(tr[:, 0], tr[:, 1], color=c, lw=1.2 if j == 0 else 0.8)
-            axes[1].plot(ep[1:], arrays[f"loss_{cell}_{j}"][k][1:], color=c, lw=1.2 if j == 0 else 0.8)
+            if axes[1] is not None:
+                axes[1].plot(ep[1:], arrays[f"loss_{cell}_{j}"][k][1:], color=c, lw=1.2 if j == 0 else 0.8)
     axes[0].plot(*mu, "k*", ms=12)
+    axes[0].plot(*[meta["rules"]["null_mu"]] * 2, "*", color="0.6", ms=10)  # the null's x_hat
     axes[0].plot([mu[0], 0, 0], [0, 0, mu[1]], "ko", ms=5)
     axes[0].set_xlabel("concept 1")
     axes[0].set_ylabel("concept 2")
-    axes[1].set_xscale("log")
-    axes[1].set_yscale("log")
-    axes[1].set_xlabel("epoch")
-    axes[1].set_ylabel("OOD test loss")
+    if axes[1] is not None:
+        axes[1].set_xscale("log")
+        axes[1].set_yscale("log")
+        axes[1].set_xlabel("epoch")
+        axes[1].set_ylabel("OOD test loss")
     if title:
         axes[0].set_title(title, fontsize=9)
 
