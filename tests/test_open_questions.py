@@ -201,3 +201,37 @@ def test_cell_records_bad_arguments():
         cell_records(Cell(depth=1), [1], rules=None)
     with pytest.raises(ValueError, match="name"):
         load("colour")
+
+
+def test_pass_flags_and_figures_bad_arguments():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.open_questions.figures import plot_cell, plot_rates
+    arrays = {"rise": np.array([[[0.1, 0.0], [0.0, 0.0]]]), "distance": np.zeros((1, 2, 2)),
+              "order": np.ones((1, 2, 2))}
+    assert C.pass_flags(arrays, 0, False, "nonmonotone").tolist() == [True, False]
+    assert C.pass_flags(arrays, 0, True, "reach").all()
+    with pytest.raises(ValueError, match="what"):
+        C.pass_flags(arrays, 0, False, "speed")
+    with pytest.raises(ValueError, match="cell"):
+        C.pass_flags(arrays, 3, False, "order")
+    with pytest.raises(ValueError, match="arrays"):
+        C.pass_flags({}, 0, False, "order")
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="labels"):
+        plot_rates(ax, ["a"], [], [])
+    with pytest.raises(ValueError, match="axes"):
+        plot_cell([ax], arrays, {"cells": [{}]}, 0)
+    plt.close(fig)
+
+
+def test_late_over_early():
+    ep = np.arange(1.0, 11.0)
+    tr = np.stack([np.r_[np.arange(5.0), 4 + 0.1 * np.arange(1, 6)], np.zeros(10)], axis=1)
+    assert C.late_over_early(tr, ep) == pytest.approx(0.5 / 4.0)
+    with pytest.raises(ValueError, match="epochs"):
+        C.late_over_early(tr, ep[:5])
+    with pytest.raises(ValueError, match="move"):
+        C.late_over_early(np.zeros((10, 2)), ep)

@@ -12,6 +12,8 @@ definitions of :mod:`swingby.open_questions.rules`.
   setting (depth).
 * :func:`prediction_test`: does the normalised-moment theory predict the trained order
   better than the raw one (a sign test over the runs where they differ).
+* :func:`late_over_early`: how much less the output moves late in training than early
+  (the slowing down of Sec. 3.2, read from a stored trajectory).
 * :func:`status_answer`: the answer the status page gives a question's row.
 """
 from __future__ import annotations
@@ -254,6 +256,34 @@ def prediction_test(pred_norm, pred_raw, observed) -> PredictionTest:
     m = int(differ.sum())
     p = float(stats.binomtest(k, m, 0.5, alternative="greater").pvalue) if m else 1.0
     return PredictionTest(float(np.mean(a == o)), float(np.mean(b == o)), m, k, p)
+
+
+def late_over_early(trajectory, epochs) -> float:
+    """Path length of the output trajectory in the second half of training divided by
+    that in the first half (Sec. 3.2: the slowing down makes it small).
+
+    Parameters
+    ----------
+    trajectory : array_like(float, ndim=2)
+        ``(records, k)`` positions of the output at ``x_hat``, finite.
+    epochs : array_like(float, ndim=1)
+        ``(records,)`` increasing epochs of the records.
+
+    Returns
+    -------
+    float
+    """
+    tr = _checks.array("trajectory", trajectory, ndim=2)
+    ep = _checks.array("epochs", epochs, ndim=1)
+    if ep.size != tr.shape[0] or ep.size < 3 or np.any(np.diff(ep) <= 0):
+        raise ValueError(f"epochs must be {tr.shape[0]} increasing values (one per record, at least 3), "
+                         f"got {ep.size}")
+    steps = np.linalg.norm(np.diff(tr, axis=0), axis=1)
+    late = ep[1:] > ep[-1] / 2
+    early = steps[~late].sum()
+    if early == 0:
+        raise ValueError("trajectory does not move in the first half of training: the ratio is undefined")
+    return float(steps[late].sum() / early)
 
 
 def status_answer(row: str, path=None) -> str:
