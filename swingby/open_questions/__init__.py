@@ -8,10 +8,15 @@ The modules, one per subject (import from them directly):
 * :mod:`swingby.open_questions.engine`: a batched SGD engine for inputs that differ from
   the targets (a normalisation layer), and the exact full-batch shortcut for linear
   networks (moment-matched points).
-* :mod:`swingby.open_questions.experiments`: the sweeps of Q1 (initialisation scale),
+* :mod:`swingby.open_questions.experiments`: the cells of Q1 (initialisation scale),
   Q3 (full batch or mini-batches), Q4 (input normalisation) and Q5 (depth and width),
-  their per-run measures and the stored results under ``results/open_questions/``
-  (``python -m swingby.open_questions run [--only NAME]`` regenerates them).
-* :mod:`swingby.open_questions.checks`: the claim checks, their nulls and the theory's
-  prediction for normalised inputs.
+  how one cell is trained, and the per-run measures of the observations chapter.
+* :mod:`swingby.open_questions.theory`: the one-layer gradient flow under the
+  (normalised) second-moment matrix of what the model sees (Q4).
+* :mod:`swingby.open_questions.store`: the stored results under
+  ``results/open_questions/`` with their code identity;
+  ``python -m swingby.open_questions run [--only NAME]`` regenerates them.
+* :mod:`swingby.open_questions.checks`: the claim checks, their nulls, the tests of a
+  dependence and the status page's answers.
+* :mod:`swingby.open_questions.figures`: the chapter's figures and explorer.
 """
