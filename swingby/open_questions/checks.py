@@ -1,0 +1,322 @@
+"""The claim checks of the open questions (chapter: ``book/open_questions.md``), with the
+definitions of :mod:`swingby.open_questions.rules`.
+
+* :func:`pass_flags`: per run of a stored cell, whether it is non-monotone, learns the
+  predicted concept first, or reaches ``x_hat``.
+* :func:`check_cells`: :func:`cell_check` of several stored cells.
+* :func:`cell_check`: the runs of one cell against the pass rate of its null, judged by
+  the book's verdict rule and translated into an answer.
+* :func:`fisher_two_sided`, :func:`seeds_to_decide`: does a pass rate depend on a setting,
+  and how many independent seeds a difference of the observed size would need.
+* :func:`trend_test`: a permutation test of a trend of a pass rate over an ordered
+  setting (depth).
+* :func:`prediction_test`: does the normalised-moment theory predict the trained order
+  better than the raw one (a sign test over the runs where they differ).
+* :func:`late_over_early`: how much less the output moves late in training than early
+  (the slowing down of Sec. 3.2, read from a stored trajectory).
+* :func:`status_answer`: the answer the status page gives a question's row.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from swingby import _checks
+from swingby.diffusion.rules import Outcome, verdict
+from swingby.observations.swingby import fisher_seeds_needed
+from swingby.open_questions.rules import ANSWER_OF_VERDICT, OQ_RULES, OpenRules, answer
+
+WHATS = ("nonmonotone", "order", "reach")
+
+
+def pass_flags(arrays: dict, cell: int, null: bool, what: str, rules: OpenRules = OQ_RULES) -> np.ndarray:
+    """Per run of stored cell ``cell`` (real or null data): the pass flag of ``what``.
+
+    Parameters
+    ----------
+    arrays : dict
+        Stored arrays (:func:`swingby.open_questions.store.load`).
+    cell : int
+        Index of the cell.
+    null : bool
+        The equal-signal runs instead of the real ones.
+    what : {"nonmonotone", "order", "reach"}
+        Rise above ``rules.rise``; the predicted concept first (:func:`~swingby.observations.learning.order_passes`);
+        final distance below ``rules.reach`` (a diverged run passes none of them).
+    rules : OpenRules
+        The thresholds.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n_seeds,)`` bool.
+    """
+    if not isinstance(arrays, dict) or "rise" not in arrays:
+        raise ValueError("arrays must be the stored arrays of an experiment (with 'rise')")
+    cell = _checks.integer("cell", cell, low=0, high=arrays["rise"].shape[0] - 1)
+    j = int(_checks.flag("null", null))
+    what = _checks.choice("what", what, WHATS)
+    if np.isnan(arrays["distance"][cell, j]).all():
+        raise ValueError(f"cell {cell} was not run (its measures are NaN)")
+    if what == "nonmonotone":
+        return np.nan_to_num(arrays["rise"][cell, j], nan=0.0) > rules.rise
+    if what == "order":
+        return arrays["order"][cell, j] == 1
+    return arrays["distance"][cell, j] < rules.reach
+
+
+def _bools(name: str, x) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of pass flags, got shape {arr.shape}")
+    if arr.dtype != bool:
+        if not np.all(np.isin(arr, (0, 1))):
+            raise ValueError(f"{name} must hold pass flags (True/False or 0/1), got values {np.unique(arr)[:5]}")
+        arr = arr.astype(bool)
+    return arr
+
+
+class CellCheck(NamedTuple):
+    """What :func:`cell_check` returns."""
+
+    n_pass: int          #: runs that pass
+    n: int               #: runs
+    null_rate: float     #: share of the null's runs that pass
+    p_vs_null: float     #: one-sided Fisher p of the runs against the null's runs
+    verdict: str         #: the book's verdict word
+    answer: str          #: :data:`~swingby.open_questions.rules.ANSWER_OF_VERDICT` of it
+
+
+def cell_check(passes, null_passes, rules: OpenRules = OQ_RULES) -> CellCheck:
+    """Judge a cell's runs against its null (the equal-signal data at the same settings).
+
+    Parameters
+    ----------
+    passes : array_like(bool, ndim=1)
+        Per run of the cell, whether it passes (non-monotone, order, reach).
+    null_passes : array_like(bool, ndim=1)
+        The same for the null's runs.
+    rules : OpenRules
+        Supplies ``alpha`` (through the book's verdict rule).
+
+    Returns
+    -------
+    CellCheck
+    """
+    x, y = _bools("passes", passes), _bools("null_passes", null_passes)
+    if not isinstance(rules, OpenRules):
+        raise ValueError(f"rules must be an OpenRules, got {type(rules).__name__}")
+    k, n, rate = int(x.sum()), int(x.size), float(y.mean())
+    p = float(stats.fisher_exact([[k, n - k], [int(y.sum()), y.size - int(y.sum())]],
+                                 alternative="greater").pvalue)
+    word = verdict(Outcome(k, n, rate))
+    return CellCheck(k, n, rate, p, word, answer(word))
+
+
+def check_cells(arrays: dict, cells, what: str, rules: OpenRules = OQ_RULES) -> list[CellCheck]:
+    """:func:`cell_check` of stored cells: each cell's runs on the real data against its
+    equal-signal runs.
+
+    Parameters
+    ----------
+    arrays : dict
+        Stored arrays (:func:`swingby.open_questions.store.load`).
+    cells : sequence of int
+        Indices of the cells.
+    what : {"nonmonotone", "order", "reach"}
+        Which pass flag (:func:`pass_flags`).
+    rules : OpenRules
+        The thresholds.
+
+    Returns
+    -------
+    list of CellCheck
+    """
+    return [cell_check(pass_flags(arrays, i, False, what, rules), pass_flags(arrays, i, True, what, rules), rules)
+            for i in cells]
+
+
+def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided Fisher exact p that two pass rates (``k1`` of ``n1``, ``k2`` of ``n2``)
+    differ: the rules' test of a dependence on a setting.
+
+    Parameters
+    ----------
+    k1, n1 : int
+        Passing and all runs of the first setting, ``0 <= k1 <= n1``, ``n1 > 0``.
+    k2, n2 : int
+        The same for the second.
+
+    Returns
+    -------
+    float
+    """
+    n1, n2 = _checks.positive_int("n1", n1), _checks.positive_int("n2", n2)
+    k1, k2 = _checks.integer("k1", k1, low=0, high=n1), _checks.integer("k2", k2, low=0, high=n2)
+    return float(stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="two-sided").pvalue)
+
+
+def seeds_to_decide(p1: float, p2: float, rules: OpenRules = OQ_RULES) -> int | None:
+    """Independent seeds per setting at which a Fisher test would tell rates ``p1`` and
+    ``p2`` apart with the rules' ``alpha`` and ``power`` (one-sided, larger rate first;
+    None if they are equal or more than 2000 would be needed).
+
+    Parameters
+    ----------
+    p1, p2 : float
+        The two observed rates, in ``[0, 1]``.
+    rules : OpenRules
+        Supplies ``alpha`` and ``power``.
+
+    Returns
+    -------
+    int or None
+    """
+    p1 = _checks.number("p1", p1, low=0, high=1)
+    p2 = _checks.number("p2", p2, low=0, high=1)
+    hi, lo = max(p1, p2), min(p1, p2)
+    return fisher_seeds_needed(hi, lo, alpha=rules.alpha, power=rules.power)
+
+
+class Trend(NamedTuple):
+    """What :func:`trend_test` returns."""
+
+    rho: float    #: Spearman correlation of the setting and the pass flag over all runs
+    p: float      #: two-sided permutation p (runs permuted across settings)
+
+
+def trend_test(levels, passes, *, n_resamples: int = 2000, seed: int = 0) -> Trend:
+    """Permutation test of a monotone trend of a pass rate over an ordered setting.
+
+    Parameters
+    ----------
+    levels : array_like(float, ndim=1)
+        The setting (e.g. depth) of each run.
+    passes : array_like(bool, ndim=1)
+        The pass flag of each run (same length).
+    n_resamples : int
+        Permutations, ``> 0``.
+    seed : int
+        Seed of the permutations.
+
+    Returns
+    -------
+    Trend
+    """
+    lv = _checks.array("levels", levels, ndim=1)
+    x = _bools("passes", passes)
+    if lv.size != x.size:
+        raise ValueError(f"levels and passes must have one length, got {lv.size} and {x.size}")
+    n_resamples = _checks.positive_int("n_resamples", n_resamples)
+    rng = np.random.default_rng(_checks.seed("seed", seed))
+    if np.unique(lv).size < 2 or x.all() or not x.any():
+        return Trend(0.0, 1.0)
+    rl = stats.rankdata(lv)
+    rx = stats.rankdata(x.astype(float))
+
+    def rho(r):
+        return float(np.corrcoef(rl, r)[0, 1])
+    obs = rho(rx)
+    perm = np.array([rho(rng.permutation(rx)) for _ in range(n_resamples)])
+    p = (1 + np.sum(np.abs(perm) >= abs(obs) - 1e-12)) / (n_resamples + 1)
+    return Trend(obs, float(p))
+
+
+class PredictionTest(NamedTuple):
+    """What :func:`prediction_test` returns."""
+
+    agree_norm: float   #: share of runs whose order the normalised-moment theory predicts
+    agree_raw: float    #: the same for the raw-moment theory (the null)
+    n_differ: int       #: runs where the two predictions differ
+    k_norm: int         #: of these, runs the normalised theory gets right
+    p: float            #: one-sided sign-test p (binomial, 1/2)
+
+
+def prediction_test(pred_norm, pred_raw, observed) -> PredictionTest:
+    """Does the theory under the normalised second moment predict the trained order better
+    than the theory under the raw one (the prediction that ignores the normalisation)?
+
+    Parameters
+    ----------
+    pred_norm, pred_raw, observed : array_like(bool, ndim=1)
+        Per run, the predicted and the trained order check.
+
+    Returns
+    -------
+    PredictionTest
+    """
+    a, b, o = _bools("pred_norm", pred_norm), _bools("pred_raw", pred_raw), _bools("observed", observed)
+    if not a.size == b.size == o.size:
+        raise ValueError(f"pred_norm, pred_raw and observed must have one length, got {a.size}, {b.size}, {o.size}")
+    differ = a != b
+    k = int(np.sum((a == o) & differ))
+    m = int(differ.sum())
+    p = float(stats.binomtest(k, m, 0.5, alternative="greater").pvalue) if m else 1.0
+    return PredictionTest(float(np.mean(a == o)), float(np.mean(b == o)), m, k, p)
+
+
+def late_over_early(trajectory, epochs) -> float:
+    """Path length of the output trajectory in the second half of training divided by
+    that in the first half (Sec. 3.2: the slowing down makes it small).
+
+    Parameters
+    ----------
+    trajectory : array_like(float, ndim=2)
+        ``(records, k)`` positions of the output at ``x_hat``, finite.
+    epochs : array_like(float, ndim=1)
+        ``(records,)`` increasing epochs of the records.
+
+    Returns
+    -------
+    float
+    """
+    tr = _checks.array("trajectory", trajectory, ndim=2)
+    ep = _checks.array("epochs", epochs, ndim=1)
+    if ep.size != tr.shape[0] or ep.size < 3 or np.any(np.diff(ep) <= 0):
+        raise ValueError(f"epochs must be {tr.shape[0]} increasing values (one per record, at least 3), "
+                         f"got {ep.size}")
+    steps = np.linalg.norm(np.diff(tr, axis=0), axis=1)
+    late = ep[1:] > ep[-1] / 2
+    early = steps[~late].sum()
+    if early == 0:
+        raise ValueError("trajectory does not move in the first half of training: the ratio is undefined")
+    return float(steps[late].sum() / early)
+
+
+def status_answer(row: str, path=None) -> str:
+    """The answer word that the status page's table of questions beyond the paper gives
+    a row (first cell ``row`` or starting with it), so that the chapter can assert that
+    the page says what its checks computed.
+
+    Parameters
+    ----------
+    row : str
+        The row's first cell or how it starts (``"Q3"``).
+    path : str or pathlib.Path, optional
+        The status page (default: ``book/status.md``).
+
+    Returns
+    -------
+    str
+        One of the answers (:data:`ANSWER_OF_VERDICT` values, ``"depends on ..."``,
+        ``"no detectable dependence"``, ``"pending"``).
+    """
+    if not isinstance(row, str) or not row:
+        raise ValueError(f"row must be a non-empty str, got {row!r}")
+    path = Path(__file__).resolve().parents[2] / "book" / "status.md" if path is None else Path(path)
+    if not path.is_file():
+        raise ValueError(f"path must be the status page, got {str(path)!r} (no such file)")
+    rows = [line for line in path.read_text().splitlines() if line.startswith("| ")]
+    hits = [line for line in rows if line.split("|")[1].strip().startswith(row)]
+    if len(hits) != 1:
+        raise ValueError(f"row must start exactly one row of {path.name}, {row!r} starts {len(hits)}")
+    cell = hits[0].split(" | ")[3].strip()
+    words = sorted(set(ANSWER_OF_VERDICT.values()) | {"depends on", "no detectable dependence", "pending"},
+                   key=len, reverse=True)
+    for word in words:
+        if cell.startswith(word):
+            return word
+    raise ValueError(f"the row {row!r} of {path.name} starts with no answer word: {cell[:40]!r}")

@@ -1,0 +1,143 @@
+"""Figures and per-cell summaries of the stored open-question runs (chapter:
+``book/open_questions.md``).
+
+* :func:`plot_rates`: the share of passing runs per cell, real data beside the null.
+* :func:`plot_cell`: the stored trajectories and test losses of one cell.
+* :func:`cell_explorer`: the chapter's explorer over the stored cells.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from swingby import _checks
+
+
+def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequence[np.ndarray], *,
+               ylabel: str = "share of runs") -> None:
+    """Bars of the share of passing runs per cell (real data) beside its null, with
+    binomial standard errors.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    labels : sequence of str
+        One label per cell.
+    real, null : sequence of numpy.ndarray
+        Pass flags per cell (:func:`pass_flags`), real data and null.
+    ylabel : str
+        The y-axis label.
+    """
+    if not (len(labels) == len(real) == len(null)) or not labels:
+        raise ValueError(f"labels, real and null must have one non-zero length, got {len(labels)}, "
+                         f"{len(real)}, {len(null)}")
+    x = np.arange(len(labels))
+    for off, flags, name, colour in ((-0.2, real, "data, mu = (2, 4)", "C0"),
+                                     (0.2, null, "null: equal signal", "C7")):
+        p = np.array([np.mean(f) for f in flags])
+        se = np.array([np.sqrt(q * (1 - q) / len(f)) for q, f in zip(p, flags)])
+        ax.bar(x + off, p, width=0.4, color=colour, label=name)
+        ax.errorbar(x + off, p, yerr=se, fmt="none", color="k", lw=1)
+    ax.set_xticks(x, labels, fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1.05)
+
+
+def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = None) -> None:
+    """The stored runs of one cell: output trajectories at ``x_hat`` in concept
+    coordinates (left) and OOD test losses on a log time axis (right), real data in
+    colour, the equal-signal null in grey.
+
+    Parameters
+    ----------
+    axes : sequence of two matplotlib.axes.Axes
+        Where to draw (the second may be None: no loss panel).
+    arrays, meta : dict
+        Stored arrays and meta (:func:`swingby.open_questions.store.load`).
+    cell : int
+        Index of the cell.
+    title : str, optional
+        Title of the left panel.
+
+    Notes
+    -----
+    Black star: ``x_hat`` of the data; grey star: ``x_hat`` of the null; dots: the
+    data's training clusters.
+    """
+    if len(axes) != 2:
+        raise ValueError(f"axes must be two Axes, got {len(axes)}")
+    cell = _checks.integer("cell", cell, low=0, high=len(meta["cells"]) - 1)
+    key = f"loss_{cell}_0"
+    if key not in arrays:
+        raise ValueError(f"cell {cell} has no stored curves (it was not run)")
+    ep = arrays[f"epochs_{cell}"]
+    mu = np.array(meta["rules"]["mu"])
+    for j, colours in ((1, ["0.6"] * 3), (0, ["C0", "C1", "C2"])):
+        for k, c in enumerate(colours[: arrays[f"traj_{cell}_{j}"].shape[0]]):
+            tr = arrays[f"traj_{cell}_{j}"][k]
+            axes[0].plot(tr[:, 0], tr[:, 1], color=c, lw=1.2 if j == 0 else 0.8)
+            if axes[1] is not None:
+                axes[1].plot(ep[1:], arrays[f"loss_{cell}_{j}"][k][1:], color=c, lw=1.2 if j == 0 else 0.8)
+    axes[0].plot(*mu, "k*", ms=12)
+    axes[0].plot(*[meta["rules"]["null_mu"]] * 2, "*", color="0.6", ms=10)  # the null's x_hat
+    axes[0].plot([mu[0], 0, 0], [0, 0, mu[1]], "ko", ms=5)
+    axes[0].set_xlabel("concept 1")
+    axes[0].set_ylabel("concept 2")
+    if axes[1] is not None:
+        axes[1].set_xscale("log")
+        axes[1].set_yscale("log")
+        axes[1].set_xlabel("epoch")
+        axes[1].set_ylabel("OOD test loss")
+    if title:
+        axes[0].set_title(title, fontsize=9)
+
+
+def _cell_name(c: dict) -> str:
+    return (f"{c['depth']} layer(s) {c['activation']}, width {c['width']}, init x{c['init_scale']:g}, "
+            f"{c['mode']}, {c['variant']}, {c['layout']}")
+
+
+def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
+    """The chapter's explorer: the stored runs of any cell of any experiment
+    (:func:`plot_cell`); a static figure at the defaults, controls in live mode
+    (:func:`swingby.live.explorer`).
+
+    Parameters
+    ----------
+    stored : dict
+        ``{name: (arrays, meta)}`` of the loaded experiments.
+    name : str
+        The experiment shown first.
+    cell : int
+        The cell shown first.
+
+    Returns
+    -------
+    swingby.live.Explorer or None
+    """
+    from swingby.live import explorer
+
+    if not isinstance(stored, dict) or name not in stored:
+        raise ValueError(f"name must be one of the stored experiments {sorted(stored) if isinstance(stored, dict) else stored}, "
+                         f"got {name!r}")
+
+    def draw(name, cell):
+        arrays, meta = stored[name]
+        cell = min(int(cell), len(meta["cells"]) - 1)
+        if f"loss_{cell}_0" not in arrays:
+            print(f"cell {cell} of {name} was not run")
+            return None
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+        plot_cell(axes, arrays, meta, cell, title=f"{name}: {_cell_name(meta['cells'][cell])}")
+        fig.tight_layout()
+        return fig
+
+    def controls():
+        import ipywidgets as widgets
+        return {"name": widgets.Dropdown(options=sorted(stored), value=name, description="question"),
+                "cell": widgets.IntSlider(value=cell, min=0, max=max(len(m["cells"]) for _, m in stored.values()) - 1,
+                                          description="cell")}
+    return explorer(draw, {"name": name, "cell": cell}, controls, note="Move a control to redraw.")

@@ -1,0 +1,237 @@
+"""Unit tests of swingby.open_questions (issue 27): the frozen rules, the engine against
+the book's batched engine, the exact full-batch shortcut, the checks, the theory of
+normalised inputs, bad arguments, and a replay of one stored entry."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from swingby.open_questions import checks as C
+from swingby.open_questions import rules as R
+from swingby.open_questions.engine import moment_points, train_pairs
+from swingby.open_questions.experiments import (
+    Cell,
+    cell_records,
+    check_cell,
+    experiment_cells,
+    run_measures,
+    standardiser,
+)
+from swingby.open_questions.store import RESULTS, load, run_experiment, source_identity
+from swingby.open_questions.theory import flow_learning_times, normalised_moment
+from swingby.sim.batched import train_batched
+from swingby.sim.data import make_sim
+from swingby.sim.models import MLP
+
+#: the fingerprint of OQ_RULES as committed before any run it judges
+FROZEN_FINGERPRINT = "fce44e691f0a4cca"
+
+
+def test_rules_are_frozen():
+    assert R.fingerprint() == FROZEN_FINGERPRINT, (
+        "a rule in swingby/open_questions/rules.py changed: show the result under both rules in "
+        "book/open_questions.md, then record the new fingerprint here")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        R.OQ_RULES.rise = 0.1
+    assert R.fingerprint(R.OpenRules(rise=0.1)) != R.fingerprint()
+
+
+def test_rules_bad_arguments():
+    with pytest.raises(ValueError, match="rules"):
+        R.values(object())
+    with pytest.raises(ValueError, match="verdict_word"):
+        R.answer("maybe")
+    assert R.answer("partly") == "holds in part"
+
+
+def _data(seed=3, n=300, rotate=True):
+    return make_sim((2.0, 4.0), (0.224, 0.224), 2, n, origin_cluster=True, rotate=rotate, seed=seed)
+
+
+def test_moment_points_give_the_full_batch_run():
+    d = _data()
+    a, b = [MLP(2, 3, 4, seed=1)], [MLP(2, 3, 4, seed=1)]
+    ra = train_batched(a, d, lr=0.01, full_batch=True, epochs=25, record_every=5, record_train_loss=False)
+    rb = train_batched(b, d._replace(X=moment_points(d.X), labels=torch.zeros(4, dtype=torch.long)), lr=0.01,
+                       full_batch=True, epochs=25, record_every=5, record_train_loss=False)
+    assert np.abs(ra[0].outputs - rb[0].outputs).max() < 1e-5
+    P = moment_points(d.X).double()
+    assert torch.allclose(P.mean(0), d.X.double().mean(0), atol=1e-5)
+    with pytest.raises(ValueError, match="X"):
+        moment_points(torch.zeros(3))
+    with pytest.raises(ValueError, match="finite"):
+        moment_points(torch.tensor([[np.nan, 0.0]]))
+
+
+def test_train_pairs_with_equal_inputs_and_targets_is_train_batched():
+    d = _data()
+    a = [MLP(2, 2, 4, activation="relu", seed=s) for s in (1, 2)]
+    b = [MLP(2, 2, 4, activation="relu", seed=s) for s in (1, 2)]
+    ra = train_batched(a, [d, d], lr=0.01, epochs=2, record_steps=[0, 3, 8], record_train_loss=False, seed=[5, 6])
+    X = torch.stack([d.X, d.X])
+    out = train_pairs(b, X, X, torch.stack([d.test_points] * 2), lr=0.01, epochs=2, record_steps=[0, 3, 8],
+                      seed=[5, 6])
+    rot = d.rotation.double().numpy()
+    for k in range(2):
+        assert np.abs(ra[k].outputs - out[k] @ rot).max() < 1e-5
+
+
+def test_train_pairs_bad_arguments():
+    d = _data()
+    m = [MLP(2, 1, seed=0)]
+    X = d.X[None]
+    P = d.test_points[None]
+    with pytest.raises(ValueError, match="models"):
+        train_pairs([], X, X, P)
+    with pytest.raises(ValueError, match="inputs"):
+        train_pairs(m, X[0], X, P)
+    with pytest.raises(ValueError, match="record_steps"):
+        train_pairs(m, X, X, P, record_steps=[5, 2])
+    with pytest.raises(ValueError, match="seed"):
+        train_pairs(m, X, X, P, seed=[1, 2])
+    with pytest.raises(ValueError, match="lr"):
+        train_pairs(m, X, X, P, lr=-1)
+
+
+def test_cells_and_measures():
+    cells, n = experiment_cells("batch")
+    assert n == R.OQ_RULES.batch_seeds and [c.mode for c in cells] == list(R.OQ_RULES.batch_modes)
+    with pytest.raises(ValueError, match="name"):
+        experiment_cells("colour")
+    with pytest.raises(ValueError, match="cell.mode"):
+        check_cell(Cell(mode="half"))
+    with pytest.raises(ValueError, match="cell.mode"):
+        check_cell(Cell(mode="full_steps", activation="relu"))
+    with pytest.raises(ValueError, match="cell"):
+        check_cell((4, "linear"))
+    with pytest.raises(ValueError, match="cell.init_scale"):
+        check_cell(Cell(init_scale=0.0))
+    with pytest.raises(ValueError, match="rec"):
+        run_measures(None)
+    with pytest.raises(ValueError, match="X"):
+        standardiser(torch.zeros(5, 2))
+
+
+def test_theory_bad_arguments_and_moment():
+    M = normalised_moment(np.eye(2))
+    assert M.M.shape == (3, 3)
+    with pytest.raises(ValueError, match="Z"):
+        normalised_moment(np.zeros(3))
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    with pytest.raises(ValueError, match="test_input"):
+        flow_learning_times(X, X, np.zeros(3), np.zeros((2, 2)), np.zeros(2), lambda y: y, (1.0, 1.0))
+    with pytest.raises(ValueError, match="back"):
+        flow_learning_times(X, X, np.zeros(2), np.zeros((2, 2)), np.zeros(2), None, (1.0, 1.0))
+    with pytest.raises(ValueError, match="singular"):
+        flow_learning_times(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros(2), np.zeros((2, 2)), np.zeros(2),
+                            lambda y: y, (1.0, 1.0))
+
+
+def test_theory_predicts_the_faster_direction_first():
+    """Raw inputs with a stronger second concept: the flow learns concept 2 first."""
+    d = _data(n=2000, rotate=False)
+    X = d.X.double().numpy()
+    t = flow_learning_times(X, X, d.x_hat.double().numpy(), np.zeros((2, 2)), np.zeros(2), lambda y: y, d.mu)
+    assert t[0] > 1.2 * t[1]
+    st = standardiser(d.X)
+    Z = st(d.X).double().numpy()
+    tz = flow_learning_times(Z, Z, st(d.x_hat).double().numpy(), np.zeros((2, 2)), np.zeros(2),
+                             st.invert, d.mu)
+    assert tz[0] < 1.2 * tz[1]  # standardised along the concept axes: no clear order left
+
+
+def test_checks():
+    c = C.cell_check([True] * 10, [False] * 40)
+    assert c.verdict == "reproduced" and c.answer == "holds" and c.null_rate == 0
+    c = C.cell_check([True] * 3 + [False] * 7, [True] * 20 + [False] * 20)
+    assert c.answer == "undecided"
+    with pytest.raises(ValueError, match="passes"):
+        C.cell_check([], [True])
+    with pytest.raises(ValueError, match="null_passes"):
+        C.cell_check([True], [2])
+    assert C.fisher_two_sided(10, 10, 0, 10) < 0.01
+    with pytest.raises(ValueError, match="k1"):
+        C.fisher_two_sided(11, 10, 0, 10)
+    assert C.seeds_to_decide(0.5, 0.1) is not None and C.seeds_to_decide(0.2, 0.2) is None
+    with pytest.raises(ValueError, match="p1"):
+        C.seeds_to_decide(1.5, 0.1)
+    t = C.trend_test(np.repeat([1, 2, 3], 20), np.repeat([False, False, True], 20), n_resamples=200)
+    assert t.rho > 0.5 and t.p < 0.05
+    with pytest.raises(ValueError, match="levels"):
+        C.trend_test([1, 2], [True, False, True])
+    p = C.prediction_test([True, True, False], [False, False, False], [True, True, False])
+    assert p.agree_norm == 1 and p.n_differ == 2 and p.k_norm == 2
+    with pytest.raises(ValueError, match="pred_norm"):
+        C.prediction_test([True], [True, False], [True, False])
+
+
+def test_status_answer(tmp_path):
+    page = tmp_path / "status.md"
+    page.write_text("| q | x | y | z |\n|---|---|---|---|\n| Q3. batch | a | b | depends on batching: more |\n"
+                    "| Q1. init | a | b | maybe |\n")
+    assert C.status_answer("Q3", page) == "depends on"
+    with pytest.raises(ValueError, match="answer word"):
+        C.status_answer("Q1", page)
+    with pytest.raises(ValueError, match="row"):
+        C.status_answer("Q9", page)
+    with pytest.raises(ValueError, match="path"):
+        C.status_answer("Q3", tmp_path / "none.md")
+
+
+@pytest.mark.skipif(not (RESULTS / "batch.npz").is_file(), reason="no stored results")
+def test_replay_one_stored_entry():
+    """Recompute the full-batch equal-epochs cell (cheap) for two seeds and compare with
+    the stored measures."""
+    arrays, meta = load("batch")
+    i = [c["mode"] for c in meta["cells"]].index("full_epochs")
+    fresh = run_experiment("batch", seeds=meta["seeds"][:2], cells=[i], progress=False)
+    for m in ("rise", "distance", "t_first"):
+        np.testing.assert_allclose(fresh[m][i, :, :2], arrays[m][i, :, :2], rtol=1e-5, atol=1e-7)
+    assert meta["rules_fingerprint"] == R.fingerprint()
+    assert len(source_identity()) == 12
+
+
+def test_cell_records_bad_arguments():
+    with pytest.raises(ValueError, match="seeds"):
+        cell_records(Cell(depth=1), [1, 1])
+    with pytest.raises(ValueError, match="rules"):
+        cell_records(Cell(depth=1), [1], rules=None)
+    with pytest.raises(ValueError, match="name"):
+        load("colour")
+
+
+def test_pass_flags_and_figures_bad_arguments():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.open_questions.figures import plot_cell, plot_rates
+    arrays = {"rise": np.array([[[0.1, 0.0], [0.0, 0.0]]]), "distance": np.zeros((1, 2, 2)),
+              "order": np.ones((1, 2, 2))}
+    assert C.pass_flags(arrays, 0, False, "nonmonotone").tolist() == [True, False]
+    assert C.pass_flags(arrays, 0, True, "reach").all()
+    with pytest.raises(ValueError, match="what"):
+        C.pass_flags(arrays, 0, False, "speed")
+    with pytest.raises(ValueError, match="cell"):
+        C.pass_flags(arrays, 3, False, "order")
+    with pytest.raises(ValueError, match="arrays"):
+        C.pass_flags({}, 0, False, "order")
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="labels"):
+        plot_rates(ax, ["a"], [], [])
+    with pytest.raises(ValueError, match="axes"):
+        plot_cell([ax], arrays, {"cells": [{}]}, 0)
+    plt.close(fig)
+
+
+def test_late_over_early():
+    ep = np.arange(1.0, 11.0)
+    tr = np.stack([np.r_[np.arange(5.0), 4 + 0.1 * np.arange(1, 6)], np.zeros(10)], axis=1)
+    assert C.late_over_early(tr, ep) == pytest.approx(0.5 / 4.0)
+    with pytest.raises(ValueError, match="epochs"):
+        C.late_over_early(tr, ep[:5])
+    with pytest.raises(ValueError, match="move"):
+        C.late_over_early(np.zeros((10, 2)), ep)
