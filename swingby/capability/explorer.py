@@ -71,7 +71,7 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
     a1.plot(*pts[k, q], "o", mfc="none", mec="k", ms=13, mew=2, label="chosen prompt")
     _corners(a1)
     a1.set_ylabel("P(small)")
-    a1.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    a1.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     a1.set_title(f"{labels[q]}\nblue-small: classifier {clf[q]:.0%}, pixels {pix[q]:.0%}; "
                  f"capability {max(clf):.0%}", fontsize=8)
     return axes
@@ -108,7 +108,7 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
     values = dict(i=dc_index, j=seed_index, k=k0, q=prompt)
 
     def draw(i, j, k, q):
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [1, 1.1]})
+        fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.9), gridspec_kw={"width_ratios": [1, 1.1]})
         draw_capability_view(res, i, j, k, q, axes)
         fig.suptitle(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
         plt.tight_layout()

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from swingby import _checks
+from swingby.sim import run_checks
 from swingby.sim.models import MLP
 from swingby.sim.train_loop import LOSSES, steps_per_epoch
 
@@ -125,7 +126,7 @@ def train_pairs(models: Sequence[MLP], inputs, targets, test_inputs, *, lr: floa
     bs = _checks.positive_int("batch_size", batch_size)
     epochs = _checks.positive_int("epochs", epochs)
     _checks.choice("loss", loss, LOSSES)
-    seeds = _checks.seed_list("seed", seed)
+    seeds = run_checks.seed_list("seed", seed)
     if len(seeds) != n_runs:
         raise ValueError(f"seed must hold one seed per model ({n_runs}), got {len(seeds)}")
     n = Z.shape[1]

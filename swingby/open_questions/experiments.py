@@ -21,6 +21,7 @@ from swingby.observations.runs import record_grid, run_seed
 from swingby.observations.swingby import record_rise
 from swingby.open_questions.engine import moment_points, train_pairs
 from swingby.open_questions.rules import OQ_RULES, OpenRules
+from swingby.sim import run_checks
 from swingby.sim.batched import train_batched
 from swingby.sim.data import SimData, make_sim
 from swingby.sim.models import MLP
@@ -156,7 +157,7 @@ def cell_records(cell: Cell, seeds: Sequence[int], *, null: bool = False, config
         One record per seed, its data and its standardisation.
     """
     cell = check_cell(cell)
-    seeds = _checks.seed_list("seeds", seeds, distinct=True)
+    seeds = run_checks.seed_list("seeds", seeds, distinct=True)
     null = _checks.flag("null", null)
     config_index = _checks.integer("config_index", config_index, low=0)
     if not isinstance(rules, OpenRules):

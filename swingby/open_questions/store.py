@@ -23,6 +23,7 @@ from swingby.open_questions import rules as rules_module
 from swingby.open_questions.experiments import EXPERIMENTS, cell_records, experiment_cells, run_measures
 from swingby.open_questions.rules import OQ_RULES, OpenRules
 from swingby.open_questions.theory import flow_learning_times
+from swingby.sim import run_checks
 from swingby.sim.models import MLP
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,9 +32,9 @@ MEASURES = ("rise", "distance", "order", "t_first", "t_second", "diverged")
 N_SHOW = 3  #: seeds per cell and data whose curves are kept for the figures
 #: the source files whose code made the results (the code identity)
 SOURCES = ("open_questions/engine.py", "open_questions/experiments.py", "open_questions/theory.py",
-           "open_questions/store.py", "open_questions/rules.py", "models.py", "sim.py",
-           "train_batched.py", "train_loop.py", "observations_learning.py",
-           "observations_swingby.py", "observations_ood.py", "observations_runs.py")
+           "open_questions/store.py", "open_questions/rules.py", "sim/models.py", "sim/data.py",
+           "sim/batched.py", "sim/train_loop.py", "sim/run_checks.py", "observations/learning.py",
+           "observations/swingby.py", "observations/ood.py", "observations/runs.py")
 
 
 def source_identity() -> str:
@@ -109,7 +110,7 @@ def run_experiment(name: str, *, seeds: Sequence[int] | None = None, cells: Sequ
         ``epochs_i`` of the first :data:`N_SHOW` seeds, and ``meta`` (JSON text).
     """
     all_cells, n_seeds = experiment_cells(name, rules)
-    seeds = list(range(n_seeds)) if seeds is None else _checks.seed_list("seeds", seeds, distinct=True)
+    seeds = list(range(n_seeds)) if seeds is None else run_checks.seed_list("seeds", seeds, distinct=True)
     todo = list(range(len(all_cells))) if cells is None else [
         _checks.integer(f"cells[{k}]", c, low=0, high=len(all_cells) - 1) for k, c in enumerate(cells)]
     progress = _checks.flag("progress", progress)

@@ -58,7 +58,7 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
     values = dict(i=dc_index, j=seed_index, k=len(steps) - 1 if checkpoint is None else checkpoint)
 
     def draw(i: int, j: int, k: int):
-        fig, (a0, a1) = plt.subplots(1, 2, figsize=(9, 4), gridspec_kw={"width_ratios": [1.1, 1]})
+        fig, (a0, a1) = plt.subplots(1, 2, figsize=(8, 3.7), gridspec_kw={"width_ratios": [1.1, 1]})
         plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
                         title=f"samples at step {steps[k]}")
         for c, cls in enumerate(CLASSES):
@@ -67,7 +67,7 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
             a1.plot(*traj[i, j, k, c], "o", color=CLASS_COLOURS[cls], label=CLASS_NAMES[cls])
         _corners(a1)
         a1.set_ylabel("P(small)")
-        a1.legend(fontsize=7, loc="center")
+        a1.legend(fontsize=8, loc="center")
         a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
         plt.tight_layout()
         return fig
