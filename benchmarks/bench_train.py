@@ -22,11 +22,10 @@ import time
 import numpy as np
 import torch
 
-from swingby.sim.batched import train_batched
+from swingby.sim.batched import FEATURES_FIRST_MAX, _StackedMLPs, train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
 from swingby.sim.train import train
-from swingby.sim.batched import FEATURES_FIRST_MAX, _StackedMLPs
 
 
 def layouts(repeats: int = 7, steps: int = 40) -> None:
