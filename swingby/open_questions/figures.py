@@ -130,7 +130,7 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
         if f"loss_{cell}_0" not in arrays:
             print(f"cell {cell} of {name} was not run")
             return None
-        fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+        fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4))
         plot_cell(axes, arrays, meta, cell, title=f"{name}: {_cell_name(meta['cells'][cell])}")
         fig.tight_layout()
         return fig
