@@ -85,3 +85,17 @@ def test_the_new_sweep_is_fixed_before_the_data_and_meets_the_issue():
     assert PS.sweep_hours(6.9) == pytest.approx(32 * 2 * 6.9 / 60)
     with pytest.raises(ValueError, match="minutes_per_search_run"):
         PS.sweep_hours(-1.0)
+
+
+def test_a_candidate_is_decided_early_only_by_a_finished_run_that_fails():
+    """The cost rule: unfinished runs are skipped only when a finished one already fails
+    the criterion (no other run can then change the verdict)."""
+    seed0 = [r for r in _all() if r["seed"] == PS.SEEDS[0]]
+    assert not PS.passes(seed0)["decided"]  # seed 0 passes: seed 1 must still run
+    failing = [_run(PS.DECISIVE_DC, PS.SEEDS[0], c11=0.16), _run(PS.WEAK_DC, PS.SEEDS[0])]
+    r = PS.passes(failing)
+    assert r["decided"] and not r["passes"] and not r["complete"]
+    assert PS.passes([_run(PS.WEAK_DC, PS.SEEDS[0], disc=0.7)])["decided"]  # a trained class fails anywhere
+    assert PS.passes(_all())["decided"] and PS.passes(_all(c11=0.5))["decided"]  # complete: decided
+    row = {"name": "x", "what": "y", "runs": failing, **r}
+    assert "no (decided early)" in PS.table([row])

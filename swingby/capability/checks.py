@@ -6,7 +6,7 @@ wrong model passes (issue 22), with every threshold from
   for ``sustain_k`` checkpoints (an early blip does not count).
 * :func:`lead_over_levels`: capability precedes behaviour at every level of
   ``crossing_levels``. Null: prompts that change nothing
-  (:func:`swingby.capability.claims.noise_capability`).
+  (:func:`~swingby.capability.claims.noise_capability`).
 * :func:`seed_spread`: how far the seeds disagree on the capability time.
 * :func:`window_spread_ratio`: capability's seed spread against behaviour's, only over
   the window before capability saturates. Null: the two curves swapped per seed.

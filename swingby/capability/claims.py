@@ -46,7 +46,7 @@ def capability_lead(times: CrossingTimes, end: float) -> Lead:
     Parameters
     ----------
     times : CrossingTimes
-        From :func:`crossing_times`.
+        From :func:`~swingby.capability.measures.crossing_times`.
     end : float
         The last training step: a behaviour that never crosses is put there.
 
@@ -135,7 +135,7 @@ def noise_capability(behaviour_curves: np.ndarray, n_samples: int, n_prompts: in
 # ----------------------------------------------------------- seed robustness
 def robustness_check(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray, max_ratio: float = R.max_spread_ratio) -> bool:
     """Claim check: capability's seed spread is at most ``max_ratio`` times behaviour's
-    (:func:`spread_ratio`).
+    (:func:`~swingby.capability.spread.spread_ratio`).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
     :func:`swingby.capability.checks.window_spread_ratio` (before capability saturates).

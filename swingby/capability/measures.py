@@ -219,7 +219,7 @@ def repeat_noise_ratio(res: dict, by: str = "classifier") -> float:
     The sweep draws the final model's samples again (``rep_probs``/``rep_pixels``, four
     repeats). For every run and class this pools the variance of the joint accuracy
     over the repeats and divides it by the pooled binomial variance ``p (1 - p) / n``.
-    Near 1: the binomial null of :func:`noise_capability` has the right noise.
+    Near 1: the binomial null of :func:`~swingby.capability.claims.noise_capability` has the right noise.
 
     Parameters
     ----------

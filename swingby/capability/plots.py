@@ -191,9 +191,9 @@ def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | 
     res : dict
         A results dict (for the separations and the last step).
     times : CrossingTimes
-        From :func:`swingby.capability.measures.crossing_times`.
+        From :func:`~swingby.capability.measures.crossing_times`.
     fit : LinearFit or None
-        From :func:`swingby.capability.claims.linear_fit` (None: no line).
+        From :func:`~swingby.capability.claims.linear_fit` (None: no line).
     ax : matplotlib Axes
         Where to draw.
     """
@@ -235,7 +235,7 @@ def _interp_point(steps: np.ndarray, path: np.ndarray, t: float) -> np.ndarray:
 def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str = "classifier"):
     """Seed 003, Fig. 4: one run's training loss (left), capability and behaviour
     (middle) and class-11 concept-space path (right), with the capability time marked
-    (dashed line, star) and the concept-space turn (:func:`swingby.capability.probes.concept_turn`).
+    (dashed line, star) and the concept-space turn (:func:`~swingby.capability.probes.concept_turn`).
 
     Parameters
     ----------

@@ -21,7 +21,7 @@ class ProbeScore(NamedTuple):
     """How well a probe's transition step predicts capability time over the runs.
 
     ``r_capability``: Pearson correlation with the capability time; ``p_value``: share
-    of within-separation shuffles (:func:`permute_seeds`) with a correlation at least as
+    of within-separation shuffles (:func:`~swingby.capability.spread.permute_seeds`) with a correlation at least as
     large; ``median_gap``: median of ``|t_probe - t_capability|``; ``r_behaviour``: the
     correlation with the behaviour time (runs where behaviour crosses); ``n``: runs used.
     """
@@ -84,7 +84,7 @@ def coincidence_check(t_probe: np.ndarray, t_cap: np.ndarray, tolerance: np.ndar
 
     Passes when, over the runs where both are measured, the correlation is at least
     ``min_r`` and in at least ``min_fraction`` of the runs ``|t_probe - t_cap|`` is within
-    ``tolerance`` (per run, e.g. :func:`checkpoint_gap` at the capability time).
+    ``tolerance`` (per run, e.g. :func:`~swingby.capability.probes.checkpoint_gap` at the capability time).
 
     Parameters
     ----------

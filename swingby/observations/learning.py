@@ -108,7 +108,7 @@ def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> Displa
     Parameters
     ----------
     rec : TrainRecord
-        A finite run recorded near the interval ends (:func:`record_grid` does this).
+        A finite run recorded near the interval ends (:func:`~swingby.observations.runs.record_grid` does this).
     n_intervals : int
         Number of equal training-time intervals, ``> 0``.
 
@@ -212,7 +212,7 @@ def order_agreement(records: Sequence[TrainRecord], rule: str = "a", *, margin: 
     Parameters
     ----------
     records : sequence of TrainRecord
-        Finite runs from :func:`run_sweep`, non-empty.
+        Finite runs from :func:`~swingby.observations.runs.run_sweep`, non-empty.
     rule : {"a", "mu"}
         ``"a"``: the larger ``a_p`` is learned first; ``"mu"``: the larger ``mu_p`` (the
         null that ignores diversity). A rule that cannot choose (equal ``mu_p``, or equal
@@ -252,7 +252,7 @@ def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2, first: int | None
     Parameters
     ----------
     rec : TrainRecord
-        A finite run of two concepts from :func:`run_sweep`.
+        A finite run of two concepts from :func:`~swingby.observations.runs.run_sweep`.
     time_ratio : float
         Least ratio of the later to the earlier learning time, ``>= 1``.
     first : int or None

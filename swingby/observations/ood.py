@@ -103,11 +103,11 @@ def truncation_twins(
     Parameters
     ----------
     configs : sequence of dict
-        Dicts with keys ``mu`` and ``sigma``, as for :func:`run_sweep`.
+        Dicts with keys ``mu`` and ``sigma``, as for :func:`~swingby.observations.runs.run_sweep`.
     seeds : sequence of int
         Distinct seeds, one pair of runs per config and seed.
     d, depth, width, lr, n_per_cluster, origin_cluster
-        As in :func:`run_sweep` (SGD, batch 128, 40 epochs).
+        As in :func:`~swingby.observations.runs.run_sweep` (SGD, batch 128, 40 epochs).
     activation : {"linear", "relu"}
         The hidden layers' activation. A linear model of any depth sees the data only
         through their first and second moments, so it cannot copy near points; a ReLU

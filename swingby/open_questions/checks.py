@@ -301,7 +301,7 @@ def status_answer(row: str, path=None) -> str:
     Returns
     -------
     str
-        One of the answers (:data:`ANSWER_OF_VERDICT` values, ``"depends on ..."``,
+        One of the answers (:data:`~swingby.open_questions.rules.ANSWER_OF_VERDICT` values, ``"depends on ..."``,
         ``"no detectable dependence"``, ``"pending"``).
     """
     if not isinstance(row, str) or not row:

@@ -39,9 +39,9 @@ class Cell(NamedTuple):
     activation: str = "linear"     #: "linear" or "relu"
     width: int = 4                 #: hidden width
     init_scale: float = 1.0        #: multiplier of PyTorch's default initialisation
-    mode: str = "mini"             #: one of :data:`MODES`
-    variant: str = "raw"           #: one of :data:`VARIANTS`
-    layout: str = "rotated"        #: one of :data:`LAYOUTS`
+    mode: str = "mini"             #: one of ``MODES``
+    variant: str = "raw"           #: one of ``VARIANTS``
+    layout: str = "rotated"        #: one of ``LAYOUTS``
 
 
 def check_cell(cell) -> Cell:
@@ -132,7 +132,7 @@ def cell_records(cell: Cell, seeds: Sequence[int], *, null: bool = False, config
     :func:`swingby.observations.runs.run_seed` of ``(seeds[k], config_index, d, depth,
     stream = null)``, so runs of different cells, and real and null runs, are
     independent. ``mode="full_steps"`` / ``"full_epochs"`` train full batch (as many steps
-    as the mini-batch run, or as many epochs) on :func:`moment_points` of the data;
+    as the mini-batch run, or as many epochs) on :func:`~swingby.open_questions.engine.moment_points` of the data;
     ``variant="standardised"`` trains on standardised inputs and targets,
     ``"norm_layer"`` on standardised inputs and raw targets. Outputs are recorded at the
     test points (standardised where the model sees standardised inputs) and returned in

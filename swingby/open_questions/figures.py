@@ -27,7 +27,7 @@ def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequ
     labels : sequence of str
         One label per cell.
     real, null : sequence of numpy.ndarray
-        Pass flags per cell (:func:`pass_flags`), real data and null.
+        Pass flags per cell (:func:`~swingby.open_questions.checks.pass_flags`), real data and null.
     ylabel : str
         The y-axis label.
     """

@@ -151,7 +151,7 @@ def save(name: str, result: dict, directory: Path | None = None) -> Path:
     result : dict
         What :func:`run_experiment` returned.
     directory : pathlib.Path, optional
-        Default :data:`RESULTS`.
+        Default ``RESULTS``.
 
     Returns
     -------
@@ -175,7 +175,7 @@ def load(name: str, directory: Path | None = None) -> tuple[dict, dict]:
     name : str
         One of :data:`~swingby.open_questions.experiments.EXPERIMENTS`.
     directory : pathlib.Path, optional
-        Default :data:`RESULTS`.
+        Default ``RESULTS``.
 
     Returns
     -------

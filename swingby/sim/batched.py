@@ -99,7 +99,7 @@ def train_batched(
 ) -> list[TrainRecord]:
     """Train ``R`` independent MLPs of one architecture as one batched tensor program.
 
-    Gives the same numbers (to float32 rounding) as calling :func:`train` on each
+    Gives the same numbers (to float32 rounding) as calling :func:`~swingby.sim.train.train` on each
     model in turn with the same arguments: the weights of the ``R`` models are
     stacked into ``(R, out, in)`` tensors, forward and backward passes of plain SGD
     on the loss (2.1) (or its ``"mean"`` variant) are written out with batched
@@ -112,19 +112,19 @@ def train_batched(
     models : sequence of MLP
         :class:`~swingby.sim.models.MLP` s with identical ``d``, ``depth``, ``width``,
         ``activation`` and ``bias`` (different seeds / init scales are fine); trained in
-        place, like :func:`train`.
+        place, like :func:`~swingby.sim.train.train`.
     data : SimData or sequence of SimData
         One data set shared by all runs, or one per model (same number of points and
         concepts; rotations and samples may differ).
     lr, batch_size, epochs, full_batch, loss, shuffle, record_every, record_steps, record_train_loss, progress
-        As in :func:`train`.
+        As in :func:`~swingby.sim.train.train`.
     seed : int or sequence of int
         Shuffling seed, one for all runs or one per model.
 
     Returns
     -------
     list of TrainRecord
-        One per model, as :func:`train` would return it.
+        One per model, as :func:`~swingby.sim.train.train` would return it.
     """
     models, spec = _check_batched_models(models)
     n_runs = len(models)
@@ -171,7 +171,7 @@ def train_batched(
             for i, dat in enumerate(datas)]
 
 
-#: widest layer for which :class:`_StackedMLPs` steps with features-first activations
+#: widest layer for which ``_StackedMLPs`` steps with features-first activations
 #: (measured crossover on 2-core CPUs: 2-4x faster at d = 2, 3; 1.2-2x at 8; slower from 16)
 FEATURES_FIRST_MAX = 8
 

@@ -78,14 +78,14 @@ def train(
     full_batch : bool
         Use the whole training set at every step (the rebuttal's setting).
     loss : {"mean", "paper"}
-        ``"mean"`` (authors' code) or ``"paper"`` (eq. 2.1), see :func:`batch_loss`.
+        ``"mean"`` (authors' code) or ``"paper"`` (eq. 2.1), see :func:`~swingby.sim.train_loop.batch_loss`.
     shuffle : {"once", "every_epoch", "none"}
         ``"once"``: one permutation reused every epoch (the authors' code).
     record_every : int, optional
         Record every ``k`` steps (step 0 is the initial model). Default, when
         ``record_steps`` is not given either: about 200 evenly spaced records.
     record_steps : sequence of int, optional
-        Record at these steps instead (e.g. :func:`log_steps`).
+        Record at these steps instead (e.g. :func:`~swingby.sim.train_loop.log_steps`).
     record_train_loss : bool
         Evaluate eq. (2.1) on the whole training set at each record.
     seed : int

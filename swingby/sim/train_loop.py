@@ -28,7 +28,7 @@ SHUFFLES = ("once", "every_epoch", "none")
 
 @dataclass
 class TrainRecord:
-    """What :func:`train` recorded; arrays are NumPy ``float64``.
+    """What :func:`~swingby.sim.train.train` recorded; arrays are NumPy ``float64``.
 
     ``outputs[r, k]`` is the model output at test point ``k`` (eq. B.1, index
     ``test_index[k]``) at record ``r``, in concept coordinates. The last test point
@@ -97,7 +97,7 @@ def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Increasing integers, for ``record_steps`` of :func:`train`.
+        Increasing integers, for ``record_steps`` of :func:`~swingby.sim.train.train`.
     """
     n_steps = _checks.positive_int("n_steps", n_steps)
     n = _checks.positive_int("n", n)
@@ -123,7 +123,7 @@ def _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record:
 
 
 class _Schedule(NamedTuple):
-    """Validated training settings shared by :func:`train` and :func:`train_batched`."""
+    """Validated training settings shared by :func:`~swingby.sim.train.train` and :func:`train_batched`."""
 
     lr: float
     epochs: int
@@ -199,11 +199,11 @@ def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Ten
 
 
 def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seeds: list[int], progress: bool):
-    """The mini-batches of every SGD step, in order (``shuffle`` as in :func:`train`).
+    """The mini-batches of every SGD step, in order (``shuffle`` as in :func:`~swingby.sim.train.train`).
 
     ``X`` is one training set ``(N, d)`` with ``seeds = [seed]``, or one per run
     ``(R, N, d)`` with one seed per run (:func:`train_batched`); each run is shuffled
-    with its own generator, so run ``r`` sees the batches :func:`train` would give it.
+    with its own generator, so run ``r`` sees the batches :func:`~swingby.sim.train.train` would give it.
     """
     n, bs = X.shape[-2], sched.batch_size
     gens = [torch.Generator().manual_seed(seed) for seed in seeds]
@@ -222,7 +222,7 @@ def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seeds: list[int], 
 
 
 def _record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
-    """The training loop shared by :func:`train` and :func:`train_batched`.
+    """The training loop shared by :func:`~swingby.sim.train.train` and :func:`train_batched`.
 
     Calls ``record()`` at step 0 if ``rec_steps`` starts there, then ``update(xb)`` for
     every mini-batch and ``record()`` after each step listed in ``rec_steps``. ``update``

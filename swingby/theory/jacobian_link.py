@@ -18,7 +18,7 @@ from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, Jaco
 
 def pass_matrix(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES,
                 runs: Sequence[int] | None = None) -> np.ndarray:
-    """:func:`stage_check` of the output stages of run ``i`` against the Jacobian of run
+    """:func:`~swingby.theory.jacobian_stages.stage_check` of the output stages of run ``i`` against the Jacobian of run
     ``j``, for every pair of runs. The diagonal is the check itself; an off-diagonal
     entry is the shuffled-pairing null (another seed's Jacobian stages, which share
     the setting's timing but not the run's).
@@ -26,7 +26,7 @@ def pass_matrix(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES,
     Parameters
     ----------
     record : JacobianRecord
-        From :func:`train_with_jacobian`.
+        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
     rules : JacobianRules
         The thresholds.
     runs : sequence of int, optional
@@ -51,7 +51,7 @@ class LinkResult(NamedTuple):
 
     n_runs: int  #: runs (seeds) trained
     swinging: np.ndarray  #: indices of the runs whose output swings by
-    n_pass: int  #: swinging runs that pass :func:`stage_check` with their own Jacobian
+    n_pass: int  #: swinging runs that pass :func:`~swingby.theory.jacobian_stages.stage_check` with their own Jacobian
     null_rate: float  #: share of (run, other swinging run's Jacobian) pairs that pass
     p_permutation: float  #: exact permutation test over re-pairings of the seeds
     p_binomial: float  #: ``binomial_p(n_pass, n_swing, null_rate)``
@@ -77,7 +77,7 @@ def link_test(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES, *,
     Parameters
     ----------
     record : JacobianRecord
-        From :func:`train_with_jacobian`.
+        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
     rules : JacobianRules
         The thresholds.
     n_resamples : int
@@ -140,11 +140,11 @@ def fall_shares(record: JacobianRecord, runs: Sequence[int],
     Parameters
     ----------
     record : JacobianRecord
-        From :func:`train_with_jacobian`.
+        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
     runs : sequence of int
         Indices of the runs (e.g. ``LinkResult.swinging``).
     rules : JacobianRules
-        The thresholds of :func:`output_stages`.
+        The thresholds of :func:`~swingby.theory.jacobian_stages.output_stages`.
     phase : {"fall", "approach"}
         Split the fall (turn to return) or the approach (step 0 to the turn).
 
@@ -186,7 +186,7 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     axes : sequence of three matplotlib Axes
         Where to draw.
     record : JacobianRecord
-        From :func:`train_with_jacobian`.
+        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
     run : int
         Index of the run.
     rules : JacobianRules

@@ -54,7 +54,7 @@ def _rules(rules) -> JacobianRules:
 
 def jacobian_stages(steps, w_strong, w_weak, w_minor, rules: JacobianRules = JACOBIAN_RULES) -> JacobianStages:
     """Growth times of the two major entries and the peak of the minor entry (Sec.
-    4.2.1, with the levels of :data:`JACOBIAN_RULES`). Used in ``book/jacobian_link.md``.
+    4.2.1, with the levels of :data:`~swingby.theory.trained_jacobian.JACOBIAN_RULES`). Used in ``book/jacobian_link.md``.
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ def stage_check(steps, out: OutputStages, jac: JacobianStages, w_minor,
     over at least ``shrink_min`` of the recorded steps of the fall of ``y_w``; (4) the
     weaker concept's major entry grows only after ``y_w`` turns back (the second
     growth ends the detour). Passing the stages and minor entry of *another* run gives
-    the shuffled-pairing null (:func:`pass_matrix`).
+    the shuffled-pairing null (:func:`~swingby.theory.jacobian_link.pass_matrix`).
 
     Parameters
     ----------
@@ -224,7 +224,7 @@ def stage_conditions(steps, out: OutputStages, jac: JacobianStages, w_minor,
 
 
 class RunStages(NamedTuple):
-    """The stages of every run of a :class:`JacobianRecord`."""
+    """The stages of every run of a :class:`~swingby.theory.trained_jacobian.JacobianRecord`."""
 
     output: list  #: one :class:`OutputStages` per run
     jacobian: list  #: one :class:`JacobianStages` per run
@@ -237,7 +237,7 @@ def run_stages(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES) ->
     Parameters
     ----------
     record : JacobianRecord
-        From :func:`train_with_jacobian`.
+        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
     rules : JacobianRules
         The thresholds.
 

@@ -185,7 +185,7 @@ class TheorySetting:
         return x
 
     def a(self, matrix: str = "authors") -> np.ndarray:
-        """The diagonal the dynamics run with, :func:`dynamics_a` (``"authors"``: ``A^2``
+        """The diagonal the dynamics run with, :func:`~swingby.theory.symmetric.dynamics_a` (``"authors"``: ``A^2``
         of their scripts; ``"paper"``: eq. C.13)."""
         return dynamics_a(self.mu, self.sigma, self.d, matrix=matrix,
                           origin_cluster=self.origin_cluster and matrix == "paper")
@@ -199,7 +199,7 @@ class TheorySetting:
 
     def run(self, matrix: str = "authors", *, iterate: str = "W", seeds=None,
             record_every: int = 1, steps: int | None = None) -> SymmetricRecord:
-        """Simulate from :meth:`U0` with :func:`simulate_symmetric`. The defaults
+        """Simulate from :meth:`U0` with :func:`~swingby.theory.simulation.simulate_symmetric`. The defaults
         (``matrix="authors"``, ``iterate="W"``, the authors' seed) repeat the authors'
         run exactly, up to their float32 arithmetic.
 
@@ -208,7 +208,7 @@ class TheorySetting:
         matrix : {"authors", "paper"}
             As in :meth:`a`.
         iterate : {"W", "U"}
-            As in :func:`simulate_symmetric`.
+            As in :func:`~swingby.theory.simulation.simulate_symmetric`.
         seeds : sequence of int, optional
             Run one trajectory per seed (a batched record) instead of the authors' seed.
         record_every : int
@@ -225,7 +225,7 @@ class TheorySetting:
 
     def run_with_stages(self, matrix: str = "authors", *, rel_tol: float = 0.01,
                         record_every: int = 10) -> StagedRun:
-        """:meth:`run` from the authors' seed and :func:`detect_stages` on it with ``s``
+        """:meth:`run` from the authors' seed and :func:`~swingby.theory.stages.detect_stages` on it with ``s``
         major entries: the runs of Figs. 8 and 9 in ``book/beyond_two_concepts.md``.
 
         Parameters
@@ -233,7 +233,7 @@ class TheorySetting:
         matrix : {"authors", "paper"}
             As in :meth:`a`.
         rel_tol : float
-            The tolerance of :func:`detect_stages` (a fraction of the initial test loss).
+            The tolerance of :func:`~swingby.theory.stages.detect_stages` (a fraction of the initial test loss).
         record_every : int
             Record every ``k``-th iterate.
 
@@ -247,7 +247,7 @@ class TheorySetting:
 
     def statistics(self, matrix: str = "authors", *, n_seeds: int = 200, iterate: str = "U",
                    rel_tol: float = 0.01, record_every: int = 10) -> DescentStats:
-        """:func:`descent_statistics` over seeds ``0..n_seeds-1`` at this setting.
+        """:func:`~swingby.theory.statistics.descent_statistics` over seeds ``0..n_seeds-1`` at this setting.
 
         Parameters
         ----------
@@ -256,9 +256,9 @@ class TheorySetting:
         n_seeds : int
             Number of initialisations.
         iterate : {"U", "W"}
-            As in :func:`simulate_symmetric` (default gradient steps on ``U``).
+            As in :func:`~swingby.theory.simulation.simulate_symmetric` (default gradient steps on ``U``).
         rel_tol : float
-            As in :func:`count_descents`.
+            As in :func:`~swingby.theory.stages.count_descents`.
         record_every : int
             Record every ``k``-th iterate.
 

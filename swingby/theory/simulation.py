@@ -83,7 +83,7 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
     iterate : {"W", "U"}
         ``"W"`` iterates (D.2) on ``W`` (the paper's App. D and the authors' scripts);
         ``"U"`` takes gradient-descent steps on ``U`` with learning rate ``eta / 2``
-        (:func:`u_step_to_w_eta`), the same dynamics up to ``O(eta^2)`` per step, which
+        (:func:`~swingby.theory.symmetric.u_step_to_w_eta`), the same dynamics up to ``O(eta^2)`` per step, which
         keeps ``W = U U^T`` positive semi-definite exactly. (D.2) does not: once a small
         eigenvalue of ``W`` is pushed below 0 it grows without bound.
     progress : bool
@@ -170,7 +170,7 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
     """Initial ``U`` of :class:`swingby.sim.models.SymmetricModel` for each seed, stacked.
 
     Used by ``book/beyond_two_concepts.md`` (eq. E.1) and, through
-    :func:`descent_statistics`, by the statistics over seeds of the theory chapters.
+    :func:`~swingby.theory.statistics.descent_statistics`, by the statistics over seeds of the theory chapters.
 
     Parameters
     ----------

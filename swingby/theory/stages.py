@@ -137,7 +137,7 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
     Parameters
     ----------
     record : SymmetricRecord
-        A single (not batched) trajectory of :func:`simulate_symmetric`.
+        A single (not batched) trajectory of :func:`~swingby.theory.simulation.simulate_symmetric`.
     s : int
         Number of informative directions (major entries), ``1 <= s <= d``.
     growth_level : float

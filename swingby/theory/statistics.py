@@ -31,11 +31,11 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
                        iterate: str = "U", origin_cluster: bool = False,
                        matrix: str = "authors") -> DescentStats:
     """Simulate ``n_seeds`` initialisations (seeds ``0..n_seeds-1`` of
-    :func:`initial_U`) of the symmetric model at one SIM setting and count, for each,
+    :func:`~swingby.theory.simulation.initial_U`) of the symmetric model at one SIM setting and count, for each,
     the descents of the test loss and whether it is unfinished (App. E.1-E.3: how often
     multiple descents and failures occur, rather than one tuned seed).
 
-    ``a`` comes from :func:`dynamics_a` with ``matrix`` (default ``"authors"``, the ``A^2``
+    ``a`` comes from :func:`~swingby.theory.symmetric.dynamics_a` with ``matrix`` (default ``"authors"``, the ``A^2``
     of the authors' scripts; ``"paper"``: eq. C.13, ``sigma`` a standard deviation),
     ``x_hat = sum_p mu_p e_p``. ``iterate="U"`` (default) keeps ``W`` PSD; with ``"W"`` the
     runs that diverge are flagged and get ``n_descents = -1``. Used by
@@ -47,21 +47,21 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
     mu : array_like(float, ndim=1)
         Cluster distances ``mu_p >= 0`` (``s = len(mu)``).
     sigma : float or array_like(float, ndim=1)
-        Standard deviation, as in :func:`dynamics_a`.
+        Standard deviation, as in :func:`~swingby.theory.symmetric.dynamics_a`.
     d : int
         Dimension, ``>= s``.
     n_seeds : int
         Initialisations, seeds ``0..n_seeds-1``.
     init, init_scale, d_prime
-        As in :func:`initial_U`.
+        As in :func:`~swingby.theory.simulation.initial_U`.
     eta, steps, record_every, iterate
-        As in :func:`simulate_symmetric`.
+        As in :func:`~swingby.theory.simulation.simulate_symmetric`.
     rel_tol : float
-        As in :func:`count_descents`.
+        As in :func:`~swingby.theory.stages.count_descents`.
     origin_cluster : bool
-        As in :func:`dynamics_a`.
+        As in :func:`~swingby.theory.symmetric.dynamics_a`.
     matrix : {"authors", "paper"}
-        As in :func:`dynamics_a`.
+        As in :func:`~swingby.theory.symmetric.dynamics_a`.
 
     Returns
     -------
@@ -100,8 +100,8 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
 
     For each ``d`` in ``d_values`` (``d' = d``) and each ``tau`` in ``taus``, ``n_seeds``
     Gaussian initialisations ``U ~ N(0, tau^2)`` (seeds ``0..n_seeds-1`` of
-    :func:`initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
-    from :func:`dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
+    :func:`~swingby.theory.simulation.initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
+    from :func:`~swingby.theory.symmetric.dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
     By default every ``d`` uses the same seeds, so the rows share random streams (seed
     ``k`` starts every ``U`` from the same generator state, and their first draws
     coincide): a paired design, not independent samples per row.
@@ -111,13 +111,13 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
     Parameters
     ----------
     mu, sigma
-        The SIM setting (``sigma`` a standard deviation), as in :func:`dynamics_a`.
+        The SIM setting (``sigma`` a standard deviation), as in :func:`~swingby.theory.symmetric.dynamics_a`.
     d_values : sequence of int
         Dimensions ``>= len(mu)``.
     taus : sequence of float
         Initialisation scales ``> 0``.
     matrix : {"authors", "paper"}
-        As in :func:`dynamics_a`.
+        As in :func:`~swingby.theory.symmetric.dynamics_a`.
     n_seeds, eta, steps, rel_tol
         As in :func:`descent_statistics`.
     independent_seeds : bool
@@ -178,7 +178,7 @@ def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "auth
     ``w0`` in ``w0s``, ``tau = sqrt(w0 / d')``, so that every cell of one column starts its
     major entries at the same mean ``w0`` and only the width (and with it the relative
     size of the minor entries, ``1 / sqrt(d')``) changes. Seeds ``0..n_seeds-1`` of
-    :func:`initial_U` for every width (shared random streams across widths: seed ``k``
+    :func:`~swingby.theory.simulation.initial_U` for every width (shared random streams across widths: seed ``k``
     starts every ``U`` from the same generator state, and their first draws coincide) unless
     ``independent_seeds``; gradient steps on ``U``. Used by
     ``book/beyond_two_concepts.md``.
@@ -186,7 +186,7 @@ def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "auth
     Parameters
     ----------
     mu, sigma
-        The SIM setting, as in :func:`dynamics_a`.
+        The SIM setting, as in :func:`~swingby.theory.symmetric.dynamics_a`.
     d : int
         Dimension, ``>= len(mu)``.
     d_primes : sequence of int
@@ -194,7 +194,7 @@ def phase_diagram_scale(mu, sigma, d: int, d_primes, w0s, *, matrix: str = "auth
     w0s : sequence of float
         Initial scales ``E w_ii(0) > 0``.
     matrix : {"authors", "paper"}
-        As in :func:`dynamics_a`.
+        As in :func:`~swingby.theory.symmetric.dynamics_a`.
     n_seeds, eta, steps, rel_tol, independent_seeds
         As in :func:`phase_diagram` (``independent_seeds``: width ``i`` uses seeds
         ``i n_seeds .. (i + 1) n_seeds - 1``, so that a test across widths compares

@@ -231,7 +231,7 @@ def plot_mse(res: dict, ax=None):
 
 
 def _check_slowing(checks, n: int) -> None:
-    """One :class:`swingby.diffusion.fig6.claims.SlowingCheck` per separation."""
+    """One :class:`~swingby.diffusion.fig6.slowing.SlowingCheck` per separation."""
     if not isinstance(checks, (list, tuple)) or len(checks) != n:
         raise ValueError(f"checks must be a list of {n} results of slowing.slowing_checks(res), got {checks!r}"[:200])
     for k, c in enumerate(checks):
@@ -243,7 +243,7 @@ def plot_speed(res: dict, checks: list, ax=None):
     """Fig. 6(c): speed ``|dC/dt|`` of class 11 (seed mean) on a log scale, the sampling-noise
     floor (thin dashed) and, over the late phase, the better of an exponential and a power
     law (dotted) fitted to the speeds above the floor (``checks``: one
-    :class:`swingby.diffusion.fig6.claims.SlowingCheck` per separation).
+    :class:`~swingby.diffusion.fig6.slowing.SlowingCheck` per separation).
 
     Parameters
     ----------

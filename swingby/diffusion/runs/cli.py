@@ -1,4 +1,4 @@
-"""Command line of the diffusion experiments (paper Sec. 5):
+"""Command line of the diffusion experiments (paper Sec. 5)::
 
     python -m swingby.diffusion sweep --preset cpu        # the Sec. 5 sweep (resumes if interrupted)
     python -m swingby.diffusion classifier --preset cpu   # train and store the concept classifier
@@ -8,7 +8,7 @@
 Executors of a sweep (--executor): pool (the default: a pool of local worker processes, the
 preset's `workers`; with --device cuda they share the one GPU), submitit-local (every run a
 separate submitit job on this machine) and slurm (every run a task of a SLURM job array,
-requeued on preemption or time-out; needs `pip install 'swingby[cluster]'`):
+requeued on preemption or time-out; needs `pip install 'swingby[cluster]'`)::
 
     python -m swingby.diffusion sweep --preset paper --executor slurm --scratch /cluster/scratch/swingby \\
         --partition gpu --time 4:00:00 --gpus-per-job 1 --cpus-per-job 4 --device auto

@@ -9,7 +9,7 @@ Resuming and its safety rules:
   every checkpoint; a restarted sweep continues every unfinished run from its last
   checkpoint, bit for bit. A state made by another config or code is never resumed:
   that run restarts, with a message. The default scratch directory lies beside the
-  results file (:func:`partial_dir`), so a sweep that takes several sessions can keep
+  results file (:func:`~swingby.diffusion.sweep.partial_dir`), so a sweep that takes several sessions can keep
   (and commit) its unfinished runs' states; a run's state is deleted once its records
   are in the results file;
 * the results file records the config and the code version; runs already in it are
@@ -252,7 +252,7 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     out_dir : path, optional
         Where the results file and the classifier go (default :func:`~swingby.diffusion.runs.storage.results_dir`).
     scratch : path, optional
-        Resumable per-run states (default :func:`partial_dir`, beside the results file);
+        Resumable per-run states (default :func:`~swingby.diffusion.sweep.partial_dir`, beside the results file);
         a run's state is deleted once its records are in the results file.
     progress : bool
         Show a progress bar.

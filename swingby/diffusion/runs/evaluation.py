@@ -281,7 +281,7 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
 
 def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int,
                   device=torch.device("cpu")) -> dict:
-    """:data:`N_REPEATS` fresh draws of every class under its test prompt from one model.
+    """:data:`~swingby.diffusion.sweep.N_REPEATS` fresh draws of every class under its test prompt from one model.
 
     Returns ``probs (R, 4, n, 2)`` and ``pixels (R, 4, n, 4)``: a point that moves
     between these draws moves by sampling noise alone.

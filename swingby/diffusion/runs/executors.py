@@ -18,9 +18,9 @@ executor) sends ``SIGUSR2``; submitit calls :meth:`RunJob.checkpoint`, which res
 the job itself, and the requeued job resumes from the last state in the scratch
 directory (so the scratch directory must be on storage the compute nodes share).
 
-A finished job writes its run's records to ``<scratch>/finished/`` (:func:`run_result_path`),
+A finished job writes its run's records to ``<scratch>/finished/`` (:func:`~swingby.diffusion.runs.collect.run_result_path`),
 stamped with the preset config and the code identity of the job's process.
-:func:`collect` (the end of a waiting ``sweep``, or ``sweep --collect`` later) merges
+:func:`~swingby.diffusion.runs.collect.collect` (the end of a waiting ``sweep``, or ``sweep --collect`` later) merges
 them into the one results file under the sweep's lock, written atomically by
 :func:`swingby.diffusion.runs.storage.save_results`; a file made by another preset config or
 by other code is refused with a message naming it, never merged.
@@ -126,7 +126,7 @@ class RunJob(_JobBase):
         Returns
         -------
         str
-            The path of the result file (:func:`run_result_path`).
+            The path of the result file (:func:`~swingby.diffusion.runs.collect.run_result_path`).
         """
         p = get_preset(self.preset["name"], **{k: v for k, v in self.preset.items() if k != "name"})
         state = SP.state_path(self.scratch, self.dc, self.seed)
@@ -200,7 +200,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
         submitit's job files and logs (default ``<scratch>/jobs``).
     wait : bool
         Wait for the jobs and merge their runs; otherwise return after submitting
-        (merge later with :func:`collect`).
+        (merge later with :func:`~swingby.diffusion.runs.collect.collect`).
     poll_s : float
         Seconds between looks at the jobs while waiting.
     log : callable
@@ -209,7 +209,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     Returns
     -------
     tuple
-        ``(jobs, collected)``: the submitit jobs and the last :class:`Collected` (None
+        ``(jobs, collected)``: the submitit jobs and the last :class:`~swingby.diffusion.runs.collect.Collected` (None
         when not waiting).
     """
     check_executor(executor)
@@ -266,7 +266,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
 
 
 def _try_collect(p: Preset, out_dir: Path, scratch: Path, executor: str, log):
-    """:func:`collect`, or None (with a message) while another process holds the results' lock."""
+    """:func:`~swingby.diffusion.runs.collect.collect`, or None (with a message) while another process holds the results' lock."""
     try:
         return collect(p, out_dir=out_dir, scratch=scratch, executor=executor, log=log)
     except ValueError as e:

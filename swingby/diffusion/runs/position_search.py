@@ -27,6 +27,12 @@ Everything that decides the outcome is written here before the runs:
 Each candidate is one sweep results file under ``<results>/search-positions/``, resumable
 (unfinished runs' states under ``<results>/search-positions/partial/``).
 
+A cost rule, added on 2026-11-23 after the 32 x 32 candidate's seed 0 had failed (it
+changes no verdict, only which runs are made): the criterion must hold in every seed, so
+once a *finished* run fails it, the candidate fails whatever its other runs show, and its
+unfinished runs are not trained (:func:`passes` ``decided``; :func:`run_candidate`). The
+table marks such a candidate "no (decided early)".
+
     python -m swingby.diffusion position-search [--only NAME ...]
 """
 from __future__ import annotations
@@ -201,7 +207,9 @@ def passes(runs: list[dict]) -> dict:
     -------
     dict
         ``complete`` (every (separation, seed) run finished), ``passes`` (complete and
-        every condition holds in every seed), and the conditions one by one.
+        every condition holds in every seed), ``decided`` (complete, or a finished run
+        already fails a condition: the candidate cannot pass), and the conditions one by
+        one.
     """
     if not isinstance(runs, list):
         raise ValueError(f"runs must be the list of run_outcomes, got {type(runs).__name__}")
@@ -213,11 +221,15 @@ def passes(runs: list[dict]) -> dict:
     trained = all(min(r["disc"][:3]) >= CRITERION["disc_trained"] for r in runs)
     settled = all(max(r["last3_11"]) - min(r["last3_11"]) <= CRITERION["settle_range"] for r in runs)
     return {"complete": bool(complete), "class_11": bool(c11), "trained_discs": bool(trained),
-            "settled": bool(settled), "passes": bool(complete and c11 and trained)}
+            "settled": bool(settled), "passes": bool(complete and c11 and trained),
+            "decided": bool(complete or not (c11 and trained))}
 
 
 def run_candidate(name: str, *, progress: bool = True) -> dict:
     """Train (or resume) one candidate and return its runs' outcomes and the criterion.
+
+    A candidate whose stored finished runs already fail the criterion (``decided``) is
+    not resumed: no other run can change its verdict.
 
     Parameters
     ----------
@@ -231,9 +243,15 @@ def run_candidate(name: str, *, progress: bool = True) -> dict:
     dict
     """
     from swingby.diffusion.runs.driver import sweep
+    from swingby.diffusion.sweep import results_path
 
     _checks.flag("progress", progress)
     p = candidate_preset(name)
+    path = results_path(search_dir(), p)
+    if path.exists():
+        runs = run_outcomes(load_results(path))
+        if passes(runs)["decided"]:
+            return {"runs": runs, **passes(runs)}
     path = sweep(p, out_dir=search_dir(), progress=progress)
     runs = run_outcomes(load_results(path))
     return {"runs": runs, **passes(runs)}
@@ -279,6 +297,7 @@ def table(rows: list[dict]) -> str:
         c11 = (f"{min(x['blue_small_11'] for x in dec):.0%} / {min(x['clf_blue_small_11'] for x in dec):.0%}"
                if dec else "-")
         w11 = ", ".join(f"{x['blue_small_11']:.0%}" for x in weak) or "-"
-        verdict = ("yes" if r["passes"] else "no") if r["complete"] else "unfinished"
+        verdict = (("yes" if r["passes"] else "no") if r["complete"]
+                   else "no (decided early)" if r["decided"] else "unfinished")
         lines.append(f"| {r['name']} | {r['what']} | {len(runs)} | {disc:.0%} | {c11} | {w11} | {verdict} |")
     return "\n".join(lines)
