@@ -235,3 +235,19 @@ def test_late_over_early():
         C.late_over_early(tr, ep[:5])
     with pytest.raises(ValueError, match="move"):
         C.late_over_early(np.zeros((10, 2)), ep)
+
+
+def test_the_identity_follows_the_code_not_its_descriptions():
+    from swingby.open_questions.store import _code_only
+
+    code = 'def f(x):\n    """Doc."""\n    return x + 1  # one\n'
+    assert _code_only(code) == _code_only('def f(x):\n    """Other doc."""\n\n    return x + 1\n')
+    assert _code_only(code) != _code_only('def f(x):\n    """Doc."""\n    return x + 2\n')
+
+
+def test_the_stored_runs_are_made_by_todays_code():
+    for name in ("batch", "norm", "init", "depth"):
+        _, meta = load(name)
+        assert meta["source_identity"] == source_identity(), (
+            f"results/open_questions/{name}.npz was made by other code: "
+            f"python -m swingby.open_questions run --only {name}")

@@ -9,6 +9,7 @@ matches (replay).
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import sys
@@ -37,9 +38,23 @@ SOURCES = ("open_questions/engine.py", "open_questions/experiments.py", "open_qu
            "observations/swingby.py", "observations/ood.py", "observations/runs.py")
 
 
+def _code_only(source: str) -> str:
+    """The syntax tree of ``source`` without docstrings, comments or line numbers: what
+    runs, not how it is described."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            node.body = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                                 and isinstance(s.value.value, str))] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False)
+
+
 def source_identity() -> str:
-    """A short sha256 (12 hex digits) of the source files :data:`SOURCES` that make the
-    stored results (a file that has moved counts as empty).
+    """A short sha256 (12 hex digits) of the code of the source files :data:`SOURCES`
+    that make the stored results: their syntax trees without docstrings and comments,
+    so that editing a description keeps the identity and editing code changes it (a
+    file that has moved counts as empty).
 
     Returns
     -------
@@ -50,7 +65,7 @@ def source_identity() -> str:
     for rel in SOURCES:
         path = pkg / rel
         h.update(rel.encode())
-        h.update(path.read_bytes() if path.is_file() else b"")
+        h.update(_code_only(path.read_text()).encode() if path.is_file() else b"")
     return h.hexdigest()[:12]
 
 
