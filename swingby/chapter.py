@@ -36,3 +36,37 @@ def setup(grid: bool = True, threads: int = 1) -> None:
     threads = _checks.integer("threads", threads, low=1)
     plt.rcParams.update(dict(RC_PARAMS, **{"axes.grid": grid}))
     torch.set_num_threads(threads)
+
+
+def status_cell(row: str, path=None) -> tuple[str, str]:
+    """The verdict cell (third column) of the status page's row whose first cell is
+    ``row`` or starts with it (an exact match wins over rows that only start with it),
+    and the page's file name; read by the chapters' assertions that the page says what
+    their checks computed (:func:`swingby.theory.rules.status_word`,
+    :func:`swingby.open_questions.checks.status_answer`).
+
+    Parameters
+    ----------
+    row : str
+        The row's first cell, or how it starts.
+    path : str or pathlib.Path, optional
+        The status page (default: ``book/status.md`` beside the package).
+
+    Returns
+    -------
+    tuple of str
+        ``(cell, file name)``.
+    """
+    from pathlib import Path
+
+    if not isinstance(row, str) or not row:
+        raise ValueError(f"row must be a non-empty str, got {row!r}")
+    path = Path(__file__).resolve().parents[1] / "book" / "status.md" if path is None else Path(path)
+    if not path.is_file():
+        raise ValueError(f"path must be the status page, got {str(path)!r} (no such file)")
+    rows = [line for line in path.read_text().splitlines() if line.startswith("| ")]
+    hits = [line for line in rows if line.split("|")[1].strip() == row] or \
+        [line for line in rows if line.split("|")[1].strip().startswith(row)]
+    if len(hits) != 1:
+        raise ValueError(f"row must start exactly one row of {path.name}, {row!r} starts {len(hits)}")
+    return hits[0].split(" | ")[3].strip(), path.name

@@ -18,13 +18,13 @@ definitions of :mod:`swingby.open_questions.rules`.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
 
 from swingby import _checks
+from swingby.chapter import status_cell
 from swingby.diffusion.rules import Outcome, verdict
 from swingby.observations.swingby import fisher_seeds_needed
 from swingby.open_questions.rules import ANSWER_OF_VERDICT, OQ_RULES, OpenRules, answer
@@ -288,7 +288,7 @@ def late_over_early(trajectory, epochs) -> float:
 
 def status_answer(row: str, path=None) -> str:
     """The answer word that the status page's table of questions beyond the paper gives
-    a row (first cell ``row`` or starting with it), so that the chapter can assert that
+    a row (first cell ``row`` or starting with it, :func:`swingby.chapter.status_cell`), so that the chapter can assert that
     the page says what its checks computed.
 
     Parameters
@@ -304,19 +304,10 @@ def status_answer(row: str, path=None) -> str:
         One of the answers (:data:`~swingby.open_questions.rules.ANSWER_OF_VERDICT` values, ``"depends on ..."``,
         ``"no detectable dependence"``, ``"pending"``).
     """
-    if not isinstance(row, str) or not row:
-        raise ValueError(f"row must be a non-empty str, got {row!r}")
-    path = Path(__file__).resolve().parents[2] / "book" / "status.md" if path is None else Path(path)
-    if not path.is_file():
-        raise ValueError(f"path must be the status page, got {str(path)!r} (no such file)")
-    rows = [line for line in path.read_text().splitlines() if line.startswith("| ")]
-    hits = [line for line in rows if line.split("|")[1].strip().startswith(row)]
-    if len(hits) != 1:
-        raise ValueError(f"row must start exactly one row of {path.name}, {row!r} starts {len(hits)}")
-    cell = hits[0].split(" | ")[3].strip()
+    cell, name = status_cell(row, path)
     words = sorted(set(ANSWER_OF_VERDICT.values()) | {"depends on", "no detectable dependence", "pending"},
                    key=len, reverse=True)
     for word in words:
         if cell.startswith(word):
             return word
-    raise ValueError(f"the row {row!r} of {path.name} starts with no answer word: {cell[:40]!r}")
+    raise ValueError(f"the row {row!r} of {name} starts with no answer word: {cell[:40]!r}")

@@ -355,21 +355,11 @@ def status_word(row: str, path=None) -> str:
     str
         One of :data:`swingby.diffusion.rules.VERDICTS`.
     """
-    from pathlib import Path
-
+    from swingby.chapter import status_cell
     from swingby.diffusion.rules import VERDICTS
-    if not isinstance(row, str) or not row:
-        raise ValueError(f"row must be a non-empty str, got {row!r}")
-    path = Path(__file__).resolve().parents[2] / "book" / "status.md" if path is None else Path(path)
-    if not path.is_file():
-        raise ValueError(f"path must be the status page, got {str(path)!r} (no such file)")
-    rows = [line for line in path.read_text().splitlines() if line.startswith("| ")]
-    hits = [line for line in rows if line.split("|")[1].strip() == row] or \
-        [line for line in rows if line.split("|")[1].strip().startswith(row)]
-    if len(hits) != 1:
-        raise ValueError(f"row must start exactly one row of {path.name}, {row!r} starts {len(hits)}")
-    cell = hits[0].split(" | ")[3].strip()
+
+    cell, name = status_cell(row, path)
     for word in sorted(VERDICTS, key=len, reverse=True):
         if cell.startswith(word):
             return word
-    raise ValueError(f"the row {row!r} of {path.name} starts with no verdict word: {cell[:40]!r}")
+    raise ValueError(f"the row {row!r} of {name} starts with no verdict word: {cell[:40]!r}")
