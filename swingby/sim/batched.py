@@ -172,7 +172,8 @@ def train_batched(
 
 
 #: widest layer for which ``_StackedMLPs`` steps with features-first activations
-#: (measured crossover on 2-core CPUs: 2-4x faster at d = 2, 3; 1.2-2x at 8; slower from 16)
+#: (crossover measured interleaved by ``bench_train.py --layouts`` on a 2-core machine under
+#: load: about 3x faster at d = 2, 3, 1.8x at 8, 0.9x from 16; rerun it idle before quoting)
 FEATURES_FIRST_MAX = 8
 
 
