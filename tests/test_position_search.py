@@ -99,3 +99,32 @@ def test_a_candidate_is_decided_early_only_by_a_finished_run_that_fails():
     assert PS.passes(_all())["decided"] and PS.passes(_all(c11=0.5))["decided"]  # complete: decided
     row = {"name": "x", "what": "y", "runs": failing, **r}
     assert "no (decided early)" in PS.table([row])
+
+
+def test_the_figure_shows_the_dose_response_first_and_refuses_foreign_rows():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.diffusion.position_plots import display_order, dose_names, plot_position_search
+
+    dose = dose_names()
+    assert dose[0] == "centred" and dose[-1] == "authors' positions"  # from the centre outwards
+    positions = [PS.candidate_preset(n).position for n in dose]
+    assert positions == sorted(positions) and len(set(positions)) == len(dose)
+    assert sorted(display_order()) == sorted(n for n, _, _ in PS.CANDIDATES)
+    assert display_order()[: len(dose)] == dose
+    rows = [{"name": "centred", "runs": _all()}]
+    fig, axes = plt.subplots(1, 2)
+    plot_position_search(rows, axes)
+    # one marker per run on the right, per run plus the classifier at dc 0.689 on the left
+    assert len([ln for ln in axes[1].lines if ln.get_xydata().size == 2]) == len(_all())
+    assert "(not run)" in axes[0].get_xticklabels()[-1].get_text()
+    with pytest.raises(ValueError, match="unknown candidate"):
+        plot_position_search([{"name": "huge", "runs": []}], axes)
+    with pytest.raises(ValueError, match="rows must be"):
+        plot_position_search("centred", axes)
+    with pytest.raises(ValueError, match="axes must be two"):
+        plot_position_search(rows, axes[0])
+    plt.close(fig)

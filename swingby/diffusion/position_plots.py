@@ -1,0 +1,94 @@
+"""The figure of the position search (:mod:`swingby.diffusion.runs.position_search`):
+every run of every candidate against the criterion written before the runs, with the
+position dose-response at the ``cpu`` model first and the larger models at the authors'
+positions after it. Read-only: it draws the rows of
+:func:`~swingby.diffusion.runs.position_search.collect`."""
+from __future__ import annotations
+
+import numpy as np
+
+from swingby.diffusion.runs import position_search as PS
+from swingby.style import _axes
+
+
+def dose_names() -> list[str]:
+    """The candidates of the position dose-response (only ``position`` changed from the
+    ``cpu`` model), from the centre outwards.
+
+    Returns
+    -------
+    list of str
+        Names of :data:`~swingby.diffusion.runs.position_search.CANDIDATES`.
+    """
+    dose = [name for name, _, over in PS.CANDIDATES if set(over) <= {"position"}]
+    return sorted(dose, key=lambda n: PS.candidate_preset(n).position)
+
+
+def display_order() -> list[str]:
+    """The candidates in the order the figure shows them: the position dose-response
+    (:func:`dose_names`), then the other models at the authors' positions.
+
+    Returns
+    -------
+    list of str
+        Names of :data:`~swingby.diffusion.runs.position_search.CANDIDATES`.
+    """
+    dose = dose_names()
+    return dose + [name for name, _, _ in PS.CANDIDATES if name not in dose]
+
+
+def _rows(rows) -> dict:
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "name" in r and "runs" in r for r in rows):
+        raise ValueError("rows must be the list that position_search.collect() returns")
+    known = {n for n, _, _ in PS.CANDIDATES}
+    unknown = sorted({r["name"] for r in rows} - known)
+    if unknown:
+        raise ValueError(f"rows: unknown candidate(s) {unknown}; the candidates are {sorted(known)}")
+    return {r["name"]: r for r in rows}
+
+
+def plot_position_search(rows: list[dict], axes) -> None:
+    """Two panels, one column per candidate (:func:`display_order`). Left: class 11's
+    blue-small fraction at the last checkpoint, by the pixels (filled: dc 0.689, open: dc
+    0.247) and by the classifier (x, dc 0.689), one marker per seed; the criterion's 80 %
+    (at dc 0.689) dashed. Right: the smallest disc fraction of the trained classes per
+    run (both separations), the criterion's 95 % dashed. A candidate without runs is
+    labelled "not run".
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`~swingby.diffusion.runs.position_search.collect`.
+    axes : sequence of two matplotlib Axes
+    """
+    by_name = _rows(rows)
+    if not hasattr(axes, "__len__") or len(axes) != 2:
+        raise ValueError(f"axes must be two matplotlib Axes, got {axes!r}")
+    left, right = (_axes(a) for a in axes)
+    order = display_order()
+    n_dose = len(dose_names())
+    for x, name in enumerate(order):
+        runs = by_name.get(name, {}).get("runs", [])
+        for r in runs:
+            jitter = 0.12 * (r["seed"] - (len(PS.SEEDS) - 1) / 2)
+            strong = r["dc"] == PS.DECISIVE_DC
+            left.plot(x + jitter, r["blue_small_11"], "o", ms=6, color="tab:purple",
+                      mfc="tab:purple" if strong else "none")
+            if strong:
+                left.plot(x + jitter, r["clf_blue_small_11"], "x", ms=6, color="k")
+            right.plot(x + jitter, min(r["disc"][:3]), "o", ms=6, color="tab:green",
+                       mfc="tab:green" if strong else "none")
+    labels = [n if n in by_name else f"{n}\n(not run)" for n in order]
+    for ax, level, title in ((left, PS.CRITERION["blue_small_11"], "class 11 blue small discs"),
+                             (right, PS.CRITERION["disc_trained"], "trained classes drawn as discs (min)")):
+        ax.axhline(level, ls="--", color="0.4", lw=1)
+        ax.axvline(n_dose - 0.5, color="0.7", lw=1)
+        ax.set_xticks(np.arange(len(order)), labels, rotation=60, ha="right", fontsize=8)
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlim(-0.5, len(order) - 0.5)
+        ax.set_title(title, fontsize=10)
+        ax.set_ylabel("fraction of samples, last checkpoint")
+    left.plot([], [], "o", color="tab:purple", label=f"pixels, dc {PS.DECISIVE_DC}")
+    left.plot([], [], "o", color="tab:purple", mfc="none", label=f"pixels, dc {PS.WEAK_DC}")
+    left.plot([], [], "x", color="k", label=f"classifier, dc {PS.DECISIVE_DC}")
+    left.legend(fontsize=8, loc="lower left")
