@@ -128,3 +128,40 @@ def test_the_figure_shows_the_dose_response_first_and_refuses_foreign_rows():
     with pytest.raises(ValueError, match="axes must be two"):
         plot_position_search(rows, axes[0])
     plt.close(fig)
+
+
+def _row(name, runs, minutes=1.0):
+    runs = [{**r, "minutes": minutes} for r in runs]
+    return {"name": name, "runs": runs, **PS.passes(runs)}
+
+
+def test_the_choice_takes_the_widest_passing_candidate_that_fits_the_budget():
+    rows = [_row("centred", _all()), _row("spread 0.1", _all()), _row("spread 0.25", _all(c11=0.5))]
+    c = PS.choose(rows)
+    assert c["chosen"] == "spread 0.1" and c["eligible"] == ["spread 0.1", "centred"]
+    assert "spread 0.25" not in c["eligible"] and "wider" in c["pending"] and "spread 0.1" not in c["pending"]
+    # a wider passing candidate whose sweep is over the budget is not eligible
+    over = 60 * PS.SWEEP_BUDGET_HOURS / (len(PS.SWEEP["separations"]) * len(PS.SWEEP["seeds"])
+                                        * PS.SWEEP_RUN_PER_SEARCH_RUN) * 1.01
+    c = PS.choose(rows + [_row("authors' positions", _all(), minutes=over)])
+    assert c["chosen"] == "spread 0.1" and "authors' positions" not in c["eligible"]
+    c = PS.choose(rows + [_row("authors' positions", _all(), minutes=0.99 * over)])
+    assert c["chosen"] == "authors' positions"
+    assert PS.choose([_row("centred", _all(c11=0.1))])["chosen"] is None
+    with pytest.raises(ValueError, match="rows must be"):
+        PS.choose("centred")
+
+
+def test_the_stored_candidates_choose_the_chosen_one_and_the_new_sweep_is_its_preset():
+    c = PS.choose(PS.collect())
+    assert c["chosen"] == PS.CHOSEN
+    p = PS.sweep_preset(PS.CHOSEN)
+    assert p.position == PS.candidate_preset(PS.CHOSEN).position and p.seeds == PS.SWEEP["seeds"]
+
+
+def test_new_sweep_refuses_only(capsys):
+    from swingby.diffusion.runs import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["position-search", "--new-sweep", "--only", "centred"])
+    assert "leave out --only" in capsys.readouterr().err

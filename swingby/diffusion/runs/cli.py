@@ -4,6 +4,7 @@
     python -m swingby.diffusion classifier --preset cpu   # train and store the concept classifier
     python -m swingby.diffusion search                    # the first measured search for the cpu preset
     python -m swingby.diffusion position-search           # the search on the authors' random positions
+    python -m swingby.diffusion position-search --new-sweep   # the new cpu sweep it chose
 
 Executors of a sweep (--executor): pool (the default: a pool of local worker processes, the
 preset's `workers`; with --device cuda they share the one GPU), submitit-local (every run a
@@ -67,6 +68,8 @@ def _parser():
     jobs.add_argument("--max-requeues", type=int, default=None, help="time-outs a job may be requeued after (3)")
     se.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in CANDIDATES]}")
     ps.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in POSITION_CANDIDATES]}")
+    ps.add_argument("--new-sweep", action="store_true",
+                    help="run the new cpu sweep of the chosen candidate (position_search.CHOSEN) instead")
     ps.add_argument("--no-progress", action="store_true")
     return ap
 
@@ -86,6 +89,11 @@ def main(argv=None) -> int:
         if args.cmd == "position-search":
             from swingby.diffusion.runs import position_search as PS
 
+            if args.new_sweep:
+                if args.only:
+                    raise ValueError("--new-sweep runs the chosen candidate's sweep; leave out --only")
+                print(PS.run_new_sweep(progress=not args.no_progress))
+                return 0
             names = [c[0] for c in PS.CANDIDATES]
             bad = [n for n in args.only or [] if n not in names]
             if bad:
