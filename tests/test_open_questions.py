@@ -238,7 +238,7 @@ def test_late_over_early():
 
 
 def test_the_identity_follows_the_code_not_its_descriptions():
-    from swingby.open_questions.store import _code_only
+    from swingby._source_identity import code_only as _code_only
 
     code = 'def f(x):\n    """Doc."""\n    return x + 1  # one\n'
     assert _code_only(code) == _code_only('def f(x):\n    """Other doc."""\n\n    return x + 1\n')
@@ -251,3 +251,26 @@ def test_the_stored_runs_are_made_by_todays_code():
         assert meta["source_identity"] == source_identity(), (
             f"results/open_questions/{name}.npz was made by other code: "
             f"python -m swingby.open_questions run --only {name}")
+
+
+def test_the_results_directory_can_be_named_for_an_installed_copy(tmp_path, monkeypatch):
+    from swingby.open_questions import store
+
+    monkeypatch.delenv(store.ENV_VAR, raising=False)
+    assert store.results_dir() == store.RESULTS
+    monkeypatch.setenv(store.ENV_VAR, str(tmp_path))
+    assert store.results_dir() == tmp_path
+    with pytest.raises(ValueError, match=store.ENV_VAR):
+        load("batch")  # nothing stored there: the message says how to point at the results
+
+
+def test_the_identity_helpers_keep_an_emptied_body_and_refuse_other_input():
+    import ast
+
+    from swingby._source_identity import code_only, strip_docstrings
+
+    assert isinstance(strip_docstrings(ast.parse('"""only a docstring"""')).body[0], ast.Pass)
+    with pytest.raises(ValueError, match="source"):
+        code_only(b"x = 1")
+    with pytest.raises(ValueError, match="tree"):
+        strip_docstrings("x = 1")

@@ -3,15 +3,16 @@
 The sweeps take minutes on the book's 2-core machine, longer than a chapter may run, so
 their per-run measures are kept in ``results/open_questions/NAME.npz``, with the rules'
 fingerprint, the cells, the seeds and the code identity (:func:`source_identity`) in its
-``meta``. ``python -m swingby.open_questions run [--only NAME]`` regenerates them;
+``meta`` (in another directory when ``$SWINGBY_OPEN_QUESTIONS_RESULTS`` names one, as an
+installed copy needs). ``python -m swingby.open_questions run [--only NAME]`` regenerates them;
 ``tests/test_open_questions.py`` recomputes one small stored entry and checks that it
 matches (replay).
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from swingby import _checks
+from swingby._source_identity import code_only
 from swingby.open_questions import rules as rules_module
 from swingby.open_questions.experiments import EXPERIMENTS, cell_records, experiment_cells, run_measures
 from swingby.open_questions.rules import OQ_RULES, OpenRules
@@ -28,7 +30,10 @@ from swingby.sim import run_checks
 from swingby.sim.models import MLP
 
 ROOT = Path(__file__).resolve().parents[2]
+#: where the stored results live in a checkout
 RESULTS = ROOT / "results" / "open_questions"
+#: names another directory for them (an installed copy, as in Colab, has no checkout)
+ENV_VAR = "SWINGBY_OPEN_QUESTIONS_RESULTS"
 MEASURES = ("rise", "distance", "order", "t_first", "t_second", "diverged")
 N_SHOW = 3  #: seeds per cell and data whose curves are kept for the figures
 #: the source files whose code made the results (the code identity)
@@ -38,16 +43,16 @@ SOURCES = ("open_questions/engine.py", "open_questions/experiments.py", "open_qu
            "observations/swingby.py", "observations/ood.py", "observations/runs.py")
 
 
-def _code_only(source: str) -> str:
-    """The syntax tree of ``source`` without docstrings, comments or line numbers: what
-    runs, not how it is described."""
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list):
-            node.body = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                                 and isinstance(s.value.value, str))] or [ast.Pass()]
-    return ast.dump(tree, include_attributes=False)
+def results_dir() -> Path:
+    """The stored results' directory: ``$SWINGBY_OPEN_QUESTIONS_RESULTS`` when it is set,
+    else :data:`RESULTS` of the checkout.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    env = os.environ.get(ENV_VAR)
+    return Path(env).expanduser() if env else RESULTS
 
 
 def source_identity() -> str:
@@ -65,7 +70,7 @@ def source_identity() -> str:
     for rel in SOURCES:
         path = pkg / rel
         h.update(rel.encode())
-        h.update(_code_only(path.read_text()).encode() if path.is_file() else b"")
+        h.update(code_only(path.read_text()).encode() if path.is_file() else b"")
     return h.hexdigest()[:12]
 
 
@@ -166,7 +171,7 @@ def save(name: str, result: dict, directory: Path | None = None) -> Path:
     result : dict
         What :func:`run_experiment` returned.
     directory : pathlib.Path, optional
-        Default ``RESULTS``.
+        Default :func:`results_dir`.
 
     Returns
     -------
@@ -175,7 +180,7 @@ def save(name: str, result: dict, directory: Path | None = None) -> Path:
     _checks.choice("name", name, tuple(EXPERIMENTS))
     if not isinstance(result, dict) or "meta" not in result:
         raise ValueError("result must be the dict run_experiment returns (with 'meta')")
-    directory = RESULTS if directory is None else Path(directory)
+    directory = results_dir() if directory is None else Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.npz"
     np.savez_compressed(path, **result)
@@ -190,7 +195,7 @@ def load(name: str, directory: Path | None = None) -> tuple[dict, dict]:
     name : str
         One of :data:`~swingby.open_questions.experiments.EXPERIMENTS`.
     directory : pathlib.Path, optional
-        Default ``RESULTS``.
+        Default :func:`results_dir`.
 
     Returns
     -------
@@ -198,9 +203,10 @@ def load(name: str, directory: Path | None = None) -> tuple[dict, dict]:
         The arrays and the meta.
     """
     _checks.choice("name", name, tuple(EXPERIMENTS))
-    path = (RESULTS if directory is None else Path(directory)) / f"{name}.npz"
+    path = (results_dir() if directory is None else Path(directory)) / f"{name}.npz"
     if not path.is_file():
-        raise ValueError(f"name: no stored results at {path}; run: python -m swingby.open_questions run --only {name}")
+        raise ValueError(f"name: no stored results at {path}; run: python -m swingby.open_questions run --only {name}"
+                         f" (or set {ENV_VAR} to the directory that holds them)")
     with np.load(path) as f:
         arrays = {k: f[k] for k in f.files if k != "meta"}
         meta = json.loads(str(f["meta"]))

@@ -30,6 +30,8 @@ import ast
 import hashlib
 from pathlib import Path
 
+from swingby._source_identity import strip_docstrings as _strip_docstrings
+
 DIFFUSION_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -57,17 +59,6 @@ ROOTS = (("swingby.diffusion.runs.driver", "run_one"), ("swingby.diffusion.sweep
 IDENTITY_KEY = "code_identity"
 #: names that never make a number: the identity itself and the functions that report it
 EXCLUDED = frozenset({"code_hash", "code_version", "code_identity", "covered_names"})
-
-
-def _strip_docstrings(tree: ast.AST) -> ast.AST:
-    """Remove every bare string statement (docstrings, attribute docstrings) in place."""
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list):
-            kept = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                            and isinstance(s.value.value, str))]
-            node.body = kept or [ast.Pass()]
-    return tree
 
 
 class _Module:
