@@ -315,6 +315,55 @@ def test_loss_log_and_embedding_probes_on_the_sweep():
         CP.loss_log({"done": r["done"]}, "loss")
 
 
+def _brute_p(t, t_cap, seeding):
+    """The exact p of probe_score by enumerating the within-separation permutations."""
+    import itertools
+    ok = np.isfinite(t) & np.isfinite(t_cap)
+    D, S = t.shape
+    r = np.corrcoef(t[ok], t_cap[ok])[0, 1]
+    perms = list(itertools.permutations(range(S)))
+    combos = [(q,) * D for q in perms] if seeding == "shared" else itertools.product(perms, repeat=D)
+    null = []
+    for combo in combos:
+        x = t.copy()
+        for i, q in enumerate(combo):
+            used = np.flatnonzero(ok[i])
+            order = [j for j in q if j in used]
+            x[i, used] = t[i, order]
+        null.append(np.corrcoef(x[ok], t_cap[ok])[0, 1])
+    return float(np.mean(np.asarray(null) >= r - 1e-12))
+
+
+def test_probe_score_p_value_is_the_exact_within_separation_permutation_test():
+    rng = np.random.default_rng(3)
+    t_cap = rng.uniform(200, 1000, (2, 4))
+    t = t_cap + rng.normal(0, 300, t_cap.shape)
+    t[1, 2] = np.nan  # a run left out stays put
+    times = CM.CrossingTimes(t_cap, t_cap + 100)
+    for seeding in ("shared", "per_run"):  # 4! = 24 and (4!)^2 = 576 permutations: exact
+        s = CPC.probe_score("x", t, times, n_perm=1000, seeding=seeding)
+        assert s.n == 7
+        assert s.p_value == pytest.approx(_brute_p(t, t_cap, seeding), abs=1e-9), seeding
+    # the two units differ: shared seeds permute the seeds jointly, per-run runs on their own
+    assert CPC.probe_score("x", t, times, n_perm=1000).p_value != pytest.approx(
+        CPC.probe_score("x", t, times, n_perm=1000, seeding="per_run").p_value)
+    with pytest.raises(ValueError, match="seeding"):
+        CPC.probe_score("x", t, times, seeding="independent")
+
+
+def test_probe_score_does_not_score_a_probe_that_only_knows_the_separation():
+    rng = np.random.default_rng(4)
+    level = np.linspace(200, 1200, 4)[:, None]
+    t_cap = level + rng.normal(0, 50, (4, 8))      # the separation sets most of the time
+    knows_dc = np.repeat(level, 8, axis=1) + rng.normal(0, 50, (4, 8))  # only the separation
+    times = CM.CrossingTimes(t_cap, t_cap + 100)
+    for seeding in ("shared", "per_run"):
+        s = CPC.probe_score("dc", knows_dc, times, n_perm=500, seeding=seeding)
+        assert s.r_capability > 0.9 and s.p_value > 0.05, (seeding, s)
+        good = CPC.probe_score("good", t_cap + rng.normal(0, 5, t_cap.shape), times, n_perm=500, seeding=seeding)
+        assert good.p_value < 0.01, (seeding, good)
+
+
 def test_probe_score_and_coincidence_check_with_their_null():
     rng = np.random.default_rng(0)
     t_cap = rng.uniform(200, 1000, (6, 5))

@@ -8,21 +8,24 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy import stats
 
 from swingby import _checks
 from swingby.capability.measures import CrossingTimes, _times
 from swingby.capability.probes import checkpoint_gap
 from swingby.capability.spread import _corr, permute_seeds
 from swingby.diffusion.fig6.nulls import pass_rate
+from swingby.diffusion.presets import SEEDINGS
 from swingby.diffusion.rules import OLD_RULES as R
 
 
 class ProbeScore(NamedTuple):
     """How well a probe's transition step predicts capability time over the runs.
 
-    ``r_capability``: Pearson correlation with the capability time; ``p_value``: share
-    of within-separation shuffles (:func:`~swingby.capability.spread.permute_seeds`) with a correlation at least as
-    large; ``median_gap``: median of ``|t_probe - t_capability|``; ``r_behaviour``: the
+    ``r_capability``: Pearson correlation with the capability time; ``p_value``: one-sided
+    ``scipy.stats.permutation_test`` of that correlation with the probe's steps permuted
+    among the seeds of each separation (:func:`probe_score` says which unit is permuted);
+    ``median_gap``: median of ``|t_probe - t_capability|``; ``r_behaviour``: the
     correlation with the behaviour time (runs where behaviour crosses); ``n``: runs used.
     """
 
@@ -34,12 +37,30 @@ class ProbeScore(NamedTuple):
     n: int
 
 
+def _within_separation(idx: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """The order in which the permutation ``idx`` of the seeds ``0..S-1`` takes the used
+    seeds ``used`` of one separation: a uniformly random permutation of ``idx`` gives a
+    uniformly random permutation of ``used``, and the runs left out stay put."""
+    idx = np.asarray(idx, int)
+    return idx[np.isin(idx, used)]
+
+
 def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm: int = R.n_perm,
-                seed: int = 0) -> ProbeScore:
+                seed: int = 0, seeding: str = "shared") -> ProbeScore:
     """Score one probe against the capability time (the probe table of the chapter).
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
     :func:`swingby.capability.time_checks.disentanglement` (seed-level permutation, power).
+
+    The p-value is a one-sided ``scipy.stats.permutation_test``
+    (``permutation_type="pairings"``) of the correlation over the runs where both steps
+    are finite: the probe's steps are permuted among those runs *within each separation*,
+    so a probe that only knows the separation does not score. The permuted unit is the
+    independent one: with ``seeding="shared"`` (one seed shared across the separations)
+    the seed, so one permutation of the seeds is applied at every separation; with
+    ``seeding="per_run"`` (independent randomness per (separation, seed) run) the run, so
+    each separation is permuted on its own. Where all ``S!`` (or ``(S!)^D``) permutations
+    number at most ``n_perm`` the test is exact.
 
     Parameters
     ----------
@@ -50,9 +71,11 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
     times : CrossingTimes
         Capability and behaviour times per run.
     n_perm : int
-        Within-separation shuffles for the p-value.
+        Permutations for the p-value (``n_resamples`` of ``scipy.stats.permutation_test``).
     seed : int
-        Seeds the shuffles.
+        Seeds the permutations.
+    seeding : {"shared", "per_run"}
+        The sweep's seeding (``res["meta"]["config"].get("seeding", "shared")``).
 
     Returns
     -------
@@ -63,19 +86,32 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
     t_beh = _times("times.behaviour", times.behaviour, t_cap.shape)
     t = _times("t_probe", t_probe, t_cap.shape)
     n_perm = _checks.positive_int("n_perm", n_perm)
-    rng = np.random.default_rng(_checks.seed("seed", seed))
+    seed = _checks.seed("seed", seed)
+    seeding = _checks.choice("seeding", seeding, SEEDINGS)
     ok = np.isfinite(t) & np.isfinite(t_cap)
     r = _corr(t[ok], t_cap[ok])
-    if np.isfinite(r):
-        # shuffle the probe among seeds of a separation, only over the runs used
-        masked = np.where(ok, t, np.nan)
-        null = [_corr(permute_seeds(masked, rng)[ok], t_cap[ok]) for _ in range(n_perm)]
-        p = float((1 + np.sum(np.nan_to_num(null, nan=-np.inf) >= r - 1e-12)) / (1 + n_perm))
-    else:
-        p = float("nan")
+    p = _permutation_p(t, t_cap, ok, r, n_perm, seed, seeding) if np.isfinite(r) else float("nan")
     okb = ok & np.isfinite(t_beh)
     gap = float(np.median(np.abs(t[ok] - t_cap[ok]))) if ok.any() else float("nan")
     return ProbeScore(str(name), r, p, gap, _corr(t[okb], t_beh[okb]), int(ok.sum()))
+
+
+def _permutation_p(t: np.ndarray, t_cap: np.ndarray, ok: np.ndarray, r: float, n_perm: int, seed: int,
+                   seeding: str) -> float:
+    """P-value of :func:`probe_score` (``scipy.stats.permutation_test``, one-sided)."""
+    D, S = t.shape
+    used = [np.flatnonzero(ok[i]) for i in range(D)]
+
+    def corr(*idx) -> float:
+        x = t.copy()
+        for i in range(D):
+            x[i, used[i]] = t[i, _within_separation(idx[0] if seeding == "shared" else idx[i], used[i])]
+        return _corr(x[ok], t_cap[ok])
+    # one sample of seed indices (the seed is the unit) or one per separation (the run is)
+    data = (np.arange(S),) if seeding == "shared" else tuple(np.arange(S) for _ in range(D))
+    res = stats.permutation_test(data, corr, permutation_type="pairings", vectorized=False,
+                                 n_resamples=n_perm, alternative="greater", rng=np.random.default_rng(seed))
+    return float(res.pvalue)
 
 
 def coincidence_check(t_probe: np.ndarray, t_cap: np.ndarray, tolerance: np.ndarray, *,
