@@ -22,10 +22,16 @@ def _head(*cols) -> list[str]:
     return [_row(*cols), _row(*["---"] * len(cols))]
 
 
+def _independent(meta: dict) -> bool:
+    """The sweep draws its randomness per (separation, seed): its config says
+    ``seeding="per_run"`` (or an older meta says ``independent_runs``)."""
+    return bool(meta.get("independent_runs")) or meta.get("config", {}).get("seeding") == "per_run"
+
+
 def _independence(res: dict) -> str:
     meta = res["meta"]
     seeds = meta["config"]["seeds"]
-    if meta.get("independent_runs"):
+    if _independent(meta):
         return f"The sweep draws independent randomness per (separation, seed): {len(seeds)} seeds x " \
                f"{len(meta['config']['separations'])} separations independent runs."
     return (f"**This sweep shares one seed across all separations** (initial weights, batch order, data draw "
@@ -58,7 +64,7 @@ def sweep_note(meta: dict, short: bool = False) -> str:
     if short:
         if state == "current":
             return "this sweep was made under those rules, so their verdicts stand"
-        shared = "" if meta.get("independent_runs") else " and shares one seed across separations"
+        shared = "" if _independent(meta) else " and shares one seed across separations"
         return f"this sweep predates those rules{shared}, so the new verdicts are illustrative"
     cfg = meta.get("config", {})
     n_seeds, n_dcs = len(cfg.get("seeds", ())), len(cfg.get("separations", ()))
@@ -66,7 +72,7 @@ def sweep_note(meta: dict, short: bool = False) -> str:
         return (f"This sweep was made after the rules of the checks were fixed (fingerprint "
                 f"`{R.fingerprint()}`), with independent randomness per run: its verdicts are "
                 f"the verdicts of the rule, with the seed as the unit ({n_seeds} seeds).")
-    shared = "" if meta.get("independent_runs") else (
+    shared = "" if _independent(meta) else (
         f" and shares one seed across all separations (initial weights, batch order, data "
         f"draw and sampling noise), so its {n_seeds * n_dcs} runs are about {n_seeds} "
         "independent replicates")

@@ -1,7 +1,8 @@
 """Interactive explorer of a stored sweep: pick a colour separation, a seed and a
 checkpoint; see the stored samples of each class and where the classes sit in
 concept space at that moment. Static mode (``SWINGBY_STATIC=1``) draws only the
-default view and creates no widget (:func:`swingby.live.explorer`)."""
+default view and creates no widget (:func:`swingby.live.explorer`). :func:`lean` and
+:func:`seeds_blue` word the answers of the chapter's "try this" questions from the runs."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -11,6 +12,7 @@ from swingby import _checks
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6 import analysis as A
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.diffusion.rules import RULES
 from swingby.live import Explorer, explorer
 
 
@@ -84,3 +86,48 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
         )
 
     return explorer(draw, values, make_controls, layout=(3,), side=False)
+
+
+# the answers of the chapter's "try this" questions, from the stored runs
+def lean(point, final: float, toward: str, swing_min: float = RULES.swing_min) -> str:
+    """An explorer answer: the class-11 point of one run where it leans most toward a
+    training class, and its colour at the end.
+
+    Parameters
+    ----------
+    point : array_like (2,)
+        (P(blue), P(small)) at that checkpoint.
+    final : float
+        The run's final P(blue).
+    toward : {"01", "10"}
+        The training class: red small (01) or blue big (10).
+    swing_min : float
+        The lean that counts as drawing that class.
+    """
+    p = _checks.array("point", point, shape=(2,))
+    final = _checks.number("final", final, low=0, high=1)
+    toward = _checks.choice("toward", toward, ("01", "10"))
+    name = {"01": "red small (class 01)", "10": "blue big (class 10)"}[toward]
+    by = p[1] - p[0] if toward == "01" else p[0] - p[1]
+    head = (f"there class 11 looks like {name}, a lean of {by:.2f} toward it (concept memorization, the swing)"
+            if by >= swing_min else f"class 11 leans toward {name} by only {by:.2f}, less than {swing_min:g}: "
+            "no clear swing in this run")
+    end = "blue" if final > 0.5 else "still reddish"
+    return f"{head}; at the end of training it is {end} (P(blue) = {final:.2f})"
+
+
+def seeds_blue(finals) -> str:
+    """An explorer answer: how many seeds draw class 11 blue at the end.
+
+    Parameters
+    ----------
+    finals : array_like (S,)
+        Each seed's final P(blue) of class 11.
+    """
+    f = _checks.array("finals", finals, ndim=1)
+    k, n = int((f > 0.5).sum()), f.size
+    head = "Yes" if k == n else "No"
+    tail = ("" if k in (0, n) else ": the seeds leave the red-small corner at different times, and a seed mean "
+            "averages them, which blurs a rise of the MSE")
+    return (f"{head}: {'all' if k == n else 'none' if k == 0 else k} of the {n} end with P(blue) > 1/2 (their final "
+            f"P(blue): {', '.join(f'{v:.2f}' for v in f)}){tail}")

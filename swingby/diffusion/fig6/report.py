@@ -1,15 +1,24 @@
 """The Fig. 6 checks under the old and the new rules, as markdown tables
 (``book/diffusion.md`` shows them; :mod:`swingby.diffusion.rules_report` gathers them
-into the report on the stored sweep).
+into the report on the stored sweep), and the verdict words of the chapter's status
+rows: the order check, the decay's shape and the data of Fig. 19 read by the verdict
+rule, and :func:`rule_outcome`, the outcome each new check's verdict was made from.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from swingby import _checks
 from swingby.diffusion import rules as R
 from swingby.diffusion.fig6 import checks as F
 from swingby.diffusion.fig6 import claims as OLD
 from swingby.diffusion.fig6 import mse_checks as FM
 from swingby.diffusion.fig6 import slowing as FS
+from swingby.diffusion.rules import Outcome, combine
 from swingby.diffusion.tables import _f, _head, _row
+
+#: App. G's stated disc diameters, big and small, as shares of the image (paper text)
+APP_G_DIAMETERS = (0.70, 0.30)
 
 
 def swing_table(swings: list, dips: list) -> str:
@@ -136,3 +145,95 @@ def fig6_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
     out += slowing_table(FS.slowing_checks(res), FS.terminal_slowing(res, rules)).split("\n")
     out += [""]
     return out
+
+
+def order_outcome(per_seed, flips) -> Outcome:
+    """The order check as the verdict rule reads it, the seed as the unit: a seed passes
+    when it flips; its null (the colour and size times of each run exchangeable) makes a
+    seed flip with probability 1/4 where both of its runs order the concepts (1/2 each),
+    and never where one is a tie.
+
+    Parameters
+    ----------
+    per_seed : array_like (D, S) of str
+        :attr:`swingby.diffusion.fig6.claims.OrderCheck.per_seed`.
+    flips : array_like (S,) of bool
+        :attr:`swingby.diffusion.fig6.claims.OrderCheck.flips`.
+
+    Returns
+    -------
+    Outcome
+    """
+    per_seed, f = np.asarray(per_seed, dtype=object), np.asarray(flips)
+    if per_seed.ndim != 2 or f.ndim != 1 or f.dtype != bool or per_seed.shape[1] != f.size or f.size == 0:
+        raise ValueError(f"per_seed must be (D, S) and flips (S,) bool, got {per_seed.shape} and {f.shape}")
+    ordered = (per_seed[0] != "tie") & (per_seed[-1] != "tie")
+    return Outcome(int(f.sum()), int(f.size), float(np.mean(np.where(ordered, 0.25, 0.0))))
+
+
+def shape_word(shape) -> str:
+    """The verdict on "an exponential rate" (Fig. 6c): per separation, an exponential
+    decided by its interval counts as reproduced, a power law so decided as "differs"
+    (a significant effect of another shape), an undetermined shape as inconclusive;
+    combined over separations by :func:`swingby.diffusion.rules.combine`.
+
+    Parameters
+    ----------
+    shape : sequence of str
+        ``"exponential"``, ``"power law"`` or ``"undetermined"`` per separation.
+    """
+    shape = list(shape)
+    word = {"exponential": "reproduced", "power law": "differs", "undetermined": "inconclusive"}
+    if not shape or not set(shape) <= set(word):
+        raise ValueError(f"shape must be a non-empty sequence of {sorted(word)}, got {shape!r}")
+    return combine([word[s] for s in shape])
+
+
+def data_word(gaps_ok: bool, diameters, stated=APP_G_DIAMETERS) -> str:
+    """The verdict on the data of Fig. 19: the generator delivers the separations it is
+    asked for (else "not reproduced"), and its disc diameters are App. G's (to the
+    percent; else "differs"), combined by :func:`swingby.diffusion.rules.combine`.
+
+    Parameters
+    ----------
+    gaps_ok : bool
+        The colour and size gaps measured on the pixels are within tolerance at every
+        separation.
+    diameters : array_like (2,)
+        The generator's big and small disc diameters as shares of the image.
+    stated : array_like (2,)
+        The paper's stated diameters.
+    """
+    _checks.flag("gaps_ok", gaps_ok)
+    d, s = _checks.array("diameters", diameters, shape=(2,)), _checks.array("stated", stated, shape=(2,))
+    same = bool(np.all(np.abs(d - s) < 0.005))
+    return combine(["reproduced" if gaps_ok else "not reproduced", "reproduced" if same else "differs"])
+
+
+def rule_outcome(check) -> Outcome:
+    """The :class:`~swingby.diffusion.rules.Outcome` a new check's ``verdict`` was made
+    from, rebuilt from its fields (the chapter asserts ``verdict(rule_outcome(c)) ==
+    c.verdict``): a dip check counts its seeds, an MSE check is decidable when at least
+    ``partly_seed_fraction`` of its seeds are, a slowing check counts its measurable seeds.
+
+    Parameters
+    ----------
+    check : DipCheck, MSECheck or SlowingResult
+        One separation's record of :func:`~swingby.diffusion.fig6.checks.dip_checks`,
+        :func:`~swingby.diffusion.fig6.mse_checks.mse_rise_checks` or
+        :func:`~swingby.diffusion.fig6.slowing.terminal_slowing`.
+
+    Returns
+    -------
+    Outcome
+    """
+    n_pass = int(np.sum(getattr(check, "per_seed", [])))
+    if isinstance(check, F.DipCheck):
+        return Outcome(n_pass, int(check.per_seed.size), check.null_pass_rate, check.decidable)
+    if isinstance(check, FM.MSECheck):
+        dec = bool(np.mean(check.decidable) >= R.RULES.partly_seed_fraction)
+        return Outcome(n_pass, int(check.per_seed.size), check.null_pass_rate, dec)
+    if isinstance(check, FS.SlowingResult):
+        n_meas = int(np.sum(check.measurable))
+        return Outcome(n_pass, n_meas, check.null_pass_rate, n_meas > 0)
+    raise ValueError(f"check must be a DipCheck, MSECheck or SlowingResult, got {type(check).__name__}")
