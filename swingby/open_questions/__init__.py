@@ -18,5 +18,10 @@ The modules, one per subject (import from them directly):
   ``python -m swingby.open_questions run [--only NAME]`` regenerates them.
 * :mod:`swingby.open_questions.checks`: the claim checks, their nulls, the tests of a
   dependence and the status page's answers.
+* :mod:`swingby.open_questions.alignment`: Q2 (early alignment of two-layer ReLU
+  neurons): its settings, measures, claim, null and thresholds, fixed before its runs;
+  :mod:`swingby.open_questions.alignment_stages`: its Jacobian measures and stages.
+* :mod:`swingby.open_questions.alignment_runs`: Q2's runs (the weights and Jacobians
+  recorded over training, a few seconds, made by the chapter itself) and its answer.
 * :mod:`swingby.open_questions.figures`: the chapter's figures and explorer.
 """

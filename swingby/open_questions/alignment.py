@@ -29,13 +29,13 @@ sqrt(||W_1||^2 + ||W_2||^2)``, biases excluded):
   ||v_j||``), the share done before ``t_g``.
 * :func:`cluster_alignment`: at ``t_g``, the weighted mean over neurons of ``max_p
   |cos(w_j, c_p)|`` with the cluster directions ``c_p`` (shown, not judged).
-* :func:`jacobian_share`: the same share for the direction ``J / ||J||_F`` of the
+* :func:`~swingby.open_questions.alignment_stages.jacobian_share`: the same share for the direction ``J / ||J||_F`` of the
   input-output Jacobian at each training cluster's centre and at ``x_hat`` (shown).
-* :func:`stage_times`: from the Jacobian at ``x_hat`` in concept coordinates, the step
+* :func:`~swingby.open_questions.alignment_stages.stage_times`: from the Jacobian at ``x_hat`` in concept coordinates, the step
   at which the stronger concept's major entry reaches ``growth_level``, the step at
   which the weaker one does, and the step of the peak of the minor entry ``J[weak,
   strong]`` (the paper's growth and suppression stages, Sec. 4.2, App. D); compared
-  with the symmetric model's prediction (:func:`stage_match`).
+  with the symmetric model's prediction (:func:`~swingby.open_questions.alignment_stages.stage_match`).
 
 **Claim** ("early alignment happens"): a ReLU run *passes* when its :func:`turn_share`
 is at least ``share_min`` (the neurons turn most of their way while the norms are
@@ -205,8 +205,13 @@ def _unit_rows(v: np.ndarray) -> np.ndarray:
 
 
 def _path(u: np.ndarray) -> np.ndarray:
-    """``(T - 1, ...)`` angles between consecutive unit vectors (last axis)."""
-    return np.arccos(np.clip((u[1:] * u[:-1]).sum(-1), -1.0, 1.0))
+    """``(T - 1, ...)`` angles between consecutive unit vectors (last axis), as
+    ``2 arcsin(|u' - u| / 2)`` (exactly 0 for equal vectors, unlike ``arccos`` of a
+    rounded dot product); 0 where either is the zero vector, and below ``1e-12``
+    (rounding of the normalisation, not a turn)."""
+    both = (np.linalg.norm(u[1:], axis=-1) > 0) & (np.linalg.norm(u[:-1], axis=-1) > 0)
+    angle = 2 * np.arcsin(np.clip(np.linalg.norm(u[1:] - u[:-1], axis=-1) / 2, 0.0, 1.0))
+    return np.where(both & (angle > 1e-12), angle, 0.0)
 
 
 def _share(steps_angle: np.ndarray, k: int, weight=None) -> float:
@@ -282,96 +287,6 @@ def cluster_alignment(W1, W2, centres, growth: float = ALIGNMENT_RULES.growth) -
     cos = np.abs(_unit_rows(w1[k]) @ _unit_rows(c).T).max(1)
     wt = neuron_weights(W1, W2)
     return float((cos * wt).sum() / wt.sum()) if wt.sum() > 0 else float("nan")
-
-
-def jacobian_share(J, k: int) -> float:
-    """Share of the turning of the Jacobian's direction ``J / ||J||_F`` done before
-    record ``k`` (NaN where it never turns).
-
-    Parameters
-    ----------
-    J : array_like(float, ndim=3)
-        ``(T, d, d)`` the Jacobian at one point over the records.
-    k : int
-        A record index, ``0 <= k < T``.
-
-    Returns
-    -------
-    float
-    """
-    j = _checks.array("J", J, ndim=3)
-    k = _checks.integer("k", k, low=0, high=j.shape[0] - 1)
-    return _share(_path(_unit_rows(j.reshape(j.shape[0], -1))), k)
-
-
-class StageTimes(NamedTuple):
-    """What :func:`stage_times` returns (steps; ``inf`` where a stage never happens)."""
-
-    strong: float   #: the stronger concept's major entry reaches ``growth_level``
-    weak: float     #: the weaker concept's major entry does
-    minor_peak: float  #: the minor entry ``J[weak, strong]`` is largest
-
-
-def stage_times(steps, J, mu, growth_level: float = ALIGNMENT_RULES.growth_level) -> StageTimes:
-    """The growth and suppression stages of the Jacobian at ``x_hat`` (Sec. 4.2).
-
-    Parameters
-    ----------
-    steps : array_like(int, ndim=1)
-        ``(T,)`` increasing recorded steps.
-    J : array_like(float, ndim=3)
-        ``(T, d, d)`` the Jacobian at ``x_hat`` in concept coordinates.
-    mu : array_like(float, ndim=1)
-        The two concepts' ``mu`` (different).
-    growth_level : float
-        ``> 0``.
-
-    Returns
-    -------
-    StageTimes
-    """
-    st = _checks.array("steps", steps, ndim=1)
-    j = _checks.array("J", J, ndim=3)
-    m = _checks.nonneg_vector("mu", mu)
-    if j.shape[0] != st.size or np.any(np.diff(st) <= 0):
-        raise ValueError(f"steps must be {j.shape[0]} increasing values (one per record of J), got {st.size}")
-    if m.size < 2 or m[0] == m[1] or j.shape[1] < 2:
-        raise ValueError(f"mu must hold two different values and J be at least 2 x 2, got mu = {m.tolist()}")
-    growth_level = _checks.positive_float("growth_level", growth_level)
-    s, w = int(np.argmax(m[:2])), int(np.argmin(m[:2]))
-
-    def first(x):
-        hit = np.flatnonzero(x >= growth_level)
-        return float(st[hit[0]]) if hit.size else math.inf
-    return StageTimes(first(j[:, s, s]), first(j[:, w, w]), float(st[int(np.argmax(j[:, w, s]))]))
-
-
-def stage_match(times: StageTimes, predicted_ratio: float, tol: float = ALIGNMENT_RULES.stage_tol) -> bool:
-    """Whether a run follows the theory's stages: the stronger concept grows first, the
-    minor entry peaks between the two growths, and ``weak / strong`` is within a factor
-    ``tol`` of ``predicted_ratio``.
-
-    Parameters
-    ----------
-    times : StageTimes
-        Of the run.
-    predicted_ratio : float
-        The symmetric model's ``weak / strong`` growth-time ratio, ``> 0``.
-    tol : float
-        ``>= 1``.
-
-    Returns
-    -------
-    bool
-    """
-    _checks.instance("times", times, StageTimes, "StageTimes")
-    predicted_ratio = _checks.positive_float("predicted_ratio", predicted_ratio)
-    tol = _checks.number("tol", tol, low=1)
-    if not (0 < times.strong < times.weak < math.inf):
-        return False
-    ratio = times.weak / times.strong
-    return bool(times.strong <= times.minor_peak <= times.weak and abs(math.log(ratio / predicted_ratio))
-                <= math.log(tol))
 
 
 # ------------------------------------------------------------------ the check

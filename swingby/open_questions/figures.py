@@ -4,6 +4,7 @@
 * :func:`plot_rates`: the share of passing runs per cell, real data beside the null.
 * :func:`plot_cell`: the stored trajectories and test losses of one cell.
 * :func:`cell_explorer`: the chapter's explorer over the stored cells.
+* :func:`plot_alignment`: the four panels of Q2 (early alignment).
 """
 from __future__ import annotations
 
@@ -141,3 +142,71 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
                 "cell": widgets.IntSlider(value=cell, min=0, max=max(len(m["cells"]) for _, m in stored.values()) - 1,
                                           description="cell")}
     return explorer(draw, {"name": name, "cell": cell}, controls, note="Move a control to redraw.")
+
+
+def plot_alignment(axes, result, share_min: float, growth: float) -> None:
+    """The four panels of Q2 (``book/open_questions.md``): (a) the share of the
+    neurons' turning done against the growth of the weight norm, every run and the
+    median, ReLU and linear; (b) the paired turn shares; (c) the Jacobian's entries at
+    ``x_hat`` over training (median over runs); (d) the neuron directions of the first
+    ReLU run on the two concept axes.
+
+    Parameters
+    ----------
+    axes : sequence of 4 matplotlib.axes.Axes
+        Where to draw.
+    result : AlignmentResult
+        :func:`swingby.open_questions.alignment_runs.run_alignment`.
+    share_min, growth : float
+        The claim's thresholds (drawn as lines).
+    """
+    from swingby.open_questions.alignment_runs import AlignmentResult
+
+    _checks.instance("result", result, AlignmentResult, "AlignmentResult")
+    if len(axes) != 4:
+        raise ValueError(f"axes must hold 4 axes, got {len(axes)}")
+    ax = axes[0]
+    for runs, colour, name in ((result.relu, "C3", "ReLU"), (result.linear, "C0", "linear (null)")):
+        for nr, tu in zip(runs.norm, runs.turned):
+            ax.plot(nr, tu, color=colour, alpha=0.12, lw=0.7)
+        ax.plot(np.median(runs.norm, 0), np.median(runs.turned, 0), color=colour, lw=2, label=name)
+    ax.axvline(growth, color="k", ls=":")
+    ax.axhline(share_min, color="k", ls="--", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("weight norm / its start")
+    ax.set_ylabel("share of the turning done")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    ax.scatter(result.linear.share, result.relu.share, s=14, color="C3")
+    lo = float(np.nanmin([result.linear.share.min(), result.relu.share.min(), share_min])) - 0.05
+    hi = float(np.nanmax([result.linear.share.max(), result.relu.share.max(), share_min])) + 0.05
+    ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
+    ax.axhline(share_min, color="k", ls="--", lw=0.8)
+    ax.set_xlabel(f"turn share before {growth:g}x, linear")
+    ax.set_ylabel(f"turn share before {growth:g}x, ReLU")
+    ax = axes[2]
+    t = result.steps + 1
+    for runs, ls, name in ((result.relu, "-", "ReLU"), (result.linear, "--", "linear")):
+        J = np.median(runs.jac_xhat, 0)
+        for (i, j), colour, label in (((1, 1), "C2", "J_22 (strong)"), ((0, 0), "C1", "J_11 (weak)"),
+                                      ((0, 1), "C4", "J_12 (minor)")):
+            ax.plot(t, J[:, i, j], ls=ls, color=colour, label=f"{label}, {name}")
+        ax.axvline(np.median(runs.step_growth) + 1, color="k", ls=ls, lw=0.6)
+    strong = np.median(result.relu.stages[:, 0]) + 1
+    ax.axvline(strong * result.ratio, color="C1", ls=":", lw=1.2)
+    ax.set_xscale("log")
+    ax.set_xlabel("SGD step + 1")
+    ax.set_ylabel("Jacobian at x_hat (median)")
+    ax.legend(fontsize=6, ncol=2)
+    ax = axes[3]
+    d = result.relu.directions
+    ang = np.degrees(np.arctan2(d[..., 0], d[..., 1]))
+    for k in range(ang.shape[1]):
+        ax.plot(t, ang[:, k], color="C3", lw=0.8)
+    for a, name in ((0, "cluster 2"), (90, "cluster 1"), (-90, "-cluster 1"), (180, "-cluster 2")):
+        ax.axhline(a, color="k", lw=0.5, ls=":")
+        ax.text(t[0], a, name, fontsize=7, va="bottom")
+    ax.axvline(result.relu.step_growth[0] + 1, color="k", ls=":")
+    ax.set_xscale("log")
+    ax.set_xlabel("SGD step + 1")
+    ax.set_ylabel("neuron direction (degrees from cluster 2)")
