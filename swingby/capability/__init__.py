@@ -16,7 +16,9 @@ al. 2024) on the diffusion sweep of :mod:`swingby.diffusion`; used by the chapte
 * :mod:`.checks`, :mod:`.time_checks`: the checks under the fixed rules
   (:mod:`swingby.diffusion.rules`);
 * :mod:`.report`: the checks under the old and the new rules, as markdown tables;
-* :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
+* :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer (and the
+  answers to its questions);
+* :mod:`.prose`: the chapter's sentences, built from the checks' results.
 
 The claim checks of the chapter (it reports how often each passes on its null):
 

@@ -4,6 +4,8 @@ into the report on the stored sweep).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from swingby.capability import checks as K
@@ -230,9 +232,10 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
     out += _head("probe", "old: probe_score r, p (within-dc shuffles)", "new: r [CI], p (seeds permuted)",
                  "new verdict", "to decide")
     for name, tp in (("transition step", CP.transition_step(steps, ed)), ("step of maximum", CP.peak_step(steps, ed))):
-        o = CPC.probe_score(name, tp, CM.crossing_times(res), n_perm=1000)
+        o = CPC.probe_score(name, tp, CM.crossing_times(res), n_perm=1000,
+                            seeding=res["meta"]["config"].get("seeding", "shared"))
         d = T.disentanglement(tp, t_cap, rules)
-        out.append(_row(name, f"{o.r_capability:.2f}, {o.p_value:.3f} (chapter: not reproduced)",
+        out.append(_row(name, f"{o.r_capability:.2f}, {o.p_value:.3f}",
                         f"{d.r:.2f} {_f(d.r_ci)}, {d.p_value:.3f}", d.verdict, d.needed))
     out += ["", "## What marks the capability time (study Fig. 4): the best of the probes", ""]
     bp = T.best_probe(_probes(res, steps, ed), t_cap, "concept space: turn", rules)
@@ -241,6 +244,120 @@ def capability_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
             f"{bp.familywise_p:.3f}. Old rule: the turn was chosen because it scored best, with a p-value for that "
             f"probe alone. **New verdict for the turn: {bp.verdict}.**", ""]
     return out
+
+
+class MemorizationWord(NamedTuple):
+    """The verdict of the study's Fig. 1 (concept memorization), from its two checks."""
+
+    n_pass: int          #: independent units in the study's range whose runs all head for 01 first
+    n_units: int         #: independent units there (seeds if shared across separations, else runs)
+    p_value: float       #: one-sided binomial test of ``n_pass`` against a coin between 01 and 10
+    corner_word: str     #: the verdict of the corner check
+    leave_word: str      #: the verdict of the leaving-step check (rank correlation >= 0.5 with its null)
+    word: str            #: the weaker of the two (:func:`swingby.diffusion.rules.combine`)
+
+
+def memorization_word(corner: np.ndarray, done: np.ndarray, dcs: np.ndarray, seeding: str, rho_leave: float,
+                      null_leave: float, min_rho: float = 0.5, rules: R.Rules = R.RULES) -> MemorizationWord:
+    """The Fig. 1 row's verdict. Corner check: the independent units (the seed when it is
+    shared across the separations, else the run) whose finished runs at ``dc <=
+    rules.weak_dc`` all head for 01 first, against a coin between the two trained
+    corners (one-sided binomial test), mapped to the words by the shares and the level of
+    :data:`~swingby.diffusion.rules.VERDICT_RULE`; a significant majority heading for 10
+    "differs". Leaving check: the rank correlation of the leaving step with the final
+    concept-space MSE reaches ``min_rho``, its null (MSE shuffled among runs) passing
+    ``null_leave``, as one unit of :func:`~swingby.diffusion.rules.verdict`.
+
+    Parameters
+    ----------
+    corner : array of str (D, S)
+        ``"01"`` or ``"10"`` per run (:func:`swingby.capability.probes.concept_turn`).
+    done : array of bool (D, S)
+        Finished runs.
+    dcs : array (D,)
+        The separations.
+    seeding : {"shared", "per_run"}
+        The sweep's seeding.
+    rho_leave, null_leave : float
+        The leaving check's correlation and its null's pass rate.
+    min_rho : float
+        The correlation the leaving check asks (the chapter's 0.5).
+    rules : Rules
+        Supplies ``weak_dc``, ``alpha`` and the seed fractions.
+
+    Returns
+    -------
+    MemorizationWord
+    """
+    from scipy import stats
+    corner, done = np.asarray(corner, str), np.asarray(done, bool)
+    if corner.ndim != 2 or corner.shape != done.shape or len(dcs) != corner.shape[0]:
+        raise ValueError(f"corner and done must be (D, S) with D = len(dcs), got {corner.shape}, {done.shape}")
+    if seeding not in ("shared", "per_run"):
+        raise ValueError(f"seeding must be 'shared' or 'per_run', got {seeding!r}")
+    weak = (np.asarray(dcs, float) <= rules.weak_dc + 1e-9)[:, None] & done
+    if seeding == "shared":
+        units = [corner[weak[:, j], j] for j in range(corner.shape[1]) if weak[:, j].any()]
+    else:
+        units = [np.array([c]) for c in corner[weak]]
+    k, n = sum(bool((u == "01").all()) for u in units), len(units)
+    p = float(stats.binomtest(k, n, 0.5, alternative="greater").pvalue) if n else 1.0
+    low = float(stats.binomtest(k, n, 0.5, alternative="less").pvalue) if n else 1.0
+    share = k / n if n else 0.0
+    corner_word = ("reproduced" if share >= rules.every_seed_fraction and p <= rules.alpha else
+                   "partly" if share >= rules.partly_seed_fraction and p <= rules.alpha else
+                   "differs" if low <= rules.alpha else "inconclusive" if k > 0 else "not reproduced")
+    leave_word = R.verdict(R.Outcome(int(rho_leave >= min_rho), 1, float(null_leave)), rules)
+    return MemorizationWord(k, n, p, corner_word, leave_word, R.combine([corner_word, leave_word]))
+
+
+def linear_word(passed: bool, null_linear: float, rho_lead: float, null_lead: float, max_rho: float = -0.5,
+                rules: R.Rules = R.RULES) -> str:
+    """The Fig. 3 row's verdict (old rule only): the linear check as one unit of
+    :func:`~swingby.diffusion.rules.verdict` with its null (behaviour times shuffled),
+    "differs" when it fails while the lead falls significantly with the separation (rank
+    correlation at most ``max_rho``, its null passing at most ``alpha``): the behaviour
+    time is set by the colour signal rather than by the capability time.
+
+    Parameters
+    ----------
+    passed : bool
+        The linear check.
+    null_linear : float
+        Its null's pass rate.
+    rho_lead, null_lead : float
+        Rank correlation of separation and lead, and its null's pass rate.
+    max_rho : float
+        The chapter's -0.5.
+    rules : Rules
+        Supplies ``alpha``.
+
+    Returns
+    -------
+    str
+    """
+    other = (not passed) and rho_lead <= max_rho and null_lead <= rules.alpha
+    return R.verdict(R.Outcome(int(bool(passed)), 1, float(null_linear), opposite=bool(other)), rules)
+
+
+def claim_word_app_d(mark_word: str) -> str:
+    """The App. D row's verdict. The study claims only that the probes "reflect different
+    aspects" of training; the chapter checks a stronger statement, that they *mark* the
+    capability time. A mark found (reproduced, partly) supports the claim; a mark not
+    found does not decide the weaker claim: "inconclusive".
+
+    Parameters
+    ----------
+    mark_word : str
+        The combined verdict of the mark checks.
+
+    Returns
+    -------
+    str
+    """
+    if mark_word not in R.VERDICTS:
+        raise ValueError(f"mark_word must be one of {R.VERDICTS}, got {mark_word!r}")
+    return mark_word if mark_word in ("reproduced", "partly") else "inconclusive"
 
 
 def _probes(res: dict, steps: np.ndarray, ed: np.ndarray) -> dict:
