@@ -184,3 +184,19 @@ def test_linear_word_and_app_d_word():
     assert CR.claim_word_app_d("not reproduced") == "inconclusive"
     with pytest.raises(ValueError, match="mark_word"):
         CR.claim_word_app_d("fine")
+
+
+def test_early_bump_lies_before_every_capability_time_and_sees_a_blob_bump():
+    from test_capability import STEPS, _sweep  # the synthetic sweep of the capability tests
+
+    from swingby.capability import checks as K
+    r = _sweep()
+    b = K.early_bump(r, ("classifier",))
+    assert b.reading == "classifier" and b.value < 0.5 and b.step < 150
+    k = int(np.searchsorted(STEPS, 50))  # a bump of faint blobs at an early checkpoint
+    r["cap_probs"][1, 2, k, 2, :12] = [0.9, 0.9]
+    b = K.early_bump(r, ("classifier",))
+    assert b.value == pytest.approx(12 / 16) and b.step == STEPS[k]
+    assert "so there a first crossing is the bump" in PR.bump_sentence(b.value, 0.5, int(b.step))
+    with pytest.raises(ValueError, match="readings"):
+        K.early_bump(r, ())

@@ -308,3 +308,47 @@ def blue_big_before_capability(res: dict, t_cap: np.ndarray, rules: Rules = RULE
             if binomial_p(int(per_seed.sum()), per_seed.size, null) <= rules.alpha else
             f"{k} seeds at the observed share" if k else "no sample size: the plain prompt does as often")
     return BlueBig(run, null_run, per_seed, float(null), verdict(oc, rules), need)
+
+
+class EarlyBump(NamedTuple):
+    """The early bump of capability: faint blobs of a barely trained model that happen to
+    read as blue-small under every prompt (``book/capability.md``)."""
+
+    value: float   #: the largest capability of any run before the earliest capability time
+    step: float    #: the checkpoint step where it occurs
+    reading: str   #: the reading ("classifier" or "pixels") that shows it
+
+
+def early_bump(res: dict, readings: tuple = ("classifier", "pixels"), rules: Rules = RULES) -> EarlyBump:
+    """The largest capability of any run at a checkpoint before the earliest sustained
+    capability time (:func:`sustained_crossing` at ``rules.crossing_level``) of any run,
+    per reading; the reading with the larger one is returned. A first (not sustained)
+    crossing of the level there would be the bump, not the capability.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict.
+    readings : tuple of str
+        The readings to scan.
+    rules : Rules
+        Supplies ``crossing_level`` and ``sustain_k``.
+
+    Returns
+    -------
+    EarlyBump
+    """
+    if not readings:
+        raise ValueError("readings must name at least one reading")
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    best = EarlyBump(float("nan"), float("nan"), "")
+    for by in readings:
+        cap = M.capability(res, by)
+        first = np.nanmin(sustained_crossing(steps, cap, rules.crossing_level, rules.sustain_k))
+        early = steps < first
+        if not early.any():
+            continue
+        peak = np.nanmax(cap[:, :, early], axis=(0, 1))
+        if not best.reading or peak.max() > best.value:
+            best = EarlyBump(float(peak.max()), float(steps[early][int(np.argmax(peak))]), by)
+    return best
