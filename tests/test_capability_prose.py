@@ -117,7 +117,7 @@ def test_probe_phrases():
     assert PR.clock_phrase(0.1, 0.2).startswith("neither")
     assert PR.ci_phrase(-0.1, 0.6, 0.5).startswith("both no relation and")
     assert PR.ci_phrase(-0.1, 0.4, 0.5).startswith("no relation but not")
-    assert PR.ci_phrase(0.1, 0.6, 0.5).startswith("not no relation, but")
+    assert PR.ci_phrase(0.1, 0.6, 0.5).endswith("but not no relation")
     assert PR.ci_phrase(0.1, 0.3, 0.5).startswith("neither")
     with pytest.raises(ValueError, match="lo must be at most hi"):
         PR.ci_phrase(0.5, 0.1, 0.5)
@@ -143,6 +143,7 @@ def test_explorer_answers():
     with pytest.raises(ValueError, match="one shape"):
         E.never_phrase([0.1], [])
     assert "more than the 1" in E.level_solution((1, True), (4, True), 0.5, 0.8)
+    assert "as many as the 4" in E.level_solution((4, True), (4, True), 0.5, 0.8)
     assert "still passes" in E.level_solution((1, True), (4, True), 0.5, 0.8)
     assert "no longer passes" in E.level_solution((1, True), (1, False), 0.5, 0.8)
     assert "fails at both" in E.level_solution((1, False), (0, False), 0.5, 0.8)

@@ -182,9 +182,9 @@ def level_solution(low: tuple, high: tuple, level_low: float, level_high: float)
     """
     (c0, p0), (c1, p1) = low, high
     c0, c1 = _count("low[0]", c0), _count("high[0]", c1)
-    more = "more" if c1 > c0 else "fewer" if c1 < c0 else "as many"
+    more = "more than" if c1 > c0 else "fewer than" if c1 < c0 else "as many as"
     check = ("still passes" if p0 and p1 else "passes only at the higher level" if p1 else
              "no longer passes" if p0 else "fails at both levels")
-    return (f"At {_real('level_high', level_high):g}, {c1} runs are censored, {more} than the {c0} at "
+    return (f"At {_real('level_high', level_high):g}, {c1} runs are censored, {more} the {c0} at "
             f"{_real('level_low', level_low):g}, and the precedes check {check}.")
 

@@ -330,9 +330,9 @@ def ci_phrase(lo: float, hi: float, min_r: float) -> str:
     if lo > hi:
         raise ValueError(f"lo must be at most hi, got {lo}, {hi}")
     zero, close = lo <= 0 <= hi, hi >= min_r
-    what = ("both no relation and" if zero and close else "no relation but not" if zero else
-            "not no relation, but" if close else "neither no relation nor")
-    return f"{what} the {min_r:g} of \"closely related\""
+    close_txt = f"the {min_r:g} of \"closely related\""
+    return (f"both no relation and {close_txt}" if zero and close else f"no relation but not {close_txt}" if zero
+            else f"{close_txt} but not no relation" if close else f"neither no relation nor {close_txt}")
 
 
 def best_probe_sentence(best: str, chosen: str, n: int, p: float, word: str) -> str:
