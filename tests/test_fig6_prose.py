@@ -114,6 +114,7 @@ def test_slowing_sentences_and_words():
         P.saturation(12, 0.689, 9, 8)
     assert "(most)" in P.moving(20, 30, 2400) and "2400 steps" in P.moving(20, 30, 2400)
     assert "(a minority)" in P.moving(3, 30, 2400) and "(half)" in P.moving(15, 30, 2400)
+    assert P.moving(0, 30, 2400).startswith("none of the 30 runs is still moving")
     assert "holds at every separation" in P.shapes(DCS, ["exponential"] * 3)
     t = P.shapes(DCS, ["exponential", "power law", "undetermined"])
     assert "decided at 1 of the 3" in t and "power law at dc = 0.3" in t

@@ -152,9 +152,8 @@ def colour_times(dcs, t_colour) -> str:
     late = [f"{names[i]} to {names[i + 1]}" for i in range(len(t) - 1) if not t[i] > t[i + 1]]
     if len(t) < 2:
         return "with one separation there is no trend to see"
-    if not late:
-        return "colour is learned sooner at every larger separation"
-    return f"colour is not learned sooner at every larger separation (not from dc = {_join(late)})"
+    return ("colour is learned sooner at every larger separation" if not late else
+            f"colour is not learned sooner at every larger separation (not from dc = {_join(late)})")
 
 
 def order_flips(flips) -> str:
@@ -347,6 +346,8 @@ def moving(n_moving: int, n_late: int, steps: int, stopped_factor: float = RULES
     n_moving = _checks.integer("n_moving", n_moving, low=0, high=n_late)
     steps = _checks.integer("steps", steps, low=1)
     share = "most" if n_moving > n_late / 2 else "half" if 2 * n_moving == n_late else "a minority"
+    if n_moving == 0:
+        return f"none of the {n_late} runs is still moving (above {stopped_factor:.0f} noise floors) at step {steps}"
     return (f"{n_moving} of the {n_late} runs ({share}) are still moving (above {stopped_factor:.0f} noise floors) "
             f"at the end of their {steps} steps")
 
@@ -392,9 +393,7 @@ def reached(dcs, reached_target, steps: int) -> str:
     names = _dcs(dcs)
     r = _same_length("reached_target", reached_target, names).astype(bool)
     steps = _checks.integer("steps", steps, low=1)
-    if r.all():
-        return f"in {steps} steps class 11 reaches its target at every separation"
-    if not r.any():
-        return f"in {steps} steps class 11 reaches its target at no separation"
+    if r.all() or not r.any():
+        return f"in {steps} steps class 11 reaches its target at {'every' if r.all() else 'no'} separation"
     return (f"in {steps} steps class 11 reaches its target at dc = {_join([n for n, x in zip(names, r) if x])}, "
             f"not at dc = {_join([n for n, x in zip(names, r) if not x])}")
