@@ -84,7 +84,7 @@ def test_swing_sentences():
     assert "at dc = 0.137 (10.0 %) and 0.689 (17.0 %)" in t and "cannot decide" in t
     assert P.undecidable(DCS, ["01", "01", "10"], [True, True, True]).startswith("At every separation")
     t = P.undecidable(DCS, ["01", "01", "10"], [True, True, False])
-    assert t.startswith("At dc = 0.689 (P(small), colour first)") and "0.15" in t
+    assert t.startswith("At dc = 0.689 (it reads P(small), toward blue big)") and "0.15" in t
     with pytest.raises(ValueError, match="towards"):
         P.undecidable(DCS, ["01", "01", "11"], [True, True, True])
 

@@ -224,7 +224,7 @@ def undecidable(dcs, towards, decidable, dip_fall: float = RULES.dip_fall) -> st
     bad = [(n, t) for n, t, d in zip(names, towards, dec) if not d]
     if not bad:
         return "At every separation the coordinate the check reads starts high enough to show a dip"
-    which = _join([f"{n} ({coord[t]}, {'size' if t == '01' else 'colour'} first)" for n, t in bad])
+    which = _join([f"{n} (it reads {coord[t]}, toward {'red small' if t == '01' else 'blue big'})" for n, t in bad])
     return (f"At dc = {which} the read-out cannot show the swing this way: class 11's coordinate starts below "
             f"{dip_fall:.2f} at the first trained checkpoint (in the seed mean), so it has no room to fall, and "
             "the swing is seen only on the trajectory, which the old check reads")
