@@ -6,6 +6,8 @@
 * :mod:`.checks`, :mod:`.mse_checks`, :mod:`.slowing`: the checks of Fig. 6 under the
   fixed rules (:mod:`swingby.diffusion.rules`); :mod:`.slowing` also holds the old
   rule's slowing check;
-* :mod:`.report`: the checks under the old and the new rules, as markdown tables;
+* :mod:`.report`: the checks under the old and the new rules, as markdown tables, and
+  the words of the status page's rows;
+* :mod:`.prose`: the chapter's sentences that depend on the sweep, built from the checks;
 * :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
 """
