@@ -38,6 +38,41 @@ def setup(grid: bool = True, threads: int = 1) -> None:
     torch.set_num_threads(threads)
 
 
+#: names the status page for an installed copy of the package (Colab), which has no
+#: ``book/`` beside it: ``<a clone>/book/status.md``
+STATUS_PAGE_VAR = "SWINGBY_STATUS_PAGE"
+
+
+def status_page():
+    """The status page ``book/status.md`` that the chapters' claims are checked against:
+    beside the package in a checkout, else where ``$SWINGBY_STATUS_PAGE`` says (an
+    installed copy, as in Colab).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        In an installed copy without the variable, or when the variable names no file.
+    """
+    import os
+    from pathlib import Path
+
+    beside = Path(__file__).resolve().parents[1] / "book" / "status.md"
+    if beside.is_file():
+        return beside
+    named = os.environ.get(STATUS_PAGE_VAR)
+    if not named:
+        raise ValueError(f"no status page beside the package ({beside}): an installed copy reads it from "
+                         f"${STATUS_PAGE_VAR}, set it to <a clone of the repository>/book/status.md")
+    if not Path(named).is_file():
+        raise ValueError(f"${STATUS_PAGE_VAR} must name the status page book/status.md, got {named!r} "
+                         "(no such file)")
+    return Path(named)
+
+
 def status_cell(row: str, path=None) -> tuple[str, str]:
     """The verdict cell (third column) of the status page's row whose first cell is
     ``row`` or starts with it (an exact match wins over rows that only start with it),
@@ -50,7 +85,7 @@ def status_cell(row: str, path=None) -> tuple[str, str]:
     row : str
         The row's first cell, or how it starts.
     path : str or pathlib.Path, optional
-        The status page (default: ``book/status.md`` beside the package).
+        The status page (default: :func:`status_page`).
 
     Returns
     -------
@@ -61,7 +96,7 @@ def status_cell(row: str, path=None) -> tuple[str, str]:
 
     if not isinstance(row, str) or not row:
         raise ValueError(f"row must be a non-empty str, got {row!r}")
-    path = Path(__file__).resolve().parents[1] / "book" / "status.md" if path is None else Path(path)
+    path = status_page() if path is None else Path(path)
     if not path.is_file():
         raise ValueError(f"path must be the status page, got {str(path)!r} (no such file)")
     rows = [line for line in path.read_text().splitlines() if line.startswith("| ")]

@@ -1,7 +1,7 @@
 """A chapter runs from an installed, non-editable copy of the package, as in Colab or
 on a fresh machine: `pip install` of the repository, the stored results found through
 SWINGBY_RESULTS (and the open questions' through SWINGBY_OPEN_QUESTIONS_RESULTS), the
-notebook executed outside the checkout."""
+status page through SWINGBY_STATUS_PAGE, the notebook executed outside the checkout."""
 import os
 import shutil
 import subprocess
@@ -34,6 +34,8 @@ def test_a_chapter_runs_from_an_installed_copy(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(site))
     monkeypatch.setenv("SWINGBY_RESULTS", str(ROOT / "results" / "diffusion"))
     monkeypatch.setenv("SWINGBY_OPEN_QUESTIONS_RESULTS", str(ROOT / "results" / "open_questions"))
+    # the status page its claims are checked against (an installed copy has no book/)
+    monkeypatch.setenv("SWINGBY_STATUS_PAGE", str(ROOT / "book" / "status.md"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("SWINGBY_STATIC", "1")  # executed with nobody at it: no widgets
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(run)}}).execute()
