@@ -2,7 +2,7 @@
 should not change its numbers (issue 20's procedure, as a command).
 
 It retrains run dc = 0.689, seed 0 of the stored sweep with today's code up to its
-first two checkpoints (``tests/test_replay.py``'s :func:`replay_differences`), and only
+checkpoints up to step 11 (``tests/test_replay.py``'s :func:`replay_differences`), and only
 if every recorded quantity matches the stored file within the replay test's tolerances
 it rewrites the file's ``meta["code_version"]``: ``code_identity`` becomes today's, the
 replaced identity moves to ``code_identity_attached["earlier"]`` with its commit, and
@@ -52,7 +52,7 @@ def main() -> int:
         print(f"{path.name} already carries today's identity {new[:12]}")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        diffs = R.replay_differences(2, Path(tmp))
+        diffs = R.replay_differences(R.n_replayed(meta["checkpoint_steps"]), Path(tmp))
     excess = R._excess(diffs)
     if excess:
         print(f"refused: today's code does not reproduce the stored run ({excess}); rerun the sweep")
@@ -62,13 +62,13 @@ def main() -> int:
     cv["code_identity"] = new
     cv["code_identity_attached"] = {
         **old, "at_commit": head, "earlier": earlier,
-        "replay_max_abs_difference": {f"step_{s}": d for s, d in zip(meta["checkpoint_steps"][:2], diffs)},
+        "replay_max_abs_difference": {f"step_{s}": d for s, d in zip(meta["checkpoint_steps"], diffs)},
         "tolerance": {k: list(v) for k, v in R.TOLERANCE.items()}}
     atomic_save(lambda f: np.savez_compressed(open(f, "wb"), **arrays, meta=np.array(json.dumps(meta))), path)
     with np.load(path, allow_pickle=False) as z:
         assert all(np.array_equal(z[k], v) for k, v in arrays.items()), "a stored array changed"
     print(f"attached identity {new[:12]} to {path.name} (replayed at {head[:7]}): "
-          + ", ".join(f"{k} {v:.1e}" for k, v in diffs[1].items()))
+          + ", ".join(f"{k} {v:.1e}" for k, v in diffs[-1].items()))
     return 0
 
 
