@@ -9,6 +9,7 @@ import pytest
 from swingby.capability import explorer as E
 from swingby.capability import prose as PR
 from swingby.capability import report as CR
+from swingby.diffusion.rules import Outcome, verdict
 
 
 def test_count_phrase_every_branch():
@@ -149,31 +150,36 @@ def test_explorer_answers():
     assert "fails at both" in E.level_solution((1, False), (0, False), 0.5, 0.8)
 
 
-def test_memorization_word_units_and_branches():
-    dcs = np.array([0.175, 0.247, 0.468])
-    done = np.ones((3, 5), bool)
-    corner = np.array([["01"] * 5, ["01"] * 5, ["10"] * 5])
-    shared = CR.memorization_word(corner, done, dcs, "shared", 0.7, 0.0)
-    assert (shared.n_pass, shared.n_units) == (5, 5) and shared.corner_word == "reproduced"  # 0.5^5 < 0.05
-    assert shared.word == "reproduced"
-    per_run = CR.memorization_word(corner, done, dcs, "per_run", 0.7, 0.0)
-    assert per_run.n_units == 10 and per_run.corner_word == "reproduced"
-    corner[0, 0] = "10"  # one run heads for 10: its seed fails
-    # 4 of 5 seeds: a coin does as well with p = 6/32; 9 of 10 runs: p = 11/1024
-    assert CR.memorization_word(corner, done, dcs, "shared", 0.7, 0.0).corner_word == "inconclusive"
-    assert CR.memorization_word(corner, done, dcs, "per_run", 0.7, 0.0).corner_word == "partly"
-    flipped = np.where(corner == "01", "10", "01")
-    flipped[:2] = "10"
-    assert CR.memorization_word(flipped, done, dcs, "per_run", 0.7, 0.0).corner_word == "differs"
+def test_memorization_word_follows_the_verdict_rule_with_a_coin_per_unit():
+    five_weak = np.array([0.137, 0.175, 0.2, 0.247, 0.3, 0.689])
+    done = np.ones((6, 5), bool)
+    corner = np.array([["01"] * 5] * 5 + [["10"] * 5])
+    shared = CR.memorization_word(corner, done, five_weak, "shared", 0.7, 0.0)
+    # a seed of five weak runs: a coin passes it 0.5 ** 5 = 3.1 % of the time, below alpha
+    assert (shared.n_pass, shared.n_units) == (5, 5) and shared.null_rate == 0.5 ** 5
+    assert shared.corner_word == "reproduced" and shared.word == "reproduced"
+    assert shared.corner_word == verdict(Outcome(5, 5, 0.5 ** 5))
+    # one run per unit (a per-run sweep), or two weak runs per seed: a coin passes a unit
+    # more than 5 % of the time, so the rule can say no more than "inconclusive"
+    per_run = CR.memorization_word(corner, done, five_weak, "per_run", 0.7, 0.0)
+    assert per_run.n_units == 25 and per_run.null_rate == 0.5 and per_run.corner_word == "inconclusive"
+    two_weak = np.array([0.175, 0.247, 0.468, 0.689, 0.5, 0.6])
+    assert CR.memorization_word(corner, done, two_weak, "shared", 0.7, 0.0).corner_word == "inconclusive"
+    # one seed with a run that heads for 10 fails: 4 of 5, partly
+    corner[0, 0] = "10"
+    assert CR.memorization_word(corner, done, five_weak, "shared", 0.7, 0.0).corner_word == "partly"
+    # every weak run heads for 10: the opposite corner, "differs"
+    flipped = np.array([["10"] * 5] * 6)
+    assert CR.memorization_word(flipped, done, five_weak, "shared", 0.7, 0.0).corner_word == "differs"
     # the leaving check: a pass whose null passes too often cannot count
-    w = CR.memorization_word(np.array([["01"] * 5] * 3), done, dcs, "shared", 0.7, 0.3)
-    assert w.leave_word == "inconclusive" and w.word == "partly"
-    assert CR.memorization_word(np.array([["01"] * 5] * 3), done, dcs, "shared", 0.2, 0.0).leave_word == \
+    w = CR.memorization_word(np.array([["01"] * 5] * 6), done, five_weak, "shared", 0.7, 0.3)
+    assert w.leave_word == "inconclusive" and w.word == "partly"  # combine: one of two checks holds
+    assert CR.memorization_word(np.array([["01"] * 5] * 6), done, five_weak, "shared", 0.2, 0.0).leave_word == \
         "not reproduced"
     with pytest.raises(ValueError, match="seeding"):
-        CR.memorization_word(corner, done, dcs, "both", 0.7, 0.0)
+        CR.memorization_word(corner, done, five_weak, "both", 0.7, 0.0)
     with pytest.raises(ValueError, match="corner and done"):
-        CR.memorization_word(corner[:2], done, dcs, "shared", 0.7, 0.0)
+        CR.memorization_word(corner[:2], done, five_weak, "shared", 0.7, 0.0)
 
 
 def test_linear_word_and_app_d_word():
