@@ -31,7 +31,7 @@ def test_run_seed_refuses_bad_arguments(dc, seed):
 def test_seeding_is_checked_and_stored_only_when_not_the_old_default():
     with pytest.raises(ValueError, match="seeding must be one of"):
         get_preset("tiny", seeding="independent")
-    assert "seeding" not in get_preset("cpu").to_dict()  # the stored sweep's config is unchanged
+    assert "seeding" not in get_preset("tiny").to_dict()  # older stored configs stay unchanged
     assert get_preset("tiny", seeding="per_run").to_dict()["seeding"] == "per_run"
 
 
@@ -159,9 +159,37 @@ def test_the_stored_candidates_choose_the_chosen_one_and_the_new_sweep_is_its_pr
     assert p.position == PS.candidate_preset(PS.CHOSEN).position and p.seeds == PS.SWEEP["seeds"]
 
 
+def test_the_cpu_preset_is_the_new_sweep_of_the_chosen_candidate():
+    """Issue 21 item 3: once the new sweep is in, the ``cpu`` preset is its preset, so the
+    chapters read it (and the stored file's config is checked against it)."""
+    assert get_preset("cpu") == PS.sweep_preset(PS.CHOSEN)
+    assert SP.results_path(ST.results_dir(), get_preset("cpu")).name == "sweep_cpu.npz"
+
+
 def test_new_sweep_refuses_only(capsys):
     from swingby.diffusion.runs import cli
 
     with pytest.raises(SystemExit):
         cli.main(["position-search", "--new-sweep", "--only", "centred"])
     assert "leave out --only" in capsys.readouterr().err
+
+
+def test_init_scale_scales_the_weights_only_and_is_stored_only_when_not_one():
+    """Issue 27 Q1's diffusion contrast: a larger initialisation multiplies every weight
+    matrix and kernel (not biases or norms), draws no randomness, and leaves the config
+    of every earlier file unchanged (stored only when it is not 1)."""
+    import torch
+
+    from swingby.diffusion.training import Run
+
+    p, q = get_preset("tiny"), get_preset("tiny", init_scale=3.0)
+    a, b = Run(p, 0, torch.device("cpu")), Run(q, 0, torch.device("cpu"))
+    n_scaled = 0
+    for wa, wb in zip(a.model.parameters(), b.model.parameters()):
+        assert torch.equal(wb, wa * 3 if wa.dim() >= 2 else wa)
+        n_scaled += wa.dim() >= 2
+    assert n_scaled > 0 and torch.equal(a.gen.get_state(), b.gen.get_state())
+    assert "init_scale" not in p.to_dict() and q.to_dict()["init_scale"] == 3.0
+    for bad in (0, -1.0, float("nan"), 1000.0, "2"):
+        with pytest.raises(ValueError, match="init_scale"):
+            get_preset("tiny", init_scale=bad)

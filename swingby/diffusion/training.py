@@ -166,6 +166,11 @@ class Run:
         self.p, self.seed, self.device = p, _checks.seed("seed", seed), device
         torch.manual_seed(self.seed)
         self.model = build_model(p).to(device)
+        if p.init_scale != 1.0:  # a larger (or smaller) initialisation: weights only, no randomness drawn
+            with torch.no_grad():
+                for w in self.model.parameters():
+                    if w.dim() >= 2:
+                        w.mul_(p.init_scale)
         self.ema = copy.deepcopy(self.model) if p.ema > 0 else self.model
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=p.lr, weight_decay=p.weight_decay)
         self.gen = torch.Generator(device=device).manual_seed(self.seed)

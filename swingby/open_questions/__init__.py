@@ -23,5 +23,9 @@ The modules, one per subject (import from them directly):
   :mod:`swingby.open_questions.alignment_stages`: its Jacobian measures and stages.
 * :mod:`swingby.open_questions.alignment_runs`: Q2's runs (the weights and Jacobians
   recorded over training, a few seconds, made by the chapter itself) and its answer.
+* :mod:`swingby.open_questions.diffusion_init`: Q1 in a diffusion model (default against
+  a larger initialisation): its scale, separations, seeds, criterion and answer rule,
+  fixed before its runs; :mod:`swingby.open_questions.diffusion_init_runs`: its runs
+  (``python -m swingby.open_questions diffusion-init``) and their reader.
 * :mod:`swingby.open_questions.figures`: the chapter's figures and explorer.
 """

@@ -5,6 +5,7 @@
 * :func:`plot_cell`: the stored trajectories and test losses of one cell.
 * :func:`cell_explorer`: the chapter's explorer over the stored cells.
 * :func:`plot_alignment`: the four panels of Q2 (early alignment).
+* :func:`plot_init_contrast`: Q1 in a diffusion model, default against larger initialisation.
 """
 from __future__ import annotations
 
@@ -210,3 +211,43 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("SGD step + 1")
     ax.set_ylabel("neuron direction (degrees from cluster 2)")
+
+
+def plot_init_contrast(axes, contrast) -> None:
+    """Q1 in a diffusion model: class 11's blue-small fraction (pixel check) over
+    training, one panel per colour separation, every seed's default-initialisation run
+    (solid, blue) beside its larger-initialisation run (dashed, red), with the
+    criterion's 80 % at the decisive separation.
+
+    Parameters
+    ----------
+    axes : sequence of matplotlib.axes.Axes
+        One per separation of the contrast.
+    contrast : Contrast
+        :func:`swingby.open_questions.diffusion_init_runs.read_contrast`.
+    """
+    from swingby.diffusion.runs.position_search import CRITERION, DECISIVE_DC
+    from swingby.open_questions.diffusion_init import INIT_SCALE
+    from swingby.open_questions.diffusion_init_runs import Contrast
+
+    _checks.instance("contrast", contrast, Contrast, "Contrast (read_contrast)")
+    dcs = list(dict.fromkeys(r["dc"] for r in contrast.runs))
+    if len(axes) != len(dcs):
+        raise ValueError(f"axes must hold one Axes per separation ({len(dcs)}), got {len(axes)}")
+    t = contrast.steps + 1
+    for ax, dc in zip(axes, dcs):
+        for (d, seed), (default, larger) in contrast.curves.items():
+            if d != dc:
+                continue
+            ax.plot(t, default, color="C0", lw=1.2, label="default init" if seed == 0 else None)
+            if larger is not None:
+                ax.plot(t, larger, color="C3", ls="--", lw=1.2,
+                        label=f"{INIT_SCALE:g} x default" if seed == 0 else None)
+        if dc == DECISIVE_DC:
+            ax.axhline(CRITERION["blue_small_11"], color="k", ls=":", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel("training step + 1")
+        ax.set_title(f"dc = {dc:g}", fontsize=10)
+    axes[0].set_ylabel("class 11: blue small (pixels)")
+    axes[0].legend(fontsize=8)

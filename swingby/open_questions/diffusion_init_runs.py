@@ -1,0 +1,153 @@
+"""Q1 in a diffusion model (issue 27): the runs of the contrast fixed in
+:mod:`swingby.open_questions.diffusion_init`, and their reader. Chapter:
+``book/open_questions.md``, section "Q1 in a diffusion model".
+
+* :func:`run_contrast`: the larger-initialisation runs, resumable, through the diffusion
+  sweep driver, into :func:`contrast_dir`;
+* :func:`read_contrast`: per (separation, seed), the outcome of the larger-initialisation
+  run and of its stored default counterpart (the ``cpu`` sweep's run of the same
+  separation and seed), class 11 over training for both, and the answer.
+
+    python -m swingby.open_questions diffusion-init
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from swingby import _checks
+from swingby.capability.measures import joint_accuracy
+from swingby.diffusion.presets import Preset, get_preset
+from swingby.diffusion.runs import position_search as PS
+from swingby.diffusion.runs.storage import load_results
+from swingby.open_questions.diffusion_init import VARIED, Answer, check_preset, contrast_answer, contrast_preset
+
+
+def contrast_dir() -> Path:
+    """``<open-questions results>/diffusion_init``: the larger-initialisation sweep file
+    and, while runs are unfinished, their states under ``partial/``."""
+    from swingby.open_questions.store import results_dir
+
+    return results_dir() / "diffusion_init"
+
+
+def run_contrast(*, preset: Preset | None = None, out_dir=None, default_dir=None, progress: bool = True,
+                 log=print) -> Path:
+    """Train (or resume) the larger-initialisation runs with the diffusion sweep driver.
+
+    The stored sweep's concept classifier is copied beside them first (when it is there
+    and none is), so that both initialisations are read by the same classifier.
+
+    Parameters
+    ----------
+    preset : Preset, optional
+        Default :func:`contrast_preset`.
+    out_dir : path-like, optional
+        Default :func:`contrast_dir`.
+    default_dir : path-like, optional
+        Where the stored default sweep and its classifier live (default
+        :func:`swingby.diffusion.runs.storage.results_dir`).
+    progress : bool
+        Show a progress bar.
+    log : callable
+        Receives the driver's one-line messages.
+
+    Returns
+    -------
+    pathlib.Path
+        The results file (``sweep_<base>-custom-<hash>.npz``).
+    """
+    from swingby.diffusion.runs.driver import sweep
+    from swingby.diffusion.runs.evaluation import classifier_path
+    from swingby.diffusion.runs.storage import results_dir
+
+    p = contrast_preset() if preset is None else check_preset("preset", preset)
+    if p.init_scale == 1.0:
+        raise ValueError("preset must have a larger initialisation (init_scale != 1)")
+    out = contrast_dir() if out_dir is None else Path(out_dir)
+    src = classifier_path(results_dir() if default_dir is None else Path(default_dir), p)
+    dst = classifier_path(out, p)
+    if src.is_file() and not dst.exists():
+        out.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+    return sweep(p, out_dir=out, progress=_checks.flag("progress", progress), log=log)
+
+
+class Contrast(NamedTuple):
+    """What :func:`read_contrast` returns."""
+
+    runs: list            #: per (separation, seed): {"dc", "seed", "default": outcome, "larger": outcome or None}
+    answer: Answer        #: :func:`contrast_answer`
+    steps: np.ndarray     #: the checkpoints' training steps
+    curves: dict          #: (dc, seed) -> (default, larger or None): class 11's pixel blue-small fraction per checkpoint
+    default_config: dict  #: the stored default sweep's preset config
+    codes: tuple          #: (default, larger) code identities of the two files
+    classifiers: tuple    #: (default, larger) classifier reports of the two files
+
+
+def _curves(res: dict) -> dict:
+    cfg = res["meta"]["config"]
+    out = {}
+    for i, dc in enumerate(cfg["separations"]):
+        for j, s in enumerate(cfg["seeds"]):
+            if res["done"][i, j].all():
+                pix, probs = res["pixels"][i, j].astype(float), res["probs"][i, j].astype(float)
+                out[float(dc), int(s)] = np.array([float(joint_accuracy(probs[k, 3], pix[k, 3], "pixels"))
+                                                   for k in range(pix.shape[0])])
+    return out
+
+
+def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=None) -> Contrast:
+    """The outcomes of the larger-initialisation runs and of their stored default
+    counterparts, per (separation, seed), and the answer.
+
+    Parameters
+    ----------
+    preset : Preset, optional
+        The contrast's preset (default :func:`contrast_preset`).
+    out_dir : path-like, optional
+        Where its results file is (default :func:`contrast_dir`).
+    default_path : path-like, optional
+        The stored default sweep (default: the ``cpu`` preset's results file in
+        :func:`swingby.diffusion.runs.storage.results_dir`).
+
+    Returns
+    -------
+    Contrast
+    """
+    from swingby.diffusion.runs.identity import IDENTITY_KEY
+    from swingby.diffusion.runs.storage import results_dir
+    from swingby.diffusion.sweep import checkpoint_steps, results_path
+
+    p = contrast_preset() if preset is None else check_preset("preset", preset)
+    path = results_path(contrast_dir() if out_dir is None else Path(out_dir), p)
+    if not path.is_file():
+        raise ValueError(f"out_dir: no larger-initialisation runs at {path}; "
+                         "run: python -m swingby.open_questions diffusion-init")
+    dpath = results_path(results_dir(), get_preset(p.name)) if default_path is None else Path(default_path)
+    if not dpath.is_file():
+        raise ValueError(f"default_path: no stored default sweep at {dpath}")
+    res, dres = load_results(path), load_results(dpath)
+    if res["meta"]["config"] != p.to_dict():
+        raise ValueError(f"out_dir: {path.name} holds another preset's runs")
+    dcfg = dres["meta"]["config"]
+    same = {k: v for k, v in p.to_dict().items() if k not in VARIED}
+    if "init_scale" in dcfg or {k: v for k, v in dcfg.items() if k not in VARIED} != same:
+        raise ValueError(f"default_path: {dpath.name} is not the default-initialisation sweep of the contrast's "
+                         "preset (it must differ only in the scale, separations and seeds)")
+    larger = {(r["dc"], r["seed"]): r for r in PS.run_outcomes(res)}
+    default = {(r["dc"], r["seed"]): r for r in PS.run_outcomes(dres)}
+    dcurves, lcurves = _curves(dres), _curves(res)
+    keys = [(float(dc), int(s)) for s in p.seeds for dc in p.separations]
+    lost = [k for k in keys if k not in default]
+    if lost:
+        raise ValueError(f"default_path: {dpath.name} lacks the finished run(s) {lost}")
+    runs = [{"dc": k[0], "seed": k[1], "default": default[k], "larger": larger.get(k)} for k in keys]
+    ans = contrast_answer([default[k] for k in keys], [larger[k] for k in keys if k in larger], p.seeds)
+    return Contrast(runs, ans, checkpoint_steps(p.steps, p.n_checkpoints),
+                    {k: (dcurves[k], lcurves.get(k)) for k in keys}, dcfg,
+                    (dres["meta"]["code_version"].get(IDENTITY_KEY), res["meta"]["code_version"].get(IDENTITY_KEY)),
+                    (dres["meta"].get("classifier"), res["meta"].get("classifier")))
