@@ -10,6 +10,7 @@ import numpy as np
 
 from swingby import _checks
 from swingby.diffusion import rules as R
+from swingby.diffusion.concept_space import concept_mse
 from swingby.diffusion.fig6 import checks as F
 from swingby.diffusion.fig6 import claims as OLD
 from swingby.diffusion.fig6 import mse_checks as FM
@@ -137,7 +138,7 @@ def fig6_section(res: dict, rules: R.Rules = R.RULES) -> list[str]:
     out += ["## Fig. 6(b): a non-monotone concept-space MSE", ""]
     noise = FM.noise_reading(res)
     out.append(f"Classifier reading of noise images: ({noise[0]:.2f}, {noise[1]:.2f}), MSE "
-               f"{float(F.concept_mse(noise)):.2f} against 0.50 at either training corner: from there a move toward a "
+               f"{float(concept_mse(noise)):.2f} against 0.50 at either training corner: from there a move toward a "
                "corner lowers the MSE. New read-out: only samples the pixel check sees as a disc.")
     out.append("")
     out += mse_table(OLD.bend_checks(res), FM.mse_rise_checks(res, rules)).split("\n")
