@@ -173,7 +173,8 @@ def test_memorization_word_follows_the_verdict_rule_with_a_coin_per_unit():
     assert CR.memorization_word(flipped, done, five_weak, "shared", 0.7, 0.0).corner_word == "differs"
     # the leaving check: a pass whose null passes too often cannot count
     w = CR.memorization_word(np.array([["01"] * 5] * 6), done, five_weak, "shared", 0.7, 0.3)
-    assert w.leave_word == "inconclusive" and w.word == "partly"  # combine: one of two checks holds
+    # a row takes the weaker check's word; the settings rule (combine) would say "partly"
+    assert w.leave_word == "inconclusive" and w.word == "inconclusive" and w.combined == "partly"
     assert CR.memorization_word(np.array([["01"] * 5] * 6), done, five_weak, "shared", 0.2, 0.0).leave_word == \
         "not reproduced"
     with pytest.raises(ValueError, match="seeding"):

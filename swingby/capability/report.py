@@ -255,7 +255,8 @@ class MemorizationWord(NamedTuple):
     p_value: float       #: one-sided binomial test of ``n_pass`` against ``null_rate``
     corner_word: str     #: the verdict of the corner check
     leave_word: str      #: the verdict of the leaving-step check (rank correlation >= 0.5 with its null)
-    word: str            #: the weaker of the two (:func:`swingby.diffusion.rules.combine`)
+    word: str            #: the weaker of the two (:func:`swingby.diffusion.rules.weakest`)
+    combined: str        #: the word :func:`swingby.diffusion.rules.combine` gives (used until 2026-11-26)
 
 
 def memorization_word(corner: np.ndarray, done: np.ndarray, dcs: np.ndarray, seeding: str, rho_leave: float,
@@ -310,7 +311,7 @@ def memorization_word(corner: np.ndarray, done: np.ndarray, dcs: np.ndarray, see
     corner_word = R.verdict(R.Outcome(k, n, float(null), opposite=opposite), rules)
     leave_word = R.verdict(R.Outcome(int(rho_leave >= min_rho), 1, float(null_leave)), rules)
     return MemorizationWord(k, n, float(null), float(p), corner_word, leave_word,
-                            R.combine([corner_word, leave_word]))
+                            R.weakest([corner_word, leave_word]), R.combine([corner_word, leave_word]))
 
 
 def linear_word(passed: bool, null_linear: float, rho_lead: float, null_lead: float, max_rho: float = -0.5,

@@ -372,3 +372,28 @@ def combine(words) -> str:
         if w in words:
             return w
     return "inconclusive"
+
+
+def weakest(words) -> str:
+    """One verdict for a row that rests on several *different* checks (the order and the
+    swing of Fig. 6(a), the slowing and its shape of Fig. 6(c)): the weakest of their
+    words in the order of :data:`VERDICTS` (reproduced, partly, inconclusive, differs,
+    not reproduced), as the status page states, so that a row claims only what each of
+    its checks supports. :func:`combine` is for one check at several settings; the
+    chapters used it for rows of several checks until 2026-11-26 and show that word
+    beside this one.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The verdicts of the checks, each one of :data:`VERDICTS`.
+
+    Returns
+    -------
+    str
+        One of :data:`VERDICTS`.
+    """
+    words = list(words)
+    if not words or any(w not in VERDICTS for w in words):
+        raise ValueError(f"words must be a non-empty sequence of {VERDICTS}, got {words!r}")
+    return max(words, key=VERDICTS.index)
