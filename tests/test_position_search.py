@@ -193,3 +193,24 @@ def test_init_scale_scales_the_weights_only_and_is_stored_only_when_not_one():
     for bad in (0, -1.0, float("nan"), 1000.0, "2"):
         with pytest.raises(ValueError, match="init_scale"):
             get_preset("tiny", init_scale=bad)
+
+
+def test_the_conclusion_is_read_from_the_candidates_and_says_what_is_not_run():
+    from swingby.diffusion.position_plots import search_conclusion
+
+    rows = [_row("centred", _all()), _row("spread 0.1", _all()), _row("authors' positions", _all(c11=0.2)),
+            _row("wider", _all(c11=0.3, disc=0.8))]
+    text = search_conclusion(rows, PS.choose(rows))
+    assert "by centred, spread 0.1; not by authors' positions" in text
+    assert "1 has run and none passed" in text and "Not run yet:" in text and "two blocks per level" in text
+    assert "not a finding" in text and "**spread 0.1**" in text
+    done = rows + [_row(n, _all(c11=0.1)) for n in ("32 x 32", "spread 0.25", "two blocks per level",
+                                                   "paper's batch")]
+    text = search_conclusion(done, PS.choose(done))
+    assert "Not run yet" not in text and "no model tried within the CPU budget" in text
+    # a larger model that passes but whose sweep is over the budget is named, not chosen
+    slow = [r if r["name"] != "wider" else _row("wider", _all(), minutes=60.0) for r in done]
+    text = search_conclusion(slow, PS.choose(slow))
+    assert "wider passed" in text and "over the budget" in text and "**spread 0.1**" in text
+    with pytest.raises(ValueError, match="choice must be"):
+        search_conclusion(rows, {})

@@ -92,3 +92,61 @@ def plot_position_search(rows: list[dict], axes) -> None:
     left.plot([], [], "o", color="tab:purple", mfc="none", label=f"pixels, dc {PS.WEAK_DC}")
     left.plot([], [], "x", color="k", label=f"classifier, dc {PS.DECISIVE_DC}")
     left.legend(fontsize=8, loc="lower left")
+
+
+def search_conclusion(rows: list[dict], choice: dict) -> str:
+    """The paragraph that closes the position search, read from its stored candidates:
+    where the position dose-response at the ``cpu`` model passes and fails, what the
+    larger models at the authors' positions did, and what that allows one to say. Until
+    every candidate has run it says the statement is about those run so far.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`~swingby.diffusion.runs.position_search.collect`.
+    choice : dict
+        :func:`~swingby.diffusion.runs.position_search.choose` of ``rows``.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    by = _rows(rows)
+    if not isinstance(choice, dict) or not {"chosen", "pending", "hours"} <= set(choice):
+        raise ValueError("choice must be the dict that position_search.choose() returns")
+
+    def spread(n):
+        return f"{PS.candidate_preset(n).position:g}"
+
+    dose = [n for n in dose_names() if n in by]
+    ok = [n for n in dose if by[n]["passes"]]
+    bad = [n for n in dose if by[n]["decided"] and not by[n]["passes"]]
+    short = sum(not by[n]["trained_discs"] for n in bad)
+    parts = []
+    if ok or bad:
+        parts.append("On the model of the `cpu` preset the held-out class is drawn by the criterion, in "
+                     "every seed, by " + (", ".join(ok) or "none of the position candidates") + "; not by "
+                     + (", ".join(bad) or "none") + " (disc centres uniform within 0.5 of the middle in the "
+                     "authors' code)" + (f"; in {short} of these {len(bad)} the trained classes fall short of "
+                                         "the criterion too." if bad else "."))
+    larger = [n for n in display_order() if n not in dose_names()]
+    run = [n for n in larger if n in by and by[n]["decided"]]
+    passed = [n for n in run if by[n]["passes"]]
+    if run:
+        parts.append(f"Of the {len(larger)} larger or differently trained models at the authors' positions, "
+                     f"{len(run)} {'has' if len(run) == 1 else 'have'} run and " + (f"{', '.join(passed)} passed" if passed else "none passed")
+                     + ".")
+    for n in passed:
+        h = choice["hours"].get(n)
+        if h is not None and h > PS.SWEEP_BUDGET_HOURS:
+            parts.append(f"{n} would need about {h:.0f} single-process hours for the sweep, over the "
+                         f"budget of {PS.SWEEP_BUDGET_HOURS:g}, so the rule could not choose it.")
+    if choice["pending"]:
+        parts.append(f"Not run yet: {', '.join(choice['pending'])}; until they have, what this search says "
+                     "about random positions is a statement about the candidates run so far, not a finding.")
+    elif not passed:
+        parts.append("So at the authors' random positions no model tried within the CPU budget draws the "
+                     "held-out class by the criterion; the dose-response says where positions stop working.")
+    parts.append(f"The rule written before the runs chose **{choice['chosen']}**.")
+    return " ".join(parts)
