@@ -15,3 +15,16 @@ def test_readme_example_runs(tmp_path, monkeypatch):
     exec(compile(blocks[0], "README.md", "exec"), {})
     assert (tmp_path / "trajectory.png").stat().st_size > 0
     assert os.listdir(tmp_path) == ["trajectory.png"]
+
+
+def test_the_readme_speed_sentence_is_the_stored_benchmark():
+    """The bf16 speed-ups the README quotes are those of results/diffusion/timings.json
+    (rewrite the sentence after `bench_diffusion.py --store`)."""
+    import json
+
+    t = json.loads((ROOT / "results" / "diffusion" / "timings.json").read_text())
+    text = " ".join((ROOT / "README.md").read_text().split())
+    for name in ("cpu", "paper"):
+        sp = t["presets"][name]["bf16_speedup_train"]["1 thread"]
+        lo, hi = sp["range"]
+        assert f"{sp['median']:.2f}x" in text and f"{lo:.2f}-{hi:.2f}" in text, name
