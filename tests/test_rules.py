@@ -292,3 +292,15 @@ def test_the_new_fig6_plots_draw_one_panel_per_separation():
     with pytest.raises(ValueError, match="axes"):
         plot_disc_mse(res, axes[:1])
     plt.close(fig)
+
+
+def test_the_sweep_is_placed_in_the_text_range_with_its_resolution():
+    from swingby.diffusion import tables as TB
+
+    text = TB.range_and_resolution([0.175, 0.247, 0.468, 0.689], [0, 100, 190, 210, 990, 1050, 2400])
+    assert "3 of its 4 separations (0.247, 0.468, 0.689) lie inside the 0.2-0.7" in text
+    assert "0.175 is weaker" in text and "starts at 0.137" in text
+    assert "20 steps apart near step 200" in text and "60 steps apart near step 1000" in text
+    assert "stronger" in TB.range_and_resolution([0.8], [0, 10])
+    with pytest.raises(ValueError, match="increasing"):
+        TB.range_and_resolution([0.2], [10, 5])

@@ -79,3 +79,51 @@ def sweep_note(meta: dict, short: bool = False) -> str:
     return ("This sweep predates the rules of the checks (it was made before their thresholds "
             f"were fixed){shared}: every verdict below is illustrative, with the seed as the "
             "unit, and a new sweep made under the rules will replace it.")
+
+
+#: the colour separations the paper's text gives (Sec. 5); the authors' plotted sweep
+#: (the ``paper`` preset's separations) starts below it
+TEXT_RANGE = (0.2, 0.7)
+
+
+def range_and_resolution(separations, steps, near=(200, 1000)) -> str:
+    """Which of a sweep's separations lie inside the paper text's range
+    (:data:`TEXT_RANGE`) and which are weaker, and how far apart its checkpoints are
+    near the given steps (where the transitions are).
+
+    Parameters
+    ----------
+    separations : sequence of float
+        The sweep's colour separations.
+    steps : sequence of int
+        Its checkpoint steps, increasing.
+    near : tuple of int
+        Steps at which to give the spacing.
+
+    Returns
+    -------
+    str
+    """
+    dcs = np.asarray(separations, float)
+    s = np.asarray(steps, float)
+    if dcs.ndim != 1 or dcs.size == 0 or s.ndim != 1 or s.size < 2 or np.any(np.diff(s) <= 0):
+        raise ValueError("separations must be a non-empty list and steps an increasing list of at least two")
+    from swingby.diffusion.presets import get_preset
+
+    lo, hi = TEXT_RANGE
+    authors_low = min(get_preset("paper").separations)
+    inside = [f"{d:g}" for d in dcs if lo <= d <= hi]
+    below = [f"{d:g}" for d in dcs if d < lo]
+    above = [f"{d:g}" for d in dcs if d > hi]
+    parts = [f"{len(inside)} of its {dcs.size} separations ({', '.join(inside) or 'none'}) lie inside the "
+             f"{lo:g}-{hi:g} that the paper's text gives"]
+    if below:
+        parts.append(f"{', '.join(below)} {'is' if len(below) == 1 else 'are'} weaker, like the low end of the "
+                     f"authors' plotted sweep, which starts at {authors_low:g}")
+    if above:
+        parts.append(f"{', '.join(above)} {'is' if len(above) == 1 else 'are'} stronger")
+    gaps = []
+    for t in near:
+        k = int(np.clip(np.searchsorted(s, t), 1, s.size - 1))
+        gaps.append(f"{s[k] - s[k - 1]:.0f} steps apart near step {t}")
+    return ("; ".join(parts) + f". Its {s.size} checkpoints are " + " and ".join(gaps) + ".")
