@@ -208,6 +208,8 @@ def test_the_conclusion_is_read_from_the_candidates_and_says_what_is_not_run():
                                                    "paper's batch")]
     text = search_conclusion(done, PS.choose(done))
     assert "Not run yet" not in text and "no model tried within the CPU budget" in text
+    close = [r if r["name"] != "paper's batch" else _row("paper's batch", _all(disc=0.8)) for r in done]
+    assert "Closest: paper's batch" in search_conclusion(close, PS.choose(close))
     # a larger model that passes but whose sweep is over the budget is named, not chosen
     slow = [r if r["name"] != "wider" else _row("wider", _all(), minutes=60.0) for r in done]
     text = search_conclusion(slow, PS.choose(slow))

@@ -137,6 +137,10 @@ def search_conclusion(rows: list[dict], choice: dict) -> str:
         parts.append(f"Of the {len(larger)} larger or differently trained models at the authors' positions, "
                      f"{len(run)} {'has' if len(run) == 1 else 'have'} run and " + (f"{', '.join(passed)} passed" if passed else "none passed")
                      + ".")
+    near = [n for n in run if not by[n]["passes"] and by[n]["class_11"]]
+    if near:
+        parts.append(f"Closest: {', '.join(near)}, whose class 11 meets the criterion in its finished "
+                     "runs while a trained class is drawn as a disc in too few samples.")
     for n in passed:
         h = choice["hours"].get(n)
         if h is not None and h > PS.SWEEP_BUDGET_HOURS:

@@ -124,13 +124,14 @@ def sweep_hours(minutes_per_search_run: float, n_separations: int = len(SWEEP["s
 
 #: the candidate whose model and data make the new ``cpu`` sweep, chosen by :data:`CHOICE`
 #: (:func:`choose`) on 2026-11-24 from the five candidates finished by then (centred and
-#: spread 0.1 pass, spread 0.1 has the wider positions and fits the budget). The three not
-#: yet run (wider, two blocks per level, the paper's batch) are larger models whose
-#: training step costs at least 1.5 times the ``cpu`` model's (one thread, interleaved
-#: repeats), while spread 0.1's sweep already needs nearly all of
-#: :data:`SWEEP_BUDGET_HOURS`, so none of theirs can fit; they still run, after the sweep, and
-#: :func:`choose` over every candidate must then give the same answer (the diffusion
-#: chapter asserts it once they are in).
+#: spread 0.1 pass, spread 0.1 has the wider positions and fits the budget). The three
+#: then not yet run (wider, two blocks per level, the paper's batch) are larger models
+#: whose training step costs at least 1.5 times the ``cpu`` model's (one thread,
+#: interleaved repeats), while spread 0.1's sweep already needs nearly all of
+#: :data:`SWEEP_BUDGET_HOURS`, so none of theirs could fit; they ran after the sweep
+#: (2026-11-26, same code version), each failed the criterion in its first seed, and
+#: :func:`choose` over every candidate gives the same answer (the diffusion chapter
+#: asserts it).
 CHOSEN = "spread 0.1"
 
 
