@@ -44,7 +44,7 @@ def run_contrast(*, preset: Preset | None = None, out_dir=None, default_dir=None
     Parameters
     ----------
     preset : Preset, optional
-        Default :func:`contrast_preset`.
+        Default :func:`~swingby.open_questions.diffusion_init.contrast_preset`.
     out_dir : path-like, optional
         Default :func:`contrast_dir`.
     default_dir : path-like, optional
@@ -80,7 +80,7 @@ class Contrast(NamedTuple):
     """What :func:`read_contrast` returns."""
 
     runs: list            #: per (separation, seed): {"dc", "seed", "default": outcome, "larger": outcome or None}
-    answer: Answer        #: :func:`contrast_answer`
+    answer: Answer        #: :func:`~swingby.open_questions.diffusion_init.contrast_answer`
     steps: np.ndarray     #: the checkpoints' training steps
     curves: dict          #: (dc, seed) -> (default, larger or None): class 11's pixel blue-small fraction per checkpoint
     default_config: dict  #: the stored default sweep's preset config
@@ -107,7 +107,7 @@ def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=No
     Parameters
     ----------
     preset : Preset, optional
-        The contrast's preset (default :func:`contrast_preset`).
+        The contrast's preset (default :func:`~swingby.open_questions.diffusion_init.contrast_preset`).
     out_dir : path-like, optional
         Where its results file is (default :func:`contrast_dir`).
     default_path : path-like, optional
