@@ -267,9 +267,10 @@ def answer_sentence(ans: Answer) -> str:
 class InitialMeasures(NamedTuple):
     """What :func:`initial_measures` returns."""
 
-    output_max: float          #: largest |output| of the initial network (0: the output convolution starts at zero)
+    output_max: float          #: largest absolute output of the initial network (0: the output convolution starts at zero)
     attention_logit_std: float  #: standard deviation of the attention logits (NaN without attention)
-    conditioning_share: float  #: median over blocks of |conditioning embedding| / |features it is added to|
+    #: median over blocks of the norm of the conditioning embedding over that of the features it is added to
+    conditioning_share: float
 
 
 def initial_measures(p: Preset, seed: int = 0, n: int = 48) -> InitialMeasures:
