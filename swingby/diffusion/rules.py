@@ -344,6 +344,14 @@ def verdict(outcome: Outcome, rules: Rules = RULES) -> str:
     return "not reproduced"
 
 
+def _verdict_words(words) -> list[str]:
+    """``words`` as a list if it is a non-empty sequence of :data:`VERDICTS`, else a ValueError."""
+    words = list(words)
+    if not words or any(w not in VERDICTS for w in words):
+        raise ValueError(f"words must be a non-empty sequence of {VERDICTS}, got {words!r}")
+    return words
+
+
 def combine(words) -> str:
     """One verdict for a claim checked at several settings (separations, readings), by
     the rule's "(or at some but not all settings)": every setting reproduced gives
@@ -361,9 +369,7 @@ def combine(words) -> str:
     str
         One of :data:`VERDICTS`.
     """
-    words = list(words)
-    if not words or any(w not in VERDICTS for w in words):
-        raise ValueError(f"words must be a non-empty sequence of {VERDICTS}, got {words!r}")
+    words = _verdict_words(words)
     if all(w == "reproduced" for w in words):
         return "reproduced"
     if any(w in ("reproduced", "partly") for w in words):
@@ -393,7 +399,5 @@ def weakest(words) -> str:
     str
         One of :data:`VERDICTS`.
     """
-    words = list(words)
-    if not words or any(w not in VERDICTS for w in words):
-        raise ValueError(f"words must be a non-empty sequence of {VERDICTS}, got {words!r}")
+    words = _verdict_words(words)
     return max(words, key=VERDICTS.index)
