@@ -381,13 +381,10 @@ def combine(words) -> str:
 
 
 def weakest(words) -> str:
-    """One verdict for a row that rests on several *different* checks (the order and the
-    swing of Fig. 6(a), the slowing and its shape of Fig. 6(c)): the weakest of their
-    words in the order of :data:`VERDICTS` (reproduced, partly, inconclusive, differs,
-    not reproduced), as the status page states, so that a row claims only what each of
-    its checks supports. :func:`combine` is for one check at several settings; the
-    chapters used it for rows of several checks until 2026-11-26 and show that word
-    beside this one.
+    """One verdict for a row resting on several *different* checks (e.g. the slowing and
+    its shape of Fig. 6(c)): the weakest word in the order of :data:`VERDICTS`, as the
+    status page states. :func:`combine` (one check at several settings) joined such rows
+    until 2026-11-26; the chapters show its word beside this one.
 
     Parameters
     ----------
