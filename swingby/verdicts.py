@@ -50,10 +50,19 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from swingby import exact_tests
+from swingby.exact_tests import (  # noqa: F401  (exposed beside the rule)
+    binomial_power,
+    fisher_p,
+    fisher_power,
+    sign_test_p,
+    smallest_units,
+)
+
 #: level of every test
-ALPHA = 0.05
+ALPHA = exact_tests.ALPHA
 #: power a failed test must have had for "not reproduced"; also the power of "units needed"
-POWER = 0.8
+POWER = exact_tests.POWER
 #: fewest units in which a universal claim can be accepted: with none failing in this many,
 #: a failure rate of 5 % is excluded at level 0.05 (ln 0.05 / ln 0.95 = 58.4)
 UNIVERSAL_MIN_UNITS = math.ceil(math.log(ALPHA) / math.log(1 - ALPHA))
@@ -62,7 +71,7 @@ TYPICAL_SHARE = 0.75
 #: difference of pass rates a comparison implies, for the power of a two-sample test
 EFFECT = 0.25
 #: largest number of units "units needed" searches
-MAX_UNITS = 5000
+MAX_UNITS = exact_tests.MAX_UNITS
 
 #: the five words, strongest first
 WORDS = ("reproduced", "partly", "inconclusive", "differs", "not reproduced")
@@ -112,128 +121,6 @@ def _count(name: str, value, upper: int | None = None) -> int:
     return int(value)
 
 
-def fisher_p(k: int, n: int, null_k: int, null_n: int, alternative: str = "greater") -> float:
-    """One-sided Fisher exact p-value that ``k`` of ``n`` is a higher pass rate than
-    ``null_k`` of ``null_n`` (``alternative="less"``: lower).
-
-    Parameters
-    ----------
-    k, n : int
-        Passing and checked units of the claimed group.
-    null_k, null_n : int
-        Passing and checked units of the comparator.
-    alternative : {"greater", "less"}
-        The direction tested.
-
-    Returns
-    -------
-    float
-    """
-    table = [[k, n - k], [null_k, null_n - null_k]]
-    return float(stats.fisher_exact(table, alternative=alternative).pvalue)
-
-
-def sign_test_p(b: int, c: int, alternative: str = "greater") -> float:
-    """Exact McNemar test of paired units: a sign test on the discordant pairs.
-
-    Parameters
-    ----------
-    b : int
-        Pairs in which only the claimed side passes.
-    c : int
-        Pairs in which only the other side passes.
-    alternative : {"greater", "less"}
-        ``"greater"``: the claimed side passes more often.
-
-    Returns
-    -------
-    float
-        1.0 when there is no discordant pair.
-    """
-    if b + c == 0:
-        return 1.0
-    return float(stats.binomtest(b, b + c, 0.5, alternative=alternative).pvalue)
-
-
-def _window(n: int, p: float) -> np.ndarray:
-    """Counts of a binomial(n, p) that carry all but 1e-12 of its mass."""
-    lo, hi = stats.binom.ppf([1e-12, 1 - 1e-12], n, p)
-    return np.arange(int(max(lo - 1, 0)), int(min(hi + 1, n)) + 1)
-
-
-def fisher_power(p1: float, n1: int, p0: float, n0: int, alpha: float = ALPHA) -> float:
-    """Power of the one-sided Fisher test (:func:`fisher_p`) when the claimed group passes
-    at rate ``p1`` in ``n1`` units and the comparator at ``p0`` in ``n0`` (exact sum).
-
-    Parameters
-    ----------
-    p1, p0 : float
-        True pass rates of the two groups, in [0, 1].
-    n1, n0 : int
-        Units per group.
-    alpha : float
-        Level of the test.
-
-    Returns
-    -------
-    float
-    """
-    if n1 == 0 or n0 == 0:
-        return 0.0
-    a, b = _window(n1, p1), _window(n0, p0)
-    A, B = np.meshgrid(a, b, indexing="ij")
-    pval = stats.hypergeom.sf(A - 1, n1 + n0, A + B, n1)
-    weight = np.outer(stats.binom.pmf(a, n1, p1), stats.binom.pmf(b, n0, p0))
-    return float(np.sum(weight * (pval <= alpha)))
-
-
-def binomial_power(p1: float, n: int, p0: float = 0.5, alpha: float = ALPHA,
-                   alternative: str = "greater") -> float:
-    """Power of the exact one-sided binomial test of ``p0`` in ``n`` units at true rate ``p1``.
-
-    Parameters
-    ----------
-    p1 : float
-        True pass rate.
-    n : int
-        Units.
-    p0 : float
-        Rate under the test's hypothesis.
-    alpha : float
-        Level.
-    alternative : {"greater", "less"}
-        Direction of the test.
-
-    Returns
-    -------
-    float
-    """
-    if n == 0:
-        return 0.0
-    ks = np.arange(n + 1)
-    if alternative == "greater":
-        reject = stats.binom.sf(ks - 1, n, p0) <= alpha
-    else:
-        reject = stats.binom.cdf(ks, n, p0) <= alpha
-    return float(np.sum(stats.binom.pmf(ks, n, p1)[reject]))
-
-
-def _smallest(power_at, start: int) -> int | None:
-    """Smallest n >= start (up to MAX_UNITS) with power_at(n) >= POWER, by doubling and bisection."""
-    n = max(int(start), 1)
-    if power_at(n) >= POWER:
-        return n
-    lo = n
-    while power_at(n) < POWER:
-        lo, n = n, n * 2
-        if n > MAX_UNITS:
-            return None
-    while n - lo > 1:
-        mid = (lo + n) // 2
-        lo, n = (lo, mid) if power_at(mid) >= POWER else (mid, n)
-    return n
-
-
 def _compare(k, n, null_k, null_n, pairs, p1_implied):
     """Part state, p-value, power and units needed of the comparison with the wrong model."""
     if pairs is not None:
@@ -244,7 +131,7 @@ def _compare(k, n, null_k, null_n, pairs, p1_implied):
         if sign_test_p(b, c, "less") <= ALPHA:
             return _OPPOSITE, p, None, None
         pw = binomial_power(0.5 + EFFECT / 2, b + c) if b + c else 0.0
-        need = _smallest(lambda m: binomial_power(0.5 + EFFECT / 2, m), b + c + 1)
+        need = smallest_units(lambda m: binomial_power(0.5 + EFFECT / 2, m), b + c + 1)
         return (_FAILED if pw >= POWER else _UNDECIDED), p, pw, need
     p = fisher_p(k, n, null_k, null_n)
     if p <= ALPHA:
@@ -257,7 +144,7 @@ def _compare(k, n, null_k, null_n, pairs, p1_implied):
     r1 = k / n
     need = None
     if r1 > r0:  # the units at which the observed rates would be decided (equal groups)
-        need = _smallest(lambda m: fisher_power(r1, m, r0, m), max(n, null_n))
+        need = smallest_units(lambda m: fisher_power(r1, m, r0, m), max(n, null_n))
     return (_FAILED if pw >= POWER else _UNDECIDED), p, pw, need
 
 
@@ -343,7 +230,7 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
         else:
             share = _FAILED if binomial_power(TYPICAL_SHARE, n) >= POWER else _UNDECIDED
             if share == _UNDECIDED and k / n > 0.5:
-                need = max(need or 0, _smallest(lambda m: binomial_power(k / n, m), n) or 0) or None
+                need = max(need or 0, smallest_units(lambda m: binomial_power(k / n, m), n) or 0) or None
         return Judgement(_word([share, state]), form, k, n, null_k, null_n, p, p_share, pw, need)
     occurs = _PASSED if k > 0 else (_FAILED if state == _FAILED else _UNDECIDED)
     parts = [occurs, state]

@@ -1,0 +1,154 @@
+"""Exact tests and their power, for the verdict rule of :mod:`swingby.verdicts`.
+
+One-sided Fisher exact tests (``scipy.stats.fisher_exact``) for two groups of
+independent units, the exact McNemar test (a sign test on the discordant pairs) for
+paired units, exact binomial tests, and the power of each, summed exactly over the
+binomial outcomes, so that "not reproduced" can say the test had the power to see the
+effect and "inconclusive" how many units would decide.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+#: level of every test
+ALPHA = 0.05
+#: power asked of a test
+POWER = 0.8
+#: largest number of units :func:`smallest_units` searches
+MAX_UNITS = 5000
+
+
+def fisher_p(k: int, n: int, null_k: int, null_n: int, alternative: str = "greater") -> float:
+    """One-sided Fisher exact p-value that ``k`` of ``n`` is a higher pass rate than
+    ``null_k`` of ``null_n`` (``alternative="less"``: lower).
+
+    Parameters
+    ----------
+    k, n : int
+        Passing and checked units of the claimed group.
+    null_k, null_n : int
+        Passing and checked units of the comparator.
+    alternative : {"greater", "less"}
+        The direction tested.
+
+    Returns
+    -------
+    float
+    """
+    table = [[k, n - k], [null_k, null_n - null_k]]
+    return float(stats.fisher_exact(table, alternative=alternative).pvalue)
+
+
+def sign_test_p(b: int, c: int, alternative: str = "greater") -> float:
+    """Exact McNemar test of paired units: a sign test on the discordant pairs.
+
+    Parameters
+    ----------
+    b : int
+        Pairs in which only the claimed side passes.
+    c : int
+        Pairs in which only the other side passes.
+    alternative : {"greater", "less"}
+        ``"greater"``: the claimed side passes more often.
+
+    Returns
+    -------
+    float
+        1.0 when there is no discordant pair.
+    """
+    if b + c == 0:
+        return 1.0
+    return float(stats.binomtest(b, b + c, 0.5, alternative=alternative).pvalue)
+
+
+def _window(n: int, p: float) -> np.ndarray:
+    """Counts of a binomial(n, p) that carry all but 1e-12 of its mass."""
+    lo, hi = stats.binom.ppf([1e-12, 1 - 1e-12], n, p)
+    return np.arange(int(max(lo - 1, 0)), int(min(hi + 1, n)) + 1)
+
+
+def fisher_power(p1: float, n1: int, p0: float, n0: int, alpha: float = ALPHA) -> float:
+    """Power of the one-sided Fisher test (:func:`fisher_p`) when the claimed group passes
+    at rate ``p1`` in ``n1`` units and the comparator at ``p0`` in ``n0`` (exact sum).
+
+    Parameters
+    ----------
+    p1, p0 : float
+        True pass rates of the two groups, in [0, 1].
+    n1, n0 : int
+        Units per group.
+    alpha : float
+        Level of the test.
+
+    Returns
+    -------
+    float
+    """
+    if n1 == 0 or n0 == 0:
+        return 0.0
+    a, b = _window(n1, p1), _window(n0, p0)
+    A, B = np.meshgrid(a, b, indexing="ij")
+    pval = stats.hypergeom.sf(A - 1, n1 + n0, A + B, n1)
+    weight = np.outer(stats.binom.pmf(a, n1, p1), stats.binom.pmf(b, n0, p0))
+    return float(np.sum(weight * (pval <= alpha)))
+
+
+def binomial_power(p1: float, n: int, p0: float = 0.5, alpha: float = ALPHA,
+                   alternative: str = "greater") -> float:
+    """Power of the exact one-sided binomial test of ``p0`` in ``n`` units at true rate ``p1``.
+
+    Parameters
+    ----------
+    p1 : float
+        True pass rate.
+    n : int
+        Units.
+    p0 : float
+        Rate under the test's hypothesis.
+    alpha : float
+        Level.
+    alternative : {"greater", "less"}
+        Direction of the test.
+
+    Returns
+    -------
+    float
+    """
+    if n == 0:
+        return 0.0
+    ks = np.arange(n + 1)
+    if alternative == "greater":
+        reject = stats.binom.sf(ks - 1, n, p0) <= alpha
+    else:
+        reject = stats.binom.cdf(ks, n, p0) <= alpha
+    return float(np.sum(stats.binom.pmf(ks, n, p1)[reject]))
+
+
+def smallest_units(power_at, start: int) -> int | None:
+    """Smallest number of units ``n >= start`` at which ``power_at(n)`` reaches
+    :data:`POWER`, by doubling and bisection; None above :data:`MAX_UNITS`.
+
+    Parameters
+    ----------
+    power_at : callable
+        Power of a test as a function of the number of units.
+    start : int
+        Where the search starts.
+
+    Returns
+    -------
+    int or None
+    """
+    n = max(int(start), 1)
+    if power_at(n) >= POWER:
+        return n
+    lo = n
+    while power_at(n) < POWER:
+        lo, n = n, n * 2
+        if n > MAX_UNITS:
+            return None
+    while n - lo > 1:
+        mid = (lo + n) // 2
+        lo, n = (lo, mid) if power_at(mid) >= POWER else (mid, n)
+    return n
