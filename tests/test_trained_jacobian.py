@@ -13,7 +13,13 @@ import torch
 from swingby.sim.batched import _StackedMLPs
 from swingby.sim.models import MLP
 from swingby.sim.train_loop import log_steps
-from swingby.theory.jacobian_link import fall_shares, link_test, pass_matrix
+from swingby.theory.jacobian_link import (
+    fall_shares,
+    link_test,
+    link_units,
+    one_layer_null,
+    pass_matrix,
+)
 from swingby.theory.jacobian_stages import (
     JacobianStages,
     OutputStages,
@@ -176,6 +182,33 @@ def test_verdict_reproduced_with_many_distinct_seeds():
     assert tight.null_rate == 0.0 and tight.verdict == "reproduced"
 
 
+def _monotone_null(rec: JacobianRecord) -> JacobianRecord:
+    """The one-layer wrong model's shape: the same major entries, a minor entry that only decays."""
+    J = rec.jacobian.copy()
+    J[:, :, 0, 1] = 0.3 * np.exp(-STEPS / 50.0)[None, :]
+    return dataclasses.replace(rec, jacobian=J)
+
+
+def test_link_units_pairs_own_and_wrong_model():
+    rec = _record([30.0, 100.0, 300.0])
+    units = link_units(rec, _monotone_null(rec))
+    np.testing.assert_array_equal(units.swinging, [0, 1, 2])
+    assert units.own.all() and not units.null.any() and units.pairs == (3, 0)
+    same = link_units(rec, rec)  # the run's own Jacobian as "wrong model": every pair concordant
+    assert same.pairs == (0, 0)
+    with pytest.raises(ValueError, match="null_record"):
+        link_units(rec, _record([30.0, 100.0]))
+    with pytest.raises(ValueError, match="null_record"):
+        link_units(rec, "not a record")
+
+
+def test_one_layer_null_is_a_trained_one_layer_model():
+    rec = one_layer_null([0, 1], n_per_cluster=20, epochs=1, n_records=5)
+    assert rec.config["depth"] == 1 and rec.seeds == (0, 1)
+    with pytest.raises(ValueError, match="depth"):
+        one_layer_null([0], depth=2)
+
+
 def test_fall_shares_of_a_minor_driven_fall():
     rec = _record([100.0, 200.0])
     sh = fall_shares(rec, [0, 1])
@@ -198,7 +231,7 @@ def test_rules_are_frozen():
 
 # --------------------------------------------------------------- bad input
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(depth=1, activation="linear", seeds=[0]), "depth"),
+    (dict(depth=0, activation="linear", seeds=[0]), "depth"),
     (dict(depth=2, activation="tanh", seeds=[0]), "activation"),
     (dict(depth=2, activation="linear", seeds=[0, 0]), "seeds"),
     (dict(depth=2, activation="linear", seeds=[0], mu=(1.0,), sigma=(0.1,)), "mu"),

@@ -57,22 +57,25 @@ def fresh_seeds(n: int, start: int = 0) -> range:
     return range(FRESH_SEED_OFFSET + start, FRESH_SEED_OFFSET + start + n)
 
 
-def claim(key: str) -> Claim:
-    """The registered claim with this key.
+def claim(key: str, form: str | None = None) -> Claim:
+    """The registered claim with this key (and form, where one box judges two forms).
 
     Parameters
     ----------
     key : str
         A claim box label, e.g. ``"claim-obs-order"``.
+    form : str, optional
+        The form, needed only where the box holds claims of two forms.
 
     Returns
     -------
     Claim
     """
-    for c in CLAIMS:
-        if c.key == key:
-            return c
-    raise ValueError(f"key must be one of the registered claims {[c.key for c in CLAIMS]}, got {key!r}")
+    hits = [c for c in CLAIMS if c.key == key and (form is None or c.form == form)]
+    if len(hits) != 1:
+        raise ValueError(f"key (and form) must name one registered claim of {sorted({c.key for c in CLAIMS})}, "
+                         f"got {key!r}, form {form!r}: {len(hits)} match")
+    return hits[0]
 
 
 def fingerprint() -> str:

@@ -1,7 +1,45 @@
-"""The claims of the ood_checks chapter, registered before the fresh runs that judge them."""
+"""The claims of the ood_checks chapter, registered before the fresh runs that judge them.
+
+The constants below are the design of the Fig. 16 check; every one of them is written into
+the claim's ``design`` text, so the register's fingerprint changes with any of them.
+(The Fig. 15 claim is registered with the sim_task chapter, ``claim-sim-ood``.)
+"""
 from __future__ import annotations
+
+import math
 
 from swingby.verdicts import Claim
 
+#: the wide clusters of Fig. 2(b) where truncation redraws points: mu = (1, 2), the
+#: authors' sigma_1 = 1 and 2 and sigma_2 = 0.05 (variances) as standard deviations
+FIG16_CONFIGS = tuple(dict(mu=(1.0, 2.0), sigma=(math.sqrt(s1), math.sqrt(0.05))) for s1 in (1.0, 2.0))
+#: the model that could copy near points (a linear one sees only the data's moments)
+FIG16_DEPTH, FIG16_ACTIVATION = 2, "relu"
+#: seeds per configuration (each gives one unit), and the fresh-seed start: 24 units give
+#: the share test 80 % power at the typical share 0.75 (verdicts.binomial_power)
+FIG16_SEEDS, FIG16_START = 12, 0
+#: a pair of runs "stays close" when delta (largest distance of the outputs at x_hat over
+#: training, relative to ||x_hat||) is below this
+FIG16_MAX_DELTA = 0.1
+
 #: the chapter's registered claims, in the order of the chapter
-CLAIMS: tuple[Claim, ...] = ()
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        key="claim-ood-fig16",
+        section="App. F.3, Fig. 16",
+        quote="It is evident that only a few training samples are discarded and this "
+              "truncation has little impact on the dynamics.",
+        form="typical",
+        unit=f"one seed of one wide configuration (two-layer ReLU, d = 64, origin cluster, SGD "
+             f"lr 0.1, batch 128, 40 epochs): {FIG16_SEEDS} seeds x {len(FIG16_CONFIGS)} "
+             "configurations, each unit its own run seed",
+        check=f"the truncated run and its full twin (same data draw, rotation, initial weights and "
+              f"shuffling) stay within delta < {FIG16_MAX_DELTA} of each other",
+        wrong_model="two full runs that differ only in their seed (the unit's full run and a run "
+                    "with an independent partner seed): the change the check must see as large; "
+                    "paired with the twin by unit, exact McNemar test",
+        design=f"seeds fresh_seeds({FIG16_SEEDS}, {FIG16_START}); configurations {FIG16_CONFIGS}; "
+               "run seeds run_seed(seed, config, d=64, depth=2, stream) with stream 0 (twins) and "
+               "1 (partner); swingby.observations.ood.fig16_units",
+    ),
+)

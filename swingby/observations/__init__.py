@@ -9,6 +9,10 @@ chapters ``book/observations.md`` (Figs. 2, 3, 11-14), ``book/ood_checks.md`` (F
   check (Sec. 3.3, App. F.2);
 * :mod:`.ood`: distances of the output at ``x_hat`` and the truncation twins (App. F.3);
 * :mod:`.hypercube`: the order homomorphism on the hypercube test points (App. B);
+* :mod:`.slowing`: the terminal-slowing check of Sec. 3.2 and its wrong model,
+  normalised SGD;
+* :mod:`.claim_checks`: the units of the chapter's registered claims
+  (``swingby.claims.observations``) and the null audit of the equal-signal model;
 * :mod:`.rules`: the thresholds of the observation checks, fixed before the data.
 
 Default settings are those of the authors' code (App. F.1; ``book/authors_code.md`` lists

@@ -8,11 +8,19 @@ in ``book/topological_order.md``. Every name is imported from
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
+import torch
 
 from swingby import _checks
 from swingby.observations.learning import _record
-from swingby.sim.train_loop import TrainRecord
+from swingby.observations.runs import record_grid, run_seed
+from swingby.sim.batched import train_batched
+from swingby.sim.data import make_sim
+from swingby.sim.models import MLP
+from swingby.sim.run_checks import seed_list
+from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 
 #: Most rows :func:`comparable_pairs` accepts: ``2**12`` (``s = 12`` concepts), because it
 #: compares every pair of rows (``4**s`` comparisons) and returns about ``3**s`` pairs.
@@ -120,3 +128,173 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: 
             losses = losses[:, [origin]] + gain @ index.T.astype(float)
     below = losses <= level
     return np.where(below.any(axis=0), rec.epochs[np.argmax(below, axis=0)], np.inf)
+
+
+def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None) -> bool:
+    """Whether eq. (B.2), read as learning times, holds *strictly* in one run: ``T(u) <= T(v)``
+    for every comparable pair ``u <= v`` with ``u != 0`` (:func:`hypercube_learning_times`;
+    a test point never learned has ``T = inf``). The check of ``claim-topo-order``
+    (``book/topological_order.md``); the pairs at the origin are left out because the
+    origin's loss is the model's squared bias.
+
+    Parameters
+    ----------
+    rec : TrainRecord
+        A finite run.
+    level : float
+        Loss at which a test point counts as learned, ``> 0``.
+    additive : {None, "sum", "origin"}
+        As in :func:`hypercube_learning_times` (``"sum"``: the additive loss of Theorem
+        4.1 built from the run's single-concept losses, which holds by construction).
+
+    Returns
+    -------
+    bool
+    """
+    T = hypercube_learning_times(rec, level, additive=additive)
+    index = np.asarray(rec.test_index)
+    pairs = np.array(comparable_pairs(index))
+    pairs = pairs[index[pairs[:, 0]].sum(axis=1) > 0]
+    return bool(np.all(T[pairs[:, 0]] <= T[pairs[:, 1]]))
+
+
+def _concept_frame(s: int, d: int, cosine: float) -> np.ndarray:
+    """``(d, d)`` map that sends ``e_p`` (p < s) to unit vectors of pairwise ``cosine``."""
+    gram = np.full((s, s), cosine) + (1 - cosine) * np.eye(s)
+    M = np.eye(d)
+    M[:s, :s] = np.linalg.cholesky(gram).T  # columns: unit vectors with Gram matrix `gram`
+    return M
+
+
+def _check_cosine(cosine, s: int) -> float:
+    """``cosine`` as a float in ``(-1/(s-1), 1)`` (the Gram matrix must be positive definite)."""
+    low = -1.0 / (s - 1) if s > 1 else -1.0
+    return _checks.number("cosine", cosine, low=low, high=1.0, low_open=True, high_open=True)
+
+
+def entangle(data, cosine: float):
+    """The data of the wrong model of ``claim-topo-order``: the same training set and test
+    points, with the concept directions turned so that every two have the given
+    ``cosine`` (``0`` gives ``data`` back). Used in ``book/topological_order.md``.
+
+    Null audit. The paper's account of the order is the concept structure of Sec. 4.1:
+    concepts on orthogonal directions give a diagonal ``A`` (eq. C.13), Theorem 4.1
+    learns every concept on its own axis at its own rate ``a_p``, and the loss at a
+    test point is then a sum of non-negative per-concept terms, which grows with every
+    concept added (eq. B.2 holds by construction; ``ex-topo-linear``). With entangled
+    concepts (``cosine != 0``) ``A`` is not diagonal in concept coordinates, the modes
+    of Theorem 4.1 mix concepts, and the loss of a combination is no sum over its
+    concepts: the mechanism is missing. Shown by :func:`entangled_order_theory`
+    (gradient flow of eq. 4.1 from ``W = 0``): on the data of Fig. 7 every comparable
+    pair is learned in order at ``cosine = 0`` and several are not at ``cosine = 0.5``
+    (``tests/test_simood_claims.py``).
+
+    Parameters
+    ----------
+    data : SimData
+        A training set of :func:`~swingby.sim.data.make_sim` (rotated or not).
+    cosine : float
+        Cosine between any two concept directions, in ``(-1/(s-1), 1)``.
+
+    Returns
+    -------
+    SimData
+        ``X``, ``x_hat`` and ``test_points`` mapped; ``rotation`` and the rest unchanged.
+    """
+    cosine = _check_cosine(cosine, data.s)
+    R = data.rotation.double().numpy()
+    M = torch.as_tensor(R @ _concept_frame(data.s, data.d, cosine) @ R.T, dtype=torch.float32)
+    return data._replace(X=data.X @ M.T, x_hat=data.x_hat @ M.T, test_points=data.test_points @ M.T)
+
+
+def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_max: float = 20.0,
+                           n_times: int = 4001) -> float:
+    """Share of the comparable pairs ``u <= v`` (``u != 0``) learned in order, ``T(u) <= T(v)``,
+    under the gradient flow of eq. (4.1) from ``W = 0`` with the population ``A`` of data
+    whose concept directions have pairwise ``cosine`` (the null audit of :func:`entangle`).
+
+    Parameters
+    ----------
+    cosine : float
+        Cosine between concept directions, in ``(-1/(s-1), 1)``.
+    mu, sigma : sequence of float
+        Cluster distances and standard deviations (no origin cluster).
+    level : float
+        Loss at which a test point counts as learned, ``> 0``.
+    t_max : float
+        End of the time grid, ``> 0``.
+    n_times : int
+        Points of the time grid, ``>= 2``.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``; ``1.0`` at ``cosine = 0`` (Theorem 4.1: the loss adds up per concept).
+    """
+    mu = _checks.nonneg_vector("mu", mu)
+    s = len(mu)
+    sigma = _checks.nonneg_vector("sigma", sigma, s)
+    cosine = _check_cosine(cosine, s)
+    level, t_max = _checks.positive_float("level", level), _checks.positive_float("t_max", t_max)
+    n_times = _checks.integer("n_times", n_times, low=2)
+    B = _concept_frame(s, s, cosine)
+    evals, evecs = np.linalg.eigh(B @ np.diag(sigma**2 + mu**2 / s) @ B.T)
+    index = np.array([[(k >> (s - 1 - p)) & 1 for p in range(s)] for k in range(2**s)])
+    coef = (index * mu) @ B.T @ evecs  # test points in the eigenbasis of A
+    t = np.linspace(0.0, t_max, n_times)
+    losses = 0.5 * (coef[None] ** 2 * np.exp(-2 * t[:, None, None] * evals)).sum(axis=-1)
+    below = losses <= level
+    T = np.where(below.any(axis=0), t[np.argmax(below, axis=0)], np.inf)
+    pairs = np.array(comparable_pairs(index))
+    pairs = pairs[index[pairs[:, 0]].sum(axis=1) > 0]
+    return float(np.mean(T[pairs[:, 0]] <= T[pairs[:, 1]]))
+
+
+def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: str = "linear",
+              bias: bool = True, epochs: int = 40, cosine: float = 0.0, stream: int = 0,
+              d: int = 64) -> list[TrainRecord]:
+    """Runs of Fig. 7 (App. B): one MLP per seed on its own draw of the four-concept data
+    (no origin cluster, rotated, 5000 points per cluster; SGD lr 0.1, batch 128, the
+    authors' settings), optionally with entangled concepts (:func:`entangle`). Used in
+    ``book/topological_order.md``.
+
+    Run ``k`` draws data, initial weights and shuffling from
+    :func:`~swingby.observations.runs.run_seed` of ``(seeds[k], 0, d, depth, stream)``, so
+    runs of different depths or streams share nothing.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+        Distinct seeds, one run each.
+    mu, sigma : sequence of float
+        Cluster distances and standard deviations.
+    depth : int
+        Number of layers.
+    activation : {"linear", "relu"}
+        Hidden activation.
+    bias : bool
+        Layers with bias (the authors' code: yes).
+    epochs : int
+        Training epochs, ``> 0``.
+    cosine : float
+        Cosine between concept directions (``0``: the paper's orthogonal concepts).
+    stream : int
+        Further number mixed into every run's seed, ``>= 0``.
+    d : int
+        Input dimension.
+
+    Returns
+    -------
+    list of TrainRecord
+    """
+    seeds = seed_list("seeds", seeds, distinct=True)
+    epochs = _checks.positive_int("epochs", epochs)
+    MLP(d, depth, activation=activation, bias=bias)  # check the model before drawing data
+    run_seeds = [run_seed(s, 0, d=d, depth=depth, stream=stream) for s in seeds]
+    datas = [make_sim(mu, sigma, d, 5000, rotate=True, seed=rs) for rs in run_seeds]
+    if cosine != 0:
+        datas = [entangle(x, cosine) for x in datas]
+    models = [MLP(d, depth, activation=activation, bias=bias, seed=rs) for rs in run_seeds]
+    n_steps = epochs * steps_per_epoch(datas[0].X.shape[0], 128)
+    return train_batched(models, datas, epochs=epochs, seed=run_seeds,
+                         record_steps=record_grid(n_steps), record_train_loss=False)

@@ -12,13 +12,15 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 import numpy as np
+import torch
 
 from swingby import _checks
 from swingby.observations.learning import _record, _x_hat_norm
-from swingby.observations.runs import _check_configs_seeds, _check_training, record_grid
+from swingby.observations.runs import _check_configs_seeds, _check_training, record_grid, run_seed
 from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
+from swingby.sim.run_checks import seed_list
 from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 
 #: Where :func:`relative_distance` measures: ``"end"`` (the last record) or ``"max"``
@@ -127,20 +129,124 @@ def truncation_twins(
     datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
     for c, cfg in enumerate(configs):
         for k, s in enumerate(seeds):
-            kw = dict(origin_cluster=origin_cluster, seed=s)
-            full = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=True, **kw)
-            plain = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, **kw)
-            cut = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, truncate=True, **kw)
-            n_redrawn[c, k] = int((plain.X != cut.X).any(dim=1).sum())
-            datas.append((full, _rotated(cut, full.rotation)))
-    kw = dict(lr=lr, record_train_loss=False)
-    out = []
-    for which in (0, 1):
-        models = [MLP(d, depth, width, activation=activation, seed=s) for _ in configs for s in seeds]
-        ds_ = [pair[which] for pair in datas]
-        n_steps = 40 * steps_per_epoch(ds_[0].X.shape[0], 128)
-        recs = train_batched(models, ds_, seed=[s for _ in configs for s in seeds],
-                             record_steps=record_grid(n_steps), **kw)
-        k = len(seeds)
-        out.append([recs[i * k:(i + 1) * k] for i in range(len(configs))])
+            full, cut, n_redrawn[c, k] = _twin_data(cfg, s, d, n_per_cluster, origin_cluster)
+            datas.append((full, cut))
+    run_seeds = [s for _ in configs for s in seeds]
+    recs = _train_sets([p[0] for p in datas] + [p[1] for p in datas], run_seeds * 2, d=d, depth=depth,
+                       width=width, activation=activation, lr=lr)
+    k, m = len(seeds), len(datas)
+    out = [[rr[i * k:(i + 1) * k] for i in range(len(configs))] for rr in (recs[:m], recs[m:])]
     return TruncationTwins(out[0], out[1], n_redrawn)
+
+
+def _twin_data(cfg, seed, d, n_per_cluster, origin_cluster):
+    """The full (rotated) data of ``seed``, its truncated twin in the same frame, and the redrawn count."""
+    kw = dict(origin_cluster=origin_cluster, seed=seed)
+    full = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=True, **kw)
+    plain = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, **kw)
+    cut = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, truncate=True, **kw)
+    return full, _rotated(cut, full.rotation), int((plain.X != cut.X).any(dim=1).sum())
+
+
+def _train_sets(datas, seeds, *, d, depth, width, activation, lr):
+    """Train one MLP per data set (model and shuffling seed ``seeds[i]``) in one batched call."""
+    models = [MLP(d, depth, width, activation=activation, seed=s) for s in seeds]
+    n_steps = 40 * steps_per_epoch(datas[0].X.shape[0], 128)
+    return train_batched(models, datas, seed=list(seeds), lr=lr, record_steps=record_grid(n_steps),
+                         record_train_loss=False)
+
+
+class NearestPoints(NamedTuple):
+    """What :func:`nearest_training_points` returns, one entry per draw of the data."""
+
+    nearest: np.ndarray  #: distance of the nearest training point to ``x_hat``, in radii ``min(mu)/2``
+    inside: np.ndarray  #: number of training points closer to ``x_hat`` than the radius
+
+
+def nearest_training_points(mu, sigma, seeds: Sequence[int], *, origin_cluster: bool = True,
+                            n_per_cluster: int = 5000) -> NearestPoints:
+    """How close the training points of independent draws of the data come to ``x_hat``
+    (App. F.3, Fig. 15; ``claim-sim-ood``): one draw of
+    :func:`~swingby.sim.data.make_sim` per seed, measured in units of the truncation
+    radius ``min(mu)/2``. Distances do not depend on ``d`` or the rotation (the noise
+    lives in the ``s`` concept directions), so the draws are made at ``d = s``,
+    un-rotated. Used in ``book/sim_task.md`` and ``book/ood_checks.md``.
+
+    Parameters
+    ----------
+    mu, sigma : sequence of float
+        Cluster distances and standard deviations.
+    seeds : sequence of int
+        Distinct seeds, one draw each.
+    origin_cluster : bool
+        Add the cluster at the origin (the authors' two-concept data: yes).
+    n_per_cluster : int
+        Points per cluster.
+
+    Returns
+    -------
+    NearestPoints
+        ``(nearest, inside)``, arrays of shape ``(len(seeds),)``.
+    """
+    seeds = seed_list("seeds", seeds, distinct=True)
+    s = len(np.atleast_1d(mu))
+    nearest, inside = [], []
+    for sd in seeds:
+        data = make_sim(mu, sigma, s, n_per_cluster, origin_cluster=origin_cluster, seed=sd)
+        dist = torch.linalg.vector_norm(data.X.double() - data.x_hat.double(), dim=1)
+        dist = dist / (float(data.mu.min()) / 2)
+        nearest.append(float(dist.min()))
+        inside.append(int((dist < 1).sum()))
+    return NearestPoints(np.array(nearest), np.array(inside))
+
+
+class Fig16Units(NamedTuple):
+    """What :func:`fig16_units` returns, one entry per unit (config-major order)."""
+
+    twin_delta: np.ndarray  #: ``delta`` (eq. ood-delta, ``at="max"``) of each truncated run vs its full twin
+    cross_delta: np.ndarray  #: ``delta`` of each full run vs the full run of its partner seed
+    n_redrawn: np.ndarray  #: training points the truncation redrew, per unit
+    full: list  #: the full runs (TrainRecord), per unit
+    truncated: list  #: their truncated twins, per unit
+
+
+def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, depth: int = 2,
+                activation: str = "relu", lr: float = 0.1) -> Fig16Units:
+    """The units of ``claim-ood-fig16`` (App. F.3, Fig. 16): for every configuration and
+    seed, a full run, its truncated twin (same data draw, rotation, initial weights and
+    shuffling; :func:`truncation_twins`) and a full run with an independent partner seed,
+    the comparator (two runs that differ in their seed). The run seeds are
+    :func:`~swingby.observations.runs.run_seed` of ``(seed, config, d, depth, stream)``,
+    stream 0 for the twins and 1 for the partner, so no two units share a stream. Used
+    in ``book/ood_checks.md``.
+
+    Parameters
+    ----------
+    configs : sequence of dict
+        Dicts with keys ``mu`` and ``sigma``.
+    seeds : sequence of int
+        Distinct seeds; one unit per configuration and seed.
+    d, depth, activation, lr
+        As in :func:`truncation_twins` (origin cluster, 5000 points per cluster).
+
+    Returns
+    -------
+    Fig16Units
+    """
+    configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
+    _check_training(5000 * (n_concepts + 1), 3 * len(configs) * len(seeds), d, depth=depth, width=None,
+                    lr=lr, batch_size=128, epochs=40, full_batch=False, loss="mean")
+    MLP(d, depth, activation=activation)  # check the model settings before drawing any data
+    own = [run_seed(s, c, d=d, depth=depth) for c in range(len(configs)) for s in seeds]
+    partner = [run_seed(s, c, d=d, depth=depth, stream=1) for c in range(len(configs)) for s in seeds]
+    cfgs = [cfg for cfg in configs for _ in seeds]
+    twins = [_twin_data(cfg, s, d, 5000, True) for cfg, s in zip(cfgs, own)]
+    others = [make_sim(cfg["mu"], cfg["sigma"], d, 5000, origin_cluster=True, rotate=True, seed=s)
+              for cfg, s in zip(cfgs, partner)]
+    m = len(own)
+    recs = _train_sets([t[0] for t in twins] + [t[1] for t in twins] + others, own * 2 + partner, d=d,
+                       depth=depth, width=None, activation=activation, lr=lr)
+    full, cut, other = recs[:m], recs[m:2 * m], recs[2 * m:]
+    twin = [relative_distance(c, f, at="max") for c, f in zip(cut, full)]
+    cross = [relative_distance(o, f, at="max") for o, f in zip(other, full)]
+    return Fig16Units(np.array(twin), np.array(cross), np.array([t[2] for t in twins]), full, cut)

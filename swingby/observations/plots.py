@@ -174,6 +174,55 @@ def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | Non
     return ax
 
 
+def plot_relative_displacements(ax, records, *, band=(0.05, 0.5), color=None, title: str | None = None,
+                                n_intervals: int = 20):
+    """Sec. 3.2 panel: the distance the output at ``x_hat`` moves per equal interval,
+    divided by its largest, for every run (thin lines, log scale), with the band of
+    :func:`~swingby.observations.slowing.terminal_slowing` shaded. Used in
+    ``book/observations.md``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    records : sequence of TrainRecord
+        Finite runs, non-empty.
+    band : pair of float
+        ``(low, high)`` edges of the shaded band, ``0 < low < high <= 1``.
+    color : matplotlib colour or None
+        Colour of the lines.
+    title : str or None
+        Panel title.
+    n_intervals : int
+        Number of equal training-time intervals, ``> 0``.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
+    from swingby.observations.learning import _record_list, displacement_per_interval
+
+    _axes(ax)
+    _style(title=title)
+    records = _record_list("records", records)
+    try:
+        low, high = (float(v) for v in band)
+    except (TypeError, ValueError):
+        low = high = None
+    if low is None or not 0 < low < high <= 1:
+        raise ValueError(f"band must be (low, high) with 0 < low < high <= 1, got {band!r}")
+    ax.axhspan(low, high, color="0.85", zorder=0)
+    for rec in records:
+        mids, dist = displacement_per_interval(rec, n_intervals)
+        ax.semilogy(mids, np.maximum(dist / dist.max(), 1e-5), "-", lw=0.8, alpha=0.6, color=color)
+    ax.set_xlabel("epoch (middle of the interval)")
+    ax.set_ylabel("distance moved per interval / largest")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
 def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
     """2-D positions of the nodes ``v in {0,1}^s`` of the hypercube graph of Fig. 7:
     ``x`` = number of ones (the rank in the componentwise order), ``y`` spreads

@@ -1,5 +1,5 @@
 """Every definition and threshold of the SIM observation checks (Sec. 3, App. B, App. F),
-fixed before the seeds that judge them (issue 23).
+fixed before the seeds that judge them.
 
 The claim checks of ``book/observations.md``, ``book/topological_order.md`` and
 ``book/ood_checks.md`` read their thresholds, seed counts and null settings only from
@@ -82,6 +82,35 @@ class ObsRules:
     fig16_activation: str = "relu"
     fig16_seeds: int = 5               #: seeds per wide configuration of the truncation twins
     fig16_max_delta: float = 0.1       #: largest trajectory distance / ||x_hat|| of a twin pair
+    # ------------------------------- the register's fresh designs (swingby.claims.observations)
+    #: order (Sec. 3.1): fresh one-layer seeds per discriminating configuration
+    order_units_per_config: int = 12
+    #: seeds per configuration of the one-layer wrong models (diversity removed; normalised
+    #: SGD): both pass rarely on the old seeds, so fewer units decide
+    null_units_per_config: int = 4
+    #: seeds per configuration and activation of the two-layer normalised-SGD wrong model
+    two_slow_null_units_per_config: int = 2
+    #: slowing (Sec. 3.2): band of :func:`~swingby.observations.slowing.terminal_slowing`
+    slow_band_low: float = 0.05
+    slow_min_gradual: int = 2          #: fewest intervals in the band
+    slow_null_lr: float = 0.01         #: step length of the normalised-SGD wrong model
+    #: Figs. 11, 12: fresh two-layer seeds per discriminating configuration and activation
+    two_units_per_config: int = 5
+    #: Fig. 3 (Sec. 3.3): fresh four-layer runs at low_d, of the equal-signal model at
+    #: low_d, at high_d, and at d = 3 and 8 (shown, not judged)
+    swing_units_low: int = 300
+    swing_units_null: int = 300
+    swing_units_high: int = 30
+    swing_units_mid: int = 30
+    #: Figs. 13, 14: fresh three-layer d = 3 runs per mu, and two-layer linear d = 64 runs
+    #: per mu (the paper's comparator, Figs. 11, 12)
+    fig13_units_per_mu: int = 150
+    fig13_comparator_units_per_mu: int = 15
+    #: null audit of the equal-signal model in the symmetric model of Sec. 4 (d = low_d)
+    audit_runs: int = 200
+    audit_steps: int = 4000
+    audit_eta: float = 0.01
+    audit_init_scale: float = 0.2
 
 
 #: the rules every check of the SIM observation chapters reads

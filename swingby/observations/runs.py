@@ -29,7 +29,7 @@ import numpy as np
 from swingby import _checks
 from swingby.sim.batched import train_batched
 from swingby.sim.data import _check_mu_sigma_d, make_sim, std_from_authors_sigma
-from swingby.sim.models import MLP
+from swingby.sim.models import ACTIVATIONS, MLP
 from swingby.sim.run_checks import seed_list, work
 from swingby.sim.train_loop import LOSSES, TrainRecord, log_steps, steps_per_epoch
 
@@ -101,11 +101,14 @@ def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarra
 SEEDINGS = ("shared", "independent")
 
 
-def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 0) -> int:
+def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 0,
+             activation: str = "linear") -> int:
     """The seed of run ``(config_index, seed)`` of a sweep with ``seeding="independent"``:
     a hash (numpy's ``SeedSequence``) of the seed, the configuration's index, ``d``,
-    ``depth`` and a free ``stream`` number, so that no two configurations, dimensions
-    or depths of one seed share their initial weights, rotation, noise or shuffling.
+    ``depth``, the activation and a free ``stream`` number, so that no two
+    configurations, dimensions, depths or activations of one seed share their initial
+    weights, rotation, noise or shuffling (a linear run's hash is the one it had before
+    the activation was mixed in).
 
     Used by :func:`run_sweep` and :func:`fig2c_runs` (``book/observations.md``).
 
@@ -119,6 +122,9 @@ def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 
         Dimension and number of layers of the run, ``> 0``.
     stream : int
         Any further distinction (e.g. a null's data), ``>= 0``.
+    activation : {"linear", "relu"}
+        The activation of the run's MLP; a ReLU run of a seed shares no stream with the
+        linear run of the same seed.
 
     Returns
     -------
@@ -129,7 +135,10 @@ def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 
     config_index = _checks.integer("config_index", config_index, low=0)
     d, depth = _checks.positive_int("d", d), _checks.positive_int("depth", depth)
     stream = _checks.integer("stream", stream, low=0)
-    state = np.random.SeedSequence([seed, config_index, d, depth, stream, 23]).generate_state(1)[0]
+    entropy = [seed, config_index, d, depth, stream, 23]
+    if _checks.choice("activation", activation, ACTIVATIONS) != "linear":
+        entropy.append(ACTIVATIONS.index(activation) + 1)
+    state = np.random.SeedSequence(entropy).generate_state(1)[0]
     return int(state) & 0x7FFFFFFF
 
 
@@ -213,8 +222,9 @@ def run_sweep(
     record_every : spacing of the linear record grid (see :func:`record_grid`).
     seeding : ``"shared"`` (default: seed ``k`` gives every configuration the same
         initial weights, rotation, noise and shuffling, a paired design) or
-        ``"independent"`` (run ``(c, k)`` uses :func:`run_seed`, so that runs of
-        different configurations are independent replicates).
+        ``"independent"`` (run ``(c, k)`` uses :func:`run_seed`, with the activation
+        mixed in, so that runs of different configurations or activations are
+        independent replicates).
     stream : with ``seeding="independent"``, a further number mixed into every run's
         seed (e.g. to give a null its own streams), ``>= 0``.
     other arguments : as in :func:`~swingby.sim.data.make_sim`,
@@ -237,7 +247,8 @@ def run_sweep(
     if seeding == "shared":
         run_seeds = [s for _ in configs for s in seeds]
     else:
-        run_seeds = [run_seed(s, c, d=d, depth=depth, stream=stream) for c in range(len(configs)) for s in seeds]
+        run_seeds = [run_seed(s, c, d=d, depth=depth, stream=stream, activation=activation)
+                     for c in range(len(configs)) for s in seeds]
     models = [MLP(d, depth, width, activation=activation, bias=bias, seed=s) for s in run_seeds]
     datas = [make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate,
                       truncate=truncate, seed=run_seeds[i * len(seeds) + k])

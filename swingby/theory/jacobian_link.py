@@ -13,7 +13,7 @@ from scipy import stats
 from swingby import _checks
 from swingby.diffusion.rules import RULES, Outcome, binomial_p, seeds_needed, verdict
 from swingby.theory.jacobian_stages import _log_lag, run_stages, stage_check
-from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, JacobianRules
+from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, JacobianRules, train_with_jacobian
 
 
 def pass_matrix(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES,
@@ -232,3 +232,84 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0)
     ax.set_xlabel("SGD step + 1")
     ax.set_ylabel("OOD test loss")
+
+
+def one_layer_null(seeds: Sequence[int], **setting) -> JacobianRecord:
+    """The wrong model of the link: the Jacobian of a *one-layer* linear model
+    ``f(x) = W x + b`` trained on the same data (same seeds) as the networks it is
+    compared with, :func:`~swingby.theory.trained_jacobian.train_with_jacobian` with
+    ``depth=1``. Used by ``book/jacobian_link.md``.
+
+    Null audit: by Theorem 4.1 (eq. 4.2) the one-layer model has no stages. Under
+    gradient flow on (4.1), ``dW/dt = -(W - I) A`` with ``A`` diagonal, so every entry
+    relaxes on its own, ``w_ij(t) = delta_ij + (w_ij(0) - delta_ij) exp(-a_j t)``: the
+    minor entry ``w_ws`` moves monotonically to 0, never grows and is never suppressed
+    (Sec. 4.1, "the limitation of the one layer model theory"); for every initialisation
+    :func:`~swingby.theory.jacobian_stages.jacobian_stages` finds no suppression
+    (``tests/test_beyond_claims.py``). With the bias and the origin cluster of the
+    trained nets the augmented moment matrix is not diagonal and the trained minor
+    entry can bend, but on its own, one-layer clock. It is neither the paper's account
+    of the detour nor a replicate of the deep network (another seed of it).
+
+    Parameters
+    ----------
+    seeds : sequence of int
+        One run per seed (the data of the deep network's run with that seed).
+    **setting
+        Other arguments of :func:`~swingby.theory.trained_jacobian.train_with_jacobian`
+        (default: the setting of Figs. 13, 14).
+
+    Returns
+    -------
+    JacobianRecord
+    """
+    for key in ("depth", "activation"):
+        if key in setting:
+            raise ValueError(f"{key} is fixed by the wrong model (one linear layer); leave it out")
+    return train_with_jacobian(1, "linear", seeds, **setting)
+
+
+class LinkUnits(NamedTuple):
+    """Output of :func:`link_units`: the swinging runs are the units."""
+
+    swinging: np.ndarray  #: indices of the runs whose output swings by
+    own: np.ndarray  #: ``(n,)`` the check holds with the run's own Jacobian
+    null: np.ndarray  #: ``(n,)`` it holds with the wrong model's Jacobian of the same seed
+
+    @property
+    def pairs(self) -> tuple[int, int]:
+        """``(b, c)``: units where only the own Jacobian passes, and only the wrong model's."""
+        return int(np.sum(self.own & ~self.null)), int(np.sum(~self.own & self.null))
+
+
+def link_units(record: JacobianRecord, null_record: JacobianRecord,
+               rules: JacobianRules = JACOBIAN_RULES) -> LinkUnits:
+    """The link check of Sec. 4.2.2 on every swinging run of ``record``
+    (:func:`~swingby.theory.jacobian_stages.stage_check` of its output stages against its
+    own Jacobian stages) and the same output stages against the Jacobian of
+    ``null_record``'s run of the same seed (:func:`one_layer_null`): paired units. Used
+    by ``book/jacobian_link.md``.
+
+    Parameters
+    ----------
+    record : JacobianRecord
+        The deep networks, from :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
+    null_record : JacobianRecord
+        The wrong model, with the same seeds and recorded steps.
+    rules : JacobianRules
+        The thresholds.
+
+    Returns
+    -------
+    LinkUnits
+    """
+    for name, rec in (("record", record), ("null_record", null_record)):
+        _checks.instance(name, rec, JacobianRecord, "JacobianRecord (from train_with_jacobian)")
+    if tuple(null_record.seeds) != tuple(record.seeds) or not np.array_equal(null_record.steps, record.steps):
+        raise ValueError("null_record must have the seeds and recorded steps of record (run it with the same seeds)")
+    rs, rn = run_stages(record, rules), run_stages(null_record, rules)
+    swinging = np.flatnonzero([o.swings for o in rs.output])
+    own = [stage_check(record.steps, rs.output[i], rs.jacobian[i], record.minor()[i], rules) for i in swinging]
+    null = [stage_check(record.steps, rs.output[i], rn.jacobian[i], null_record.minor()[i], rules)
+            for i in swinging]
+    return LinkUnits(swinging, np.array(own, dtype=bool), np.array(null, dtype=bool))

@@ -23,8 +23,11 @@ The rules are set from what the paper claims, not from what the runs gave:
   infinite, and is *unfinished* at the script's horizon when a major entry is below
   ``growth_level`` there.
 
-The verdict words and their rule come from :mod:`swingby.diffusion.rules`
-(:data:`~swingby.diffusion.rules.VERDICT_RULE`, :func:`~swingby.diffusion.rules.verdict`).
+The registered claims of ``book/two_layer_theory.md`` and ``book/one_layer_theory.md``
+(:mod:`swingby.claims`) are judged by :func:`swingby.verdicts.judge`; their design
+constants (units, tolerances, the wrong models' settings) are fields here, and the
+one-layer chapter's (:data:`ONE_LAYER_RULES`) are part of
+:func:`values`, so that the register's fingerprint covers both.
 """
 from __future__ import annotations
 
@@ -58,9 +61,22 @@ class TheoryRules:
     #: Fig. 10's mechanism: while w_11 falls, the paper's "suppression" holds if S_11 is at
     #: least this share of S_11 + N_11 (eq. 4.3); below it, the noise N_11 drives the fall
     fig10_suppression_share: float = 0.5
-    #: null of "the training loss never rises" (Fig. 17): the loss of other data, random
-    #: diagonal second moments U(0, 1) on every axis, this many per run
-    n_null_moments: int = 5
+    #: the registered checks of book/two_layer_theory.md (swingby.theory.two_layer_checks):
+    #: eq. (4.3) on this many random draws, to this absolute tolerance at this eta, and a
+    #: step on U at these learning rates, whose error must shrink by a factor in the band
+    n_gsn_draws: int = 60
+    gsn_eta: float = 0.01
+    gsn_tol: float = 1e-12
+    gsn_lrs: tuple = (1e-3, 5e-4)
+    gsn_ratio_band: tuple = (3.6, 4.4)
+    #: initialisations at the Fig. 5 setting (frequency, stages, Figs. 17 and 18)
+    n_fig5_units: int = 300
+    #: the equal-signal wrong model: both concepts at this mu (Fig. 5's mu_2)
+    equal_signal_mu: float = 1.5
+    #: the wrong model of Fig. 17: gradient steps on U with this eta (> 1 / a_max)
+    fig17_eta_wrong: float = 1.0
+    #: Fig. 18: at the peak of |w_12| the later major entry is at most this
+    fig18_later_max: float = 0.25
     #: the phase diagram with the initial scale w_ii(0) = d' tau^2 held fixed while the
     #: width d' varies (App. E.2): swing-by rarer at the largest d' than at the smallest,
     #: one-sided Fisher test at level alpha, at every initial scale where the smallest
@@ -72,6 +88,30 @@ class TheoryRules:
 
 #: the rules every theory check reads
 THEORY_RULES = TheoryRules()
+
+
+@dataclasses.dataclass(frozen=True)
+class OneLayerRules:
+    """Thresholds and units of the checks of ``book/one_layer_theory.md``
+    (:mod:`swingby.theory.one_layer_checks`). One frozen instance, :data:`ONE_LAYER_RULES`."""
+
+    gd_steps: tuple = (2e-3, 1e-3)     #: Euler step sizes; the error must halve with the step
+    gd_horizon: float = 10.0           #: gradient-flow time of the comparison
+    gd_error_max: float = 1e-3         #: largest output error at the finer step
+    gd_ratio_band: tuple = (1.8, 2.2)  #: error ratio of the two steps (first order: 2)
+    n_draws: int = 60                  #: independent random (W(0), mu, sigma) draws, d = 8
+    trained_err_max: float = 0.03      #: trained path vs. its closed form, largest coordinate gap
+    order_margin: float = 1.2          #: a setting is clear when max a_k > order_margin * min a_k
+    n_order_seeds: int = 12            #: independent seeds per clear setting of Figs. 2(a)-(b)
+    #: epochs of the order runs (also judged against the closed form): the first of the
+    #: authors' 40, after every learning time of the old seeds (at most 7 epochs)
+    order_epochs: int = 12
+    monotone_rel_tol: float = 1e-3     #: a rise above this share of the initial test loss ends a descent
+    n_monotone: int = 200              #: initialisations of the monotone check
+
+
+#: the rules the one-layer chapter's checks read
+ONE_LAYER_RULES = OneLayerRules()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +153,8 @@ def row_verdict(words) -> str:
 
 
 def values(rules=THEORY_RULES) -> dict:
-    """The rules as a plain dict of name to value (tuples as lists).
+    """The rules as a plain dict of name to value (tuples as lists); for a
+    :class:`TheoryRules`, with the one-layer chapter's thresholds under ``"one_layer"``.
 
     Parameters
     ----------
@@ -126,7 +167,11 @@ def values(rules=THEORY_RULES) -> dict:
     """
     if not isinstance(rules, (TheoryRules, OldTheoryRules)):
         raise ValueError(f"rules must be a TheoryRules or OldTheoryRules, got {type(rules).__name__}")
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
+    out = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
+    if isinstance(rules, TheoryRules):  # the one-layer chapter's thresholds are part of the theory rules
+        out["one_layer"] = {k: list(v) if isinstance(v, tuple) else v
+                            for k, v in dataclasses.asdict(ONE_LAYER_RULES).items()}
+    return out
 
 
 def fingerprint(rules=THEORY_RULES) -> str:
@@ -181,24 +226,6 @@ def frequency(k: int, n: int, rules: TheoryRules = THEORY_RULES) -> Frequency:
     test = stats.binomtest(k, n, rules.typical_fraction, alternative="greater")
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=rules.ci_level, method="exact")
     return Frequency(k, n, 100.0 * k / n, 100.0 * ci.low, 100.0 * ci.high, float(test.pvalue))
-
-
-def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
-    """Two-sided Fisher exact p-value of ``k1`` of ``n1`` against ``k2`` of ``n2``.
-
-    Parameters
-    ----------
-    k1, n1, k2, n2 : int
-        Counts and sizes of the two samples, ``0 <= k <= n``.
-
-    Returns
-    -------
-    float
-    """
-    n1, n2 = _checks.positive_int("n1", n1), _checks.positive_int("n2", n2)
-    k1 = int(_checks.number("k1", k1, low=0, high=n1))
-    k2 = int(_checks.number("k2", k2, low=0, high=n2))
-    return float(stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
 
 
 def paired_p(first, second) -> float:

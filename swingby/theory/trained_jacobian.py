@@ -191,7 +191,8 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
     Parameters
     ----------
     depth : int
-        Number of Linear layers, ``>= 2``.
+        Number of Linear layers, ``>= 1`` (``1``: the one-layer wrong model of
+        :func:`~swingby.theory.jacobian_link.one_layer_null`).
     activation : {"linear", "relu"}
         Between the layers.
     seeds : sequence of int
@@ -213,7 +214,7 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
     -------
     JacobianRecord
     """
-    depth = _checks.integer("depth", depth, low=2)
+    depth = _checks.integer("depth", depth, low=1)
     activation = _checks.choice("activation", activation, ACTIVATIONS)
     seeds = seed_list("seeds", seeds, distinct=True)
     n_records = _checks.positive_int("n_records", n_records)

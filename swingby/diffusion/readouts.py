@@ -1,0 +1,278 @@
+"""Read-outs of a diffusion sweep for the confirmatory checks of paper Sec. 5 (issue 35,
+item 4): a pixel test that does not count noise as a disc, the first checkpoint at which
+a run's samples show discs, and class 11's concept-space path of each run from there on.
+
+Why a new pixel test: :func:`swingby.diffusion.concept_space.pixel_measure` calls an
+image valid when its peak deviation from the median border colour is at least
+``MIN_CONTRAST`` (0.15) and some pixel deviates by more than half that peak. A noise
+image deviates from its border median by about 0.6 everywhere, and its peak pixel always
+exceeds half the peak, so every noise image is "valid" (on the stored ``cpu`` sweep every
+sample up to step 131 and at least 99.5 % at every checkpoint, the pure-noise samples of
+steps 0-27 included; this test finds no disc there and 75 % of discs at step 88). :func:`disc_test` adds what makes a
+disc a disc: a background that is flat compared with the disc (the peak deviation at
+least ``background_ratio`` times the 90th percentile of the deviation of the border
+pixels outside the disc mask, so that a disc may touch the border) and
+one blob (the largest 8-connected component of the disc mask holds at least
+``blob_share`` of it) no larger than ``disc_max_area`` of the image (the largest disc
+of the data covers about half). Noise fails; the data's discs pass, also where they
+touch the border.
+
+The unit of every check is the run (a separation and a seed with its own randomness):
+nothing here pools or groups runs by seed label. Thresholds come from
+:data:`swingby.claims.diffusion.DESIGN`.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+from scipy import ndimage
+
+from swingby import _checks, verdicts
+from swingby.claims.diffusion import DESIGN, check_design
+
+CLASS_11 = 3  #: index of the held-out class in the sweep's class axis
+
+
+class DiscTest(NamedTuple):
+    """:func:`disc_test` of ``n`` images, each field ``(n,)``."""
+
+    is_disc: np.ndarray     #: bool: a flat background, enough contrast, one blob
+    peak: np.ndarray        #: largest channel deviation from the border median
+    background: np.ndarray  #: 90th percentile of the border pixels' own deviation
+    blob_share: np.ndarray  #: share of the disc mask in its largest 8-connected component
+    area: np.ndarray        #: share of the image in the disc mask
+
+
+def disc_test(images: np.ndarray, design=DESIGN) -> DiscTest:
+    """Whether each image ``(n, 3, H, W)`` in [0, 1] shows a disc (not noise).
+
+    Parameters
+    ----------
+    images : array (n, 3, H, W)
+        Generated images, pixel values in [0, 1], ``H, W >= 4``.
+    design : DiffusionDesign
+        Supplies ``disc_min_contrast``, ``disc_background_ratio``, ``disc_blob_share`` and
+        ``disc_max_area``.
+
+    Returns
+    -------
+    DiscTest
+    """
+    design = check_design(design)
+    x = _checks.array("images", images)
+    if x.ndim != 4 or x.shape[1] != 3 or min(x.shape[2:]) < 4:
+        raise ValueError(f"images must be (n, 3, H, W) with n >= 1 and H, W >= 4, got {x.shape}")
+    if np.any(x < 0) or np.any(x > 1):
+        raise ValueError("images must hold pixel values in [0, 1]")
+    n = x.shape[0]
+    border = np.concatenate([x[:, :, 0], x[:, :, -1], x[:, :, 1:-1, 0], x[:, :, 1:-1, -1]], axis=2)
+    bg = np.median(border, axis=2)
+    dev = np.abs(x - bg[:, :, None, None]).max(axis=1)
+    peak = dev.reshape(n, -1).max(axis=1)
+    bdev = np.abs(border - bg[:, :, None]).max(axis=1)             # (n, border pixels)
+    off_disc = np.where(bdev <= 0.5 * peak[:, None], bdev, np.nan)  # a disc may touch the border
+    with warnings.catch_warnings():                                  # a border all in the mask: no background
+        warnings.simplefilter("ignore", RuntimeWarning)
+        background = np.nan_to_num(np.nanquantile(off_disc, 0.9, axis=1), nan=np.inf)
+    mask = dev > 0.5 * peak[:, None, None]
+    area = mask.reshape(n, -1).mean(axis=1)
+    share = np.zeros(n)
+    eight = np.ones((3, 3), bool)
+    for i in range(n):
+        lab, n_lab = ndimage.label(mask[i], structure=eight)
+        if n_lab:
+            sizes = np.bincount(lab.ravel())[1:]
+            share[i] = sizes.max() / sizes.sum()
+    ok = (peak >= design.disc_min_contrast) & (peak >= design.disc_background_ratio * background) \
+        & (share >= design.disc_blob_share) & (area <= design.disc_max_area)
+    return DiscTest(ok, peak, background, share, area)
+
+
+def disc_onset(is_disc: np.ndarray, design=DESIGN) -> int:
+    """The first checkpoint from which a run's samples show discs: the share of discs is
+    at least ``design.onset_share`` there and at the next ``design.sustain - 1`` checkpoints.
+
+    Parameters
+    ----------
+    is_disc : array (K, n) of bool
+        :func:`disc_test` of ``n`` images of the run at each of ``K`` checkpoints.
+    design : DiffusionDesign
+        Supplies ``onset_share`` and ``sustain``.
+
+    Returns
+    -------
+    int
+        A checkpoint index; ``K`` if the samples never show discs for long enough.
+    """
+    design = check_design(design)
+    d = np.asarray(is_disc)
+    if d.ndim != 2 or d.dtype != bool or d.size == 0:
+        raise ValueError(f"is_disc must be a non-empty boolean (checkpoints, images) array, got "
+                         f"{d.dtype} of shape {d.shape}")
+    ok = d.mean(axis=1) >= design.onset_share
+    w = design.sustain
+    for k in range(len(ok) - w + 1):
+        if ok[k:k + w].all():
+            return k
+    return len(ok)
+
+
+def _check_res(res: dict) -> dict:
+    """``res`` if it is a complete sweep with thumbnails and classifier outputs, else raise."""
+    if not isinstance(res, dict) or not {"probs", "thumbs", "meta"} <= set(res):
+        raise ValueError("res must be a sweep of swingby.diffusion.runs.storage.load_results with 'probs', "
+                         f"'thumbs' and 'meta', got {type(res).__name__}")
+    p, th = np.shape(res["probs"]), np.shape(res["thumbs"])
+    if len(p) != 6 or len(th) != 8 or p[:4] != th[:4] or p[3] != 4 or p[5] != 2:
+        raise ValueError(f"res['probs'] must be (D, S, K, 4, n, 2) and res['thumbs'] (D, S, K, 4, m, 3, H, W) "
+                         f"over the same runs and checkpoints, got {p} and {th}")
+    if not np.all(np.isfinite(res["probs"])):
+        raise ValueError("res['probs'] holds NaN: some runs are unfinished; finish the sweep first")
+    return res
+
+
+def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
+    """:func:`disc_onset` of every run ``(D, S)``, from the thumbnails of all four classes
+    (the samples a sweep stores as images).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    design : DiffusionDesign
+        The thresholds.
+
+    Returns
+    -------
+    array (D, S) of int
+    """
+    design = check_design(design)
+    th = np.asarray(_check_res(res)["thumbs"])
+    D, S, K = th.shape[:3]
+    flat = th.reshape(-1, *th.shape[-3:]).astype(float) / 255.0
+    disc = disc_test(flat, design).is_disc.reshape(D, S, K, -1)
+    return np.array([[disc_onset(disc[i, s], design) for s in range(S)] for i in range(D)])
+
+
+class RunPaths(NamedTuple):
+    """Class 11's concept-space path of every run, with its noise level."""
+
+    dc: np.ndarray      #: (D,) colour separations
+    steps: np.ndarray   #: (K,) checkpoint steps
+    onset: np.ndarray   #: (D, S) first disc checkpoint of each run
+    points: np.ndarray  #: (D, S, K, 2) (P(blue), P(small)), mean over samples
+    se: np.ndarray      #: (D, S, K, 2) sampling standard error of each point
+    noise: np.ndarray   #: (D, S, 2) the run's noise level per coordinate (:func:`noise_level`)
+
+    def run(self, i: int, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Steps ``(L,)``, points ``(L, 2)`` and noise ``(2,)`` of one run from its onset on.
+
+        Parameters
+        ----------
+        i, s : int
+            Index of the separation and of the seed.
+
+        Returns
+        -------
+        steps, points, noise : array
+        """
+        k0 = int(self.onset[i, s])
+        return self.steps[k0:], self.points[i, s, k0:], self.noise[i, s]
+
+
+class CheckCount(NamedTuple):
+    """What :func:`swingby.verdicts.judge` needs for one registered claim, and the units."""
+
+    key: str                 #: the claim's key in its register
+    form: str                #: one of :data:`swingby.verdicts.FORMS`
+    k: int                   #: passing units
+    n: int                   #: units
+    null_k: int              #: passing units of the wrong model (or of the group claimed smaller)
+    null_n: int              #: its units
+    pairs: tuple | None      #: ``(b, c)`` discordant pairs where units are paired, else None
+    passed: np.ndarray       #: (n,) bool, per unit
+    note: str = ""           #: what the units and the comparator were
+
+    def judgement(self):
+        """The verdict with its numbers (:func:`swingby.verdicts.judge`)."""
+        return verdicts.judge(self.form, self.k, self.n, self.null_k, self.null_n, pairs=self.pairs)
+
+
+def noise_level(x: np.ndarray, se: np.ndarray) -> float:
+    """A run's noise level in one coordinate: the larger of its median sampling error and
+    its checkpoint-to-checkpoint jitter (the robust standard deviation of second
+    differences, ``1.4826 MAD / sqrt(6)``), so that noise between models counts too.
+
+    Parameters
+    ----------
+    x : array (K,)
+        The coordinate at consecutive checkpoints, ``K >= 3``.
+    se : array (K,)
+        Its sampling standard errors.
+
+    Returns
+    -------
+    float
+    """
+    x = _checks.array("x", x, ndim=1, min_size=3)
+    se = _checks.array("se", se, shape=x.shape)
+    d2 = x[2:] - 2 * x[1:-1] + x[:-2]
+    jitter = 1.4826 * np.median(np.abs(d2 - np.median(d2))) / np.sqrt(6)
+    return float(max(np.median(se), jitter))
+
+
+def run_paths(res: dict, design=DESIGN) -> RunPaths:
+    """Class 11's path of every run, its sampling errors, its disc onset and noise level
+    (measured from the onset on, at least ``design.noise_floor``).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep.
+    design : DiffusionDesign
+        The thresholds.
+
+    Returns
+    -------
+    RunPaths
+    """
+    design = check_design(design)
+    p = np.asarray(_check_res(res)["probs"], float)[:, :, :, CLASS_11]      # (D, S, K, n, 2)
+    pts, se = p.mean(-2), p.std(-2, ddof=1) / np.sqrt(p.shape[-2])
+    onset = sweep_onsets(res, design)
+    D, S, K = pts.shape[:3]
+    noise = np.full((D, S, 2), np.nan)
+    for i in range(D):
+        for s in range(S):
+            if onset[i, s] <= K - 3:
+                for c in range(2):
+                    noise[i, s, c] = max(design.noise_floor,
+                                         noise_level(pts[i, s, onset[i, s]:, c], se[i, s, onset[i, s]:, c]))
+    dcs = np.asarray(res["meta"]["config"]["separations"], float)
+    return RunPaths(dcs, np.asarray(res["meta"]["checkpoint_steps"], float), onset, pts, se, noise)
+
+
+def window_means(x: np.ndarray, sigma: float, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Means of ``w`` consecutive points of ``x (..., K)`` (``K - w + 1`` windows) and their
+    standard error ``sigma / sqrt(w)`` for points with noise ``sigma``.
+
+    Parameters
+    ----------
+    x : array (..., K)
+        A series, ``K >= w``.
+    sigma : float or array (...)
+        Noise standard deviation of one point.
+    w : int
+        Points per window.
+
+    Returns
+    -------
+    means : array (..., K - w + 1)
+    se : array (...)
+    """
+    x = np.asarray(x, float)
+    w = _checks.integer("w", w, low=1, high=x.shape[-1])
+    c = np.cumsum(np.concatenate([np.zeros(x.shape[:-1] + (1,)), x], axis=-1), axis=-1)
+    return (c[..., w:] - c[..., :-w]) / w, np.asarray(sigma, float) / np.sqrt(w)

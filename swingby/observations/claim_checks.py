@@ -1,0 +1,265 @@
+"""The units of the observation chapter's registered claims (``swingby.claims.observations``):
+each function returns what :func:`swingby.verdicts.judge` needs for the given seeds.
+
+* :func:`order_and_slowing`: the order of Sec. 3.1 and the slowing of Sec. 3.2 (one layer;
+  two layers, linear and ReLU, for Figs. 11, 12) on the discriminating configurations,
+  against the same configurations with the diversity removed (order) and against
+  normalised SGD (slowing, :mod:`swingby.observations.slowing`);
+* :func:`count_nonmonotone` and :func:`reach_units`: the swing-by of Sec. 3.3 / Figs. 3,
+  13, 14, and the end point of Sec. 3;
+* :func:`equal_signal_audit`: the null audit of the equal-signal model (below).
+
+**Null audit of the equal-signal model** (the wrong model of ``claim-obs-swingby``): the
+same deep network on data whose two concepts carry equal signal, ``mu_1 = mu_2`` with the
+``||x_hat||`` of the real data. By Sec. 4.2 the swing-by needs distinct rates ``a_p``
+(Assumption D.5): the major entry of the stronger concept grows first while the minor
+entries it drags along are suppressed later. With ``a_1 = a_2`` the loss (4.1) is
+isotropic on the concept plane, so gradient descent on ``U`` keeps the eigenvectors of
+``W = U U^T`` there, every eigenvalue moves monotonically to 1, and
+``||(W - I) x_hat||`` can only fall. :func:`equal_signal_audit` shows it: in the
+symmetric model at ``d = 2`` with the data of Fig. 3, 0 of 200 initialisations with equal
+signal have a rising test loss, against most of them with ``mu = (2, 4)``
+(``tests/test_obs_claims.py``). The network is a comparator (a deep ReLU-free net with
+bias and SGD noise may still wobble), not a veto.
+
+Used in ``book/observations.md``.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from swingby import _checks, verdicts
+from swingby.observations.learning import a_diagonal, order_passes
+from swingby.observations.ood import relative_distance
+from swingby.observations.rules import OBS_RULES, ObsRules
+from swingby.observations.runs import EQUAL_MU, FIG2A, FIG2B, FIG2C_MU, SIGMA_05, run_sweep
+from swingby.observations.slowing import normalised_sgd_sweep, terminal_slowing
+from swingby.observations.swingby import loss_rise, record_rise
+from swingby.sim.train_loop import TrainRecord
+
+#: the configurations of the order sweep (Figs. 2a, 2b and two with equal mu)
+ORDER_CONFIGS = FIG2A + FIG2B[1:] + EQUAL_MU
+
+
+class Units(NamedTuple):
+    """Passing units of a claim and of its wrong model (or of the smaller group)."""
+
+    k: int                          #: passing units
+    n: int                          #: units
+    null_k: int                     #: passing units of the wrong model
+    null_n: int                     #: units of the wrong model
+    pairs: tuple | None = None      #: ``(b, c)`` discordant pairs of a paired design
+
+    def judge(self, form: str) -> verdicts.Judgement:
+        """:func:`swingby.verdicts.judge` of these counts in the given form."""
+        return verdicts.judge(form, self.k, self.n, self.null_k, self.null_n, pairs=self.pairs)
+
+
+def _rules(rules) -> ObsRules:
+    """``rules`` if it is an :class:`ObsRules`, else raise."""
+    return _checks.instance("rules", rules, ObsRules, "swingby.observations.rules.ObsRules")
+
+
+def discriminating(configs: Sequence[dict] = ORDER_CONFIGS, *, margin: float = 1.2) -> list[int]:
+    """Indices of the configurations that judge the order claim: their ``a_p``
+    (eq. C.13, with the origin cluster) differ by more than ``margin``-fold and ``mu``
+    alone does not predict the order (equal ``mu_p``, or the larger ``a_p`` on the
+    smaller ``mu_p``).
+
+    Parameters
+    ----------
+    configs : sequence of dict
+        With keys ``mu`` and ``sigma`` (two concepts).
+    margin : float
+        ``>= 1``.
+
+    Returns
+    -------
+    list of int
+    """
+    margin = _checks.number("margin", margin, low=1)
+    out = []
+    for i, c in enumerate(configs):
+        mu, sigma = np.asarray(c["mu"], float), np.asarray(c["sigma"], float)
+        a = sigma**2 + mu**2 / (mu.size + 1)
+        if a.max() > margin * a.min() and (mu[0] == mu[1] or np.argmax(a) != np.argmax(mu)):
+            out.append(i)
+    return out
+
+
+class OrderSlowing(NamedTuple):
+    """What :func:`order_and_slowing` returns."""
+
+    order: Units              #: larger ``a_p`` first, vs the same configurations without diversity
+    slowing: Units            #: :func:`terminal_slowing`, vs normalised SGD
+    runs: list                #: the real runs, configuration-major, activation by activation
+    null_runs: list           #: the runs with the diversity removed
+    normalised_runs: list     #: the normalised-SGD runs
+
+
+def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequence[str] = ("linear",),
+                      null_seeds: Sequence[int] | None = None, slow_null_seeds: Sequence[int] | None = None,
+                      rules: ObsRules = OBS_RULES) -> OrderSlowing:
+    """The units of Sec. 3.1 (order) and Sec. 3.2 (slowing) on the discriminating
+    configurations (:func:`discriminating`), one independent run per configuration,
+    seed and activation (the activation is part of the run's seed).
+
+    A run passes the order check when :func:`~swingby.observations.learning.order_passes`
+    (larger ``a_p`` first, by ``rules.order_time_ratio``); its wrong model is the same
+    configuration with both ``sigma_p`` set to 0.224 (diversity removed, stream 1), judged
+    by the real configuration's prediction. A run passes the slowing check when
+    :func:`~swingby.observations.slowing.terminal_slowing` (``max_ratio`` =
+    ``rules.slowdown_one`` for one layer, ``rules.slowdown_two`` for more); its wrong
+    model is :func:`~swingby.observations.slowing.normalised_sgd_sweep` (stream 2).
+
+    Parameters
+    ----------
+    seeds : sequence of int
+        Distinct seeds.
+    depth : int
+        Layers (1: Sec. 3.1, 3.2; 2: Figs. 11, 12).
+    activations : sequence of {"linear", "relu"}
+        One set of runs per activation.
+    null_seeds : sequence of int, optional
+        Seeds of the runs with the diversity removed (default ``seeds``).
+    slow_null_seeds : sequence of int, optional
+        Seeds of the normalised-SGD runs (default ``seeds``).
+    rules : ObsRules
+        The thresholds.
+
+    Returns
+    -------
+    OrderSlowing
+    """
+    rules = _rules(rules)
+    if isinstance(activations, str) or not list(activations):
+        raise ValueError(f"activations must be a non-empty sequence of 'linear'/'relu', got {activations!r}")
+    idx = discriminating(margin=rules.order_margin)
+    configs = [ORDER_CONFIGS[i] for i in idx]
+    no_div = [dict(mu=c["mu"], sigma=(SIGMA_05, SIGMA_05)) for c in configs]
+    max_ratio = rules.slowdown_one if depth == 1 else rules.slowdown_two
+    runs, nulls, norms = [], [], []
+    order, order_null, slow, slow_null = [], [], [], []
+    for act in activations:
+        kw = dict(depth=depth, seeds=seeds, seeding="independent", activation=act)
+        real = run_sweep(configs, **kw)
+        null = run_sweep(no_div, stream=1, **dict(kw, seeds=seeds if null_seeds is None else null_seeds))
+        norm = normalised_sgd_sweep(configs, depth=depth, activation=act, lr=rules.slow_null_lr, stream=2,
+                                    seeds=seeds if slow_null_seeds is None else slow_null_seeds)
+        for recs, nrecs in zip(real, null):
+            first = int(np.argmax(a_diagonal(recs[0])))
+            order += [order_passes(r, time_ratio=rules.order_time_ratio) for r in recs]
+            order_null += [order_passes(r, time_ratio=rules.order_time_ratio, first=first) for r in nrecs]
+        flat, flat_norm = [r for rs in real for r in rs], [r for rs in norm for r in rs]
+        slow += [_slow(r, max_ratio, rules) for r in flat]
+        slow_null += [_slow(r, max_ratio, rules) for r in flat_norm]
+        runs += flat
+        nulls += [r for rs in null for r in rs]
+        norms += flat_norm
+    return OrderSlowing(Units(sum(order), len(order), sum(order_null), len(order_null)),
+                        Units(sum(slow), len(slow), sum(slow_null), len(slow_null)), runs, nulls, norms)
+
+
+def _slow(rec: TrainRecord, max_ratio: float, rules: ObsRules) -> bool:
+    """Whether ``rec`` passes :func:`terminal_slowing` with the rules' band."""
+    return terminal_slowing(rec, max_ratio=max_ratio, band_low=rules.slow_band_low,
+                            min_gradual=rules.slow_min_gradual).passes
+
+
+def count_nonmonotone(records: Sequence[TrainRecord], threshold: float = OBS_RULES.rise) -> int:
+    """How many runs have a non-monotone OOD test loss: :func:`~swingby.observations.swingby.record_rise`
+    above ``threshold`` (eq. obs-rise; Sec. 3.3, Figs. 3, 13, 14).
+
+    Parameters
+    ----------
+    records : sequence of TrainRecord
+        Finite runs.
+    threshold : float
+        The rise ``rho_0 >= 0``.
+
+    Returns
+    -------
+    int
+    """
+    threshold = _checks.number("threshold", threshold, low=0)
+    if isinstance(records, TrainRecord) or not hasattr(records, "__iter__"):
+        raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
+    return int(sum(record_rise(r) > threshold for r in records))
+
+
+def reach_units(with_origin: Sequence[TrainRecord], without_origin: Sequence[TrainRecord], *,
+                level: float = OBS_RULES.reach_deep) -> Units:
+    """Paired units of "with enough training the output reaches ``x_hat``" (Sec. 3, 4.1):
+    run ``k`` of each list shares its seed streams; a run passes when its final distance
+    to ``x_hat`` is below ``level * ||x_hat||``
+    (:func:`~swingby.observations.ood.relative_distance`).
+
+    The wrong model is the same network on the data without the origin cluster: with a
+    bias and two clusters, every affine map that is the identity on the line through the
+    two centres fits the data, so the minimum of the loss no longer pins the output at
+    ``x_hat`` (the unique minimum ``W = I`` of eq. 4.1 on the concept plane is gone).
+
+    Parameters
+    ----------
+    with_origin, without_origin : sequence of TrainRecord
+        Equally long, paired by position.
+    level : float
+        ``> 0``.
+
+    Returns
+    -------
+    Units
+        With ``pairs = (b, c)``.
+    """
+    level = _checks.positive_float("level", level)
+    a, b = list(with_origin), list(without_origin)
+    if not a or len(a) != len(b):
+        raise ValueError(f"with_origin and without_origin must be non-empty and equally long, got {len(a)} and {len(b)}")
+    pa = np.array([relative_distance(r) < level for r in a])
+    pb = np.array([relative_distance(r) < level for r in b])
+    return Units(int(pa.sum()), len(pa), int(pb.sum()), len(pb), (int(np.sum(pa & ~pb)), int(np.sum(~pa & pb))))
+
+
+class Audit(NamedTuple):
+    """What :func:`equal_signal_audit` returns."""
+
+    equal: int     #: initialisations with a rising test loss, equal signal
+    unequal: int   #: the same, with the real data's ``mu``
+    n: int         #: initialisations
+    max_rise_equal: float  #: largest rise with equal signal
+
+
+def equal_signal_audit(rules: ObsRules = OBS_RULES) -> Audit:
+    """The null audit of the equal-signal model (module docstring): the symmetric model of
+    Sec. 4.2 at ``d = rules.low_d`` (gradient steps on ``U``, eq. C.13 with the origin
+    cluster, ``sigma`` = 0.224), ``rules.audit_runs`` uniform initialisations, for
+    ``mu = FIG2C_MU`` and for equal signal ``(rules.null_mu,) * 2``; a run counts when its
+    rise (eq. obs-rise) exceeds ``rules.rise``.
+
+    Parameters
+    ----------
+    rules : ObsRules
+        The settings.
+
+    Returns
+    -------
+    Audit
+    """
+    from swingby.theory.simulation import initial_U, simulate_symmetric
+    from swingby.theory.symmetric import dynamics_a
+
+    rules = _rules(rules)
+    d = rules.low_d
+    U0 = initial_U(d, range(rules.audit_runs), init_scale=rules.audit_init_scale)
+    counts, tops = [], []
+    for mu in ((rules.null_mu, rules.null_mu), FIG2C_MU):
+        a = dynamics_a(mu, SIGMA_05, d, matrix="paper", origin_cluster=True)
+        x_hat = np.zeros(d)
+        x_hat[:2] = mu
+        rec = simulate_symmetric(U0, a, rules.audit_eta, rules.audit_steps, x_hat, record_every=10, iterate="U")
+        rises = np.array([loss_rise(L, 0.5 * float(x_hat @ x_hat)) for L in rec.test_loss])
+        counts.append(int(np.sum(rises > rules.rise)))
+        tops.append(float(rises.max()))
+    return Audit(counts[0], counts[1], rules.audit_runs, tops[0])
