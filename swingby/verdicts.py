@@ -335,3 +335,30 @@ def rule_constants() -> dict:
     return {"alpha": ALPHA, "power": POWER, "universal_min_units": UNIVERSAL_MIN_UNITS,
             "typical_share": TYPICAL_SHARE, "effect": EFFECT, "max_units": MAX_UNITS,
             "forms": list(FORMS), "words": list(WORDS)}
+
+
+def rule_text() -> str:
+    """The verdict rule in words, with its constants, as the status page prints it
+    (``tests/test_verdicts.py`` checks that the page holds it verbatim).
+
+    Returns
+    -------
+    str
+    """
+    a, pw = f"{ALPHA:g}", f"{POWER:.0%}"
+    return (
+        f"Each claim is judged by the test of its form, one-sided and exact at level {a}, on "
+        "independent units, beside a wrong model that lacks the paper's mechanism by the paper's own "
+        "theory (Fisher's exact test; the exact McNemar test where units are paired). "
+        "*Identity*: every unit passes and every wrong variant fails. "
+        f"*Universal*: no unit fails in at least {UNIVERSAL_MIN_UNITS} units, and the wrong model fails "
+        "significantly more often; one failing unit refutes the claim. "
+        "*Typical*: more than half the units pass (binomial test), and more than the wrong model's. "
+        "*Possibility*: passing units occur, significantly more often than for the wrong model; "
+        "*subtle* (\"only with a subtle choice\") adds that they are a minority. "
+        "*Comparative*: the group the claim says is larger passes significantly more often. "
+        "A claim whose parts all pass is **reproduced**; one decided both ways, **partly**; one "
+        "significant in the other direction, **differs**; one whose tests fail although they had "
+        f"{pw} power for the effect the claim implies (all units passing for a universal claim, "
+        f"{TYPICAL_SHARE:.0%} of them for a typical one, pass rates {EFFECT:g} apart for a comparison), "
+        "**not reproduced**; otherwise **inconclusive**, with the number of units that would decide.")

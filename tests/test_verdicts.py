@@ -118,3 +118,9 @@ def test_fingerprint_reads_values():
     assert V.fingerprint([c]) == V.fingerprint((V.Claim("k", "Sec. 1", "q", "typical", "u", "c", "w"),))
     assert V.fingerprint([c]) != V.fingerprint([V.Claim("k", "Sec. 1", "q", "universal", "u", "c", "w")])
     assert len(V.fingerprint({"a": 1})) == 16
+
+
+def test_the_status_page_prints_the_rule_verbatim():
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[1] / "book" / "status.md").read_text()
+    assert V.rule_text() in page, "book/status.md must hold swingby.verdicts.rule_text() verbatim"
