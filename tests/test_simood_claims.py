@@ -22,7 +22,7 @@ torch.set_num_threads(1)
 # ------------------------------------------------------------------------ the register
 def test_register_forms_and_keys():
     forms = {c.key: c.form for c in CS.CLAIMS + CT.CLAIMS + CO.CLAIMS}
-    assert forms == {"claim-sim-ood": "universal", "claim-sim-a": "identity",
+    assert forms == {"claim-sim-ood": "typical", "claim-sim-a": "identity",
                      "claim-sim-frobenius": "identity", "claim-topo-order": "universal",
                      "claim-ood-fig16": "typical"}
 
@@ -35,6 +35,7 @@ def test_design_constants_are_in_the_design_texts():
     assert str(CS.FROB_TOL) in frob.check
     topo, = CT.CLAIMS
     assert str(CT.TOPO_LEVEL) in topo.check and str(CT.TOPO_COSINE) in topo.wrong_model
+    assert CT.TOPO_GRID in topo.check and "whole_epochs=True" in topo.design
     assert all(f"{e} epochs, {u} runs" in topo.unit for _, _, _, e, u, _ in CT.TOPO_MODELS)
     fig16, = CO.CLAIMS
     assert str(CO.FIG16_MAX_DELTA) in fig16.check and str(CO.FIG16_CONFIGS) in fig16.design
@@ -144,6 +145,23 @@ def test_learning_order_holds_and_the_additive_loss_always_holds():
     assert OH.learning_order_holds(rec, 0.1, additive="sum")
     with pytest.raises(ValueError, match="level"):
         OH.learning_order_holds(rec, 0.0)
+
+
+def test_whole_epoch_learning_times_are_whole_and_later():
+    data = make_sim([1.0, 2.0], 0.3, 4, 50, seed=0)
+    rec = TR.train(MLP(4, 1, seed=0), data, epochs=20, batch_size=10, record_every=1)
+    fine = OH.hypercube_learning_times(rec, 0.1)
+    whole = OH.hypercube_learning_times(rec, 0.1, whole_epochs=True)
+    finite = np.isfinite(whole)
+    assert np.all(whole[finite] == np.round(whole[finite])) and np.all(whole >= fine)
+    rough = TR.train(MLP(4, 1, seed=0), data, epochs=1, batch_size=10, record_steps=[0, 3, 7])
+    with pytest.raises(ValueError, match="whole epochs"):
+        OH.hypercube_learning_times(rough, 0.1, whole_epochs=True)
+
+
+def test_topo_runs_record_every_whole_epoch():
+    rec, = OH.topo_runs([3], mu=(1.0, 2.0), sigma=(0.3, 0.3), epochs=2, d=4)
+    assert {0.0, 1.0, 2.0} <= set(np.round(rec.epochs[np.isclose(rec.epochs, np.round(rec.epochs))], 9))
 
 
 def test_topo_runs_seed_streams_and_bad_input():

@@ -87,7 +87,8 @@ def order_property(rec: TrainRecord, *, skip_initial: bool = True,
 ADDITIVE_NULLS = ("sum", "origin")
 
 
-def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None) -> np.ndarray:
+def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
+                             whole_epochs: bool = False) -> np.ndarray:
     """Learning time ``T(v)`` of every test point of eq. (B.1): the first recorded epoch
     at which its loss is at most ``level`` (``inf`` if never). Eq. (B.2) read as learning
     times is ``u <= v  =>  T(u) <= T(v)``; used in ``book/topological_order.md``.
@@ -106,6 +107,9 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: 
         ``"origin"``, ``l(0) + sum_{p in v} (l(e_p) - l(0))``, the same relative to the
         origin's loss (the first form tried: its terms can be negative, because the
         origin's loss comes from the bias, so it need not satisfy eq. B.2).
+    whole_epochs : bool
+        Read the losses only at the records that fall on whole epochs (the resolution of
+        Fig. 7), so that ``T`` is a whole number of epochs; the run must have them.
 
     Returns
     -------
@@ -126,11 +130,19 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: 
         else:
             gain = losses[:, singles] - losses[:, [origin]]
             losses = losses[:, [origin]] + gain @ index.T.astype(float)
+    epochs = rec.epochs
+    if _checks.flag("whole_epochs", whole_epochs):
+        keep = np.isclose(epochs, np.round(epochs), rtol=0, atol=1e-9)
+        if keep.sum() < 2:
+            raise ValueError("rec must have records at two or more whole epochs for whole_epochs=True "
+                             "(topo_runs records every epoch)")
+        losses, epochs = losses[keep], np.round(epochs[keep])
     below = losses <= level
-    return np.where(below.any(axis=0), rec.epochs[np.argmax(below, axis=0)], np.inf)
+    return np.where(below.any(axis=0), epochs[np.argmax(below, axis=0)], np.inf)
 
 
-def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None) -> bool:
+def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
+                         whole_epochs: bool = False) -> bool:
     """Whether eq. (B.2), read as learning times, holds *strictly* in one run: ``T(u) <= T(v)``
     for every comparable pair ``u <= v`` with ``u != 0`` (:func:`hypercube_learning_times`;
     a test point never learned has ``T = inf``). The check of ``claim-topo-order``
@@ -146,12 +158,14 @@ def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str 
     additive : {None, "sum", "origin"}
         As in :func:`hypercube_learning_times` (``"sum"``: the additive loss of Theorem
         4.1 built from the run's single-concept losses, which holds by construction).
+    whole_epochs : bool
+        Learning times on the whole-epoch grid (the resolution of Fig. 7); ties pass.
 
     Returns
     -------
     bool
     """
-    T = hypercube_learning_times(rec, level, additive=additive)
+    T = hypercube_learning_times(rec, level, additive=additive, whole_epochs=whole_epochs)
     index = np.asarray(rec.test_index)
     pairs = np.array(comparable_pairs(index))
     pairs = pairs[index[pairs[:, 0]].sum(axis=1) > 0]
@@ -255,7 +269,8 @@ def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: st
               d: int = 64) -> list[TrainRecord]:
     """Runs of Fig. 7 (App. B): one MLP per seed on its own draw of the four-concept data
     (no origin cluster, rotated, 5000 points per cluster; SGD lr 0.1, batch 128, the
-    authors' settings), optionally with entangled concepts (:func:`entangle`). Used in
+    authors' settings), optionally with entangled concepts (:func:`entangle`), recorded on
+    :func:`~swingby.observations.runs.record_grid` and at every whole epoch. Used in
     ``book/topological_order.md``.
 
     Run ``k`` draws data, initial weights and shuffling from
@@ -295,6 +310,7 @@ def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: st
     if cosine != 0:
         datas = [entangle(x, cosine) for x in datas]
     models = [MLP(d, depth, activation=activation, bias=bias, seed=rs) for rs in run_seeds]
-    n_steps = epochs * steps_per_epoch(datas[0].X.shape[0], 128)
-    return train_batched(models, datas, epochs=epochs, seed=run_seeds,
-                         record_steps=record_grid(n_steps), record_train_loss=False)
+    spe = steps_per_epoch(datas[0].X.shape[0], 128)
+    steps = np.union1d(record_grid(epochs * spe), spe * np.arange(epochs + 1))  # every whole epoch too
+    return train_batched(models, datas, epochs=epochs, seed=run_seeds, record_steps=steps,
+                         record_train_loss=False)
