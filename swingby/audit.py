@@ -19,14 +19,16 @@ EARLIER_COMMIT, REGISTER_COMMIT = "d9263be", "e3c3217"
 
 #: row of the status page (its first cell, or how it starts) -> (earlier word, what changed)
 EARLIER: dict[str, tuple[str, str]] = {
-    "Fig. 1(c)": ("reproduced", "a drawing; its check is the eq. (C.13) row"),
+    "Fig. 1(c)": ("reproduced", "a drawing, now an illustration; its data are checked in the eq. (C.13) row"),
     "Fig. 2(a)-(c)": ("partly", "the order judged as a typical claim against runs without diversity; "
                       "reaching x_hat as a typical claim, paired with the same seeds without the origin cluster"),
     "Fig. 3": ("inconclusive", "the equal-signal network was a veto (non-monotone in more than 5 % of its "
                "runs); now a comparator, and the claim is judged as a possibility at d = 2 and as a "
                "comparison between d = 2 and d = 64"),
     "Fig. 4": ("partly", "a drawing: now an illustration; the stage check it borrowed is the Sec. 4.2 row"),
-    "Fig. 5": ("partly", "the stage timing asked for every seed; the paper describes the typical run"),
+    "Fig. 5": ("partly", "the stage timing asked for every seed, where the paper describes the typical run; "
+               "another run's loss curve (a replicate) was an earlier null; the frequency's wrong model is "
+               "now equal signal from the same initialisations"),
     "Fig. 7": ("inconclusive", "the additive null is Theorem 4.1's own prediction, not a wrong model; now "
                "judged as a universal claim against networks on data with entangled concepts"),
     "Fig. 8, 9": ("partly", "\"possible but only with a subtle choice\" judged as its own form"),
@@ -37,12 +39,13 @@ EARLIER: dict[str, tuple[str, str]] = {
                     "shared their seeds; now the activation is part of each run's seed"),
     "Fig. 13, 14": ("inconclusive", "compared with the equal-signal network; the paper compares with its "
                     "two-layer d = 64 runs, which are now the comparator"),
-    "Fig. 15": ("partly", "judged draw by draw as a typical claim beside the wide Fig. 2(b) clusters"),
+    "Fig. 15": ("partly", "the earlier rule asked every draw; judged draw by draw as a typical claim "
+                "beside the wide Fig. 2(b) clusters"),
     "Fig. 16": ("reproduced", "twins against pairs of different seeds, as a typical claim with paired units"),
     "Fig. 17, 18": ("inconclusive", "the null (the loss of other data) answered a claim the paper never "
                     "makes; now the same dynamics with a step too large for the monotone guarantee"),
-    "loss (2.1)": ("reproduced", "unchanged identity check, with its wrong variants as units"),
-    "`A -> diag(a)`": ("reproduced", "unchanged identity check, with its wrong variants as units"),
+    "loss (2.1)": ("reproduced", "one draw before; now 20 independent draws against three slips"),
+    "`A -> diag(a)`": ("reproduced", "one draw before; now 40 independent draws against four slips"),
     "no training point is close": ("partly", "judged as a typical claim over independent draws"),
     "larger `mu`, then larger `sigma`": ("reproduced", "a typical claim against runs without diversity"),
     "terminal slowing down": ("reproduced", "its null, constant speed, was a straw man; now normalised "
@@ -55,7 +58,8 @@ EARLIER: dict[str, tuple[str, str]] = {
                                 "universal claim against the signal-only closed form"),
     "one layer cannot swing by": ("inconclusive", "the two-layer model was a veto; now it is the wrong "
                                   "model whose swing-bys the check must see"),
-    "growth / suppression / noise decomposition": ("reproduced", "unchanged identity check"),
+    "growth / suppression / noise decomposition": ("reproduced", "the identity on 60 fresh draws against "
+                                                   "three slips"),
     "multi-stage Jacobian evolution": ("partly", "a typical claim, not one about every seed"),
     "on trained networks": ("inconclusive", "another seed's Jacobian is a replicate, not a null; now the "
                             "one-layer model on the same data, which has no suppression stage"),

@@ -2,9 +2,11 @@
 
 :func:`~swingby.observations.hypercube.comparable_pairs` lists the pairs ``u <= v`` of test points,
 :func:`~swingby.observations.hypercube.order_property` the share of them whose losses keep that order at each recorded
-time, and :func:`~swingby.observations.hypercube.hypercube_learning_times` the learning time of every test point. Used
-in ``book/topological_order.md``. Every name is imported from
-:mod:`swingby.observations`.
+time, and :func:`~swingby.observations.hypercube.hypercube_learning_times` the learning time of every test point.
+The check of ``claim-topo-order``: :func:`~swingby.observations.hypercube.topo_runs` (the runs of Fig. 7),
+:func:`~swingby.observations.hypercube.learning_order_holds` (eq. B.2 as learning times, strictly), and its wrong
+model, data with entangled concepts (:func:`~swingby.observations.hypercube.entangle`, whose null audit is
+:func:`~swingby.observations.hypercube.entangled_order_theory`). Used in ``book/topological_order.md``.
 """
 from __future__ import annotations
 

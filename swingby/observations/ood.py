@@ -4,8 +4,10 @@
 :func:`~swingby.observations.ood.relative_distance` measures how far a run's output trajectory at ``x_hat`` is
 from ``x_hat`` or from another run's; :func:`~swingby.observations.ood.truncation_twins` trains every
 (config, seed) on the full and on the truncated training set with everything else the
-same. Used in ``book/ood_checks.md`` and ``book/observations.md``. Every name is
-imported from :mod:`swingby.observations`.
+same. The claims' units: :func:`~swingby.observations.ood.nearest_training_points` (Fig. 15,
+``claim-sim-ood``) and :func:`~swingby.observations.ood.fig16_units` (Fig. 16,
+``claim-ood-fig16``, with its comparator, runs that differ in their seed). Used in
+``book/ood_checks.md``, ``book/sim_task.md`` and ``book/observations.md``.
 """
 from __future__ import annotations
 
