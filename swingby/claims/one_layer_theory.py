@@ -1,7 +1,7 @@
 """The claims of the one_layer_theory chapter, registered before the fresh runs that judge them.
 
 The checks are :mod:`swingby.theory.one_layer_checks`; their thresholds and units are
-:data:`~swingby.theory.one_layer_checks.ONE_LAYER_RULES` (part of
+:data:`~swingby.theory.rules.ONE_LAYER_RULES` (part of
 :func:`swingby.theory.rules.values`, hashed into the register's fingerprint).
 :data:`SEEDS` gives each check its block of :func:`swingby.claims.fresh_seeds` as
 ``(start, n)``; the design texts name them.

@@ -93,7 +93,7 @@ class OrderSlowing(NamedTuple):
     """What :func:`order_and_slowing` returns."""
 
     order: Units              #: larger ``a_p`` first, vs the same configurations without diversity
-    slowing: Units            #: :func:`terminal_slowing`, vs normalised SGD
+    slowing: Units            #: :func:`~swingby.observations.slowing.terminal_slowing`, vs normalised SGD
     runs: list                #: the real runs, configuration-major, activation by activation
     null_runs: list           #: the runs with the diversity removed
     normalised_runs: list     #: the normalised-SGD runs

@@ -75,7 +75,7 @@ class TheoryRules:
     equal_signal_mu: float = 1.5
     #: the wrong model of Fig. 17: gradient steps on U with this eta (> 1 / a_max)
     fig17_eta_wrong: float = 1.0
-    #: Fig. 18: at the peak of |w_12| the later major entry is at most this
+    #: Fig. 18: at the peak of the absolute value of w_12 the later major entry is at most this
     fig18_later_max: float = 0.25
     #: the phase diagram with the initial scale w_ii(0) = d' tau^2 held fixed while the
     #: width d' varies (App. E.2): swing-by rarer at the largest d' than at the smallest,
