@@ -69,6 +69,18 @@ EARLIER: dict[str, tuple[str, str]] = {
 }
 
 
+#: rows judged again on a second fresh block after a referee's reading: row -> (the register's first word
+#: on the first fresh block, why its check was changed)
+REJUDGED: dict[str, tuple[str, str]] = {
+    "Fig. 10": ("reproduced", "the check read only the figure's horizon t = 100, while every run under steps "
+                "on U escapes later; \"never grows\" is now a part of its own, at a long horizon"),
+    "on trained networks": ("partly", "its wrong model, a one-layer Jacobian, could never pass the stage "
+                            "check; now the run's own Jacobian shifted in time, which can"),
+    "Fig. 16": ("reproduced", "its comparator, pairs of runs differing only in their seed, was a replicate; "
+                "now a model that reads the training points near x_hat"),
+}
+
+
 class HistoryRow(NamedTuple):
     """One row of the rule history."""
 
@@ -76,6 +88,12 @@ class HistoryRow(NamedTuple):
     earlier: str  #: its word under the earlier rule, on the earlier seeds
     now: str      #: its word today
     change: str   #: what changed in its check
+
+
+def _word(cell: str) -> str:
+    """The word a status cell starts with."""
+    return next((w for w in ("not reproduced", "reproduced", "partly", "inconclusive", "differs",
+                             "illustration") if cell.startswith(w)), cell.split(" ")[0])
 
 
 def rule_history(path=None) -> list[HistoryRow]:
@@ -95,7 +113,26 @@ def rule_history(path=None) -> list[HistoryRow]:
     rows = []
     for row, (earlier, change) in EARLIER.items():
         cell, _ = status_cell(row, path)
-        now = next((w for w in ("not reproduced", "reproduced", "partly", "inconclusive", "differs",
-                                "illustration") if cell.startswith(w)), cell.split(" ")[0])
-        rows.append(HistoryRow(row, earlier, now, change))
+        rows.append(HistoryRow(row, earlier, _word(cell), change))
+    return rows
+
+
+def rejudged(path=None) -> list[HistoryRow]:
+    """The rows judged again on a second fresh block: the register's first word beside today's.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path, optional
+        The status page (default: :func:`swingby.chapter.status_page`).
+
+    Returns
+    -------
+    list of HistoryRow
+    """
+    from swingby.chapter import status_cell
+
+    rows = []
+    for row, (first, change) in REJUDGED.items():
+        cell, _ = status_cell(row, path)
+        rows.append(HistoryRow(row, first, _word(cell), change))
     return rows

@@ -282,6 +282,29 @@ def weakest(words) -> str:
     return max(words, key=WORDS.index)
 
 
+def combine_parts(words) -> str:
+    """The word of one claim judged in parts (each part a :func:`judge` of its own, e.g. a
+    failure that occurs, and that it is permanent): the rule of :func:`judge` on the parts,
+    so that a claim whose parts are decided both ways is "partly". A row of *different*
+    claims takes :func:`weakest` instead.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The parts' words, each one of :data:`WORDS`.
+
+    Returns
+    -------
+    str
+    """
+    words = [words] if isinstance(words, str) else list(words)
+    if not words or any(w not in WORDS for w in words):
+        raise ValueError(f"words must be a non-empty sequence of {WORDS}, got {words!r}")
+    state = {"reproduced": [_PASSED], "not reproduced": [_FAILED], "differs": [_OPPOSITE],
+             "inconclusive": [_UNDECIDED], "partly": [_PASSED, _FAILED]}
+    return _word([s for w in words for s in state[w]])
+
+
 @dataclasses.dataclass(frozen=True)
 class Claim:
     """One registered claim: what the paper says, its form, and how it is judged."""

@@ -34,7 +34,10 @@ def test_register_keys_forms_and_constants():
     assert {c.key: c.form for c in mine} == {
         "claim-beyond-multiple-descent": "subtle", "claim-beyond-alignment": "typical",
         "claim-beyond-e1": "identity", "claim-beyond-phase": "comparative",
-        "claim-beyond-fig10": "possibility", "claim-jac-link": "typical"}
+        "claim-beyond-fig10": "possibility", "claim-beyond-fig10-never": "possibility",
+        "claim-jac-link": "typical"}
+    assert "long_horizon=1000.0" in claims.claim("claim-beyond-fig10-never").design
+    assert "shift_min" in claims.claim("claim-jac-link").design
     design = claims.claim("claim-beyond-multiple-descent").design
     assert "n_seeds=1000" in design and "rel_tol=0.01" in design
     assert "peak_tol" in claims.claim("claim-jac-link").design
@@ -70,6 +73,18 @@ def test_no_minor_initialisation_never_fails():
     assert np.all(np.isfinite(units.escape))  # with steps on U every run escapes in the end
     w = failure_units(THEORY_SETTINGS["fig10"], [0, 1], horizon=1.0)
     assert w.record.W.shape[1] == 11
+    with pytest.raises(ValueError, match="long horizon"):
+        w.never_passes
+
+
+def test_never_grows_at_the_long_horizon():
+    """Under steps on U every old run has escaped by t = 1000; the wrong model never passes."""
+    units = failure_units(THEORY_SETTINGS["fig10"], range(40), long_horizon=1000.0)
+    assert units.passes.any() and not units.never_passes.any()
+    assert not units.null_never_passes.any() and np.all(units.late_w11 > 0.5)
+    assert units.record.W.shape[1] == 1001  # the horizon's record is the same as without it
+    with pytest.raises(ValueError, match="long_horizon"):
+        failure_units(THEORY_SETTINGS["fig10"], [0], long_horizon=10.0)
 
 
 def test_one_layer_minor_entry_is_never_suppressed():

@@ -39,6 +39,8 @@ def test_design_constants_are_in_the_design_texts():
     assert all(f"{e} epochs, {u} runs" in topo.unit for _, _, _, e, u, _ in CT.TOPO_MODELS)
     fig16, = CO.CLAIMS
     assert str(CO.FIG16_MAX_DELTA) in fig16.check and str(CO.FIG16_CONFIGS) in fig16.design
+    assert f"fresh_seeds({CO.FIG16_SEEDS}, {CO.FIG16_START})" in fig16.design
+    assert f"bandwidth {CO.FIG16_NULL_BANDWIDTH}, {CO.FIG16_NULL_CENTERS} centres" in fig16.design
 
 
 # ------------------------------------------------------------------- identities (C.13, 4.1)
@@ -104,6 +106,8 @@ def test_nearest_training_points_bad_input():
     (dict(configs=CO.FIG16_CONFIGS, seeds=[0, 0]), "seeds"),
     (dict(configs=CO.FIG16_CONFIGS, seeds=[0], activation="tanh"), "activation"),
     (dict(configs=CO.FIG16_CONFIGS, seeds=[0], lr=0.0), "lr"),
+    (dict(configs=CO.FIG16_CONFIGS, seeds=[0], bandwidth=0.0), "bandwidth"),
+    (dict(configs=CO.FIG16_CONFIGS, seeds=[0], n_centers=0), "n_centers"),
 ])
 def test_fig16_units_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):

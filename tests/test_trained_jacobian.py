@@ -19,6 +19,7 @@ from swingby.theory.jacobian_link import (
     link_units,
     one_layer_null,
     pass_matrix,
+    shifted_minor_null,
 )
 from swingby.theory.jacobian_stages import (
     JacobianStages,
@@ -200,6 +201,43 @@ def test_link_units_pairs_own_and_wrong_model():
         link_units(rec, _record([30.0, 100.0]))
     with pytest.raises(ValueError, match="null_record"):
         link_units(rec, "not a record")
+
+
+def _shift(seed: int, T: int, shift_min: float = 0.1) -> int:
+    """The shift shifted_minor_null draws for a run of this seed."""
+    lo = max(1, int(shift_min * T))
+    return int(np.random.default_rng(seed).integers(lo, T - lo + 1))
+
+
+def test_shifted_minor_null_shifts_only_the_minor_entries():
+    rec = _record([30.0, 100.0, 300.0])
+    null = shifted_minor_null(rec)
+    T = STEPS.size
+    for r, seed in enumerate(rec.seeds):
+        k = _shift(seed, T)
+        assert int(0.1 * T) <= k <= T - int(0.1 * T)
+        np.testing.assert_array_equal(null.jacobian[r, :, 0, 1], np.roll(rec.jacobian[r, :, 0, 1], k))
+    np.testing.assert_array_equal(null.jacobian[..., 0, 0], rec.jacobian[..., 0, 0])
+    np.testing.assert_array_equal(null.jacobian[..., 1, 1], rec.jacobian[..., 1, 1])
+    assert null.output is rec.output and null.seeds == rec.seeds
+    np.testing.assert_array_equal(shifted_minor_null(rec).jacobian, null.jacobian)  # seeded by the run
+    units = link_units(rec, null)  # aligned runs: the shift moves the peak away from the turn
+    assert units.own.all() and not units.null.any()
+    with pytest.raises(ValueError, match="shift_min"):
+        shifted_minor_null(rec, shift_min=0.0)
+    with pytest.raises(ValueError, match="record"):
+        shifted_minor_null("not a record")
+
+
+def test_shifted_minor_null_can_pass():
+    """Unlike the one-layer model, the wrong model passes when its shift lands the peak at the turn."""
+    rec = _record([30.0, 100.0])
+    J = rec.jacobian.copy()
+    for r, seed in enumerate(rec.seeds):  # pre-rotate the minor entry by minus the run's shift
+        J[r, :, 0, 1] = np.roll(rec.jacobian[r, :, 0, 1], -_shift(seed, STEPS.size))
+    moved = dataclasses.replace(rec, jacobian=J)
+    units = link_units(moved, shifted_minor_null(moved))
+    assert units.null.all() and not units.own.any() and units.pairs == (0, 2)
 
 
 def test_one_layer_null_is_a_trained_one_layer_model():

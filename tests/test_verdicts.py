@@ -124,3 +124,14 @@ def test_the_status_page_prints_the_rule_verbatim():
     from pathlib import Path
     page = (Path(__file__).resolve().parents[1] / "book" / "status.md").read_text()
     assert V.rule_text() in page, "book/status.md must hold swingby.verdicts.rule_text() verbatim"
+
+
+def test_combine_parts_of_one_claim():
+    assert V.combine_parts(["reproduced", "not reproduced"]) == "partly"
+    assert V.combine_parts(["reproduced", "reproduced"]) == "reproduced"
+    assert V.combine_parts(["reproduced", "inconclusive"]) == "inconclusive"
+    assert V.combine_parts(["not reproduced", "inconclusive"]) == "not reproduced"
+    assert V.combine_parts(["reproduced", "differs"]) == "differs"
+    assert V.combine_parts("partly") == "partly"
+    with pytest.raises(ValueError, match="words must be"):
+        V.combine_parts([])

@@ -6,7 +6,7 @@ from ``x_hat`` or from another run's; :func:`~swingby.observations.ood.truncatio
 (config, seed) on the full and on the truncated training set with everything else the
 same. The claims' units: :func:`~swingby.observations.ood.nearest_training_points` (Fig. 15,
 ``claim-sim-ood``) and :func:`~swingby.observations.ood.fig16_units` (Fig. 16,
-``claim-ood-fig16``, with its comparator, runs that differ in their seed). Used in
+``claim-ood-fig16``, with its wrong model of :mod:`swingby.observations.ood_null`). Used in
 ``book/ood_checks.md``, ``book/sim_task.md`` and ``book/observations.md``.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ import torch
 
 from swingby import _checks
 from swingby.observations.learning import _record, _x_hat_norm
+from swingby.observations.ood_null import rbf_centers, rbf_twin_delta
 from swingby.observations.runs import _check_configs_seeds, _check_training, record_grid, run_seed
 from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
@@ -206,21 +207,23 @@ class Fig16Units(NamedTuple):
     """What :func:`fig16_units` returns, one entry per unit (config-major order)."""
 
     twin_delta: np.ndarray  #: ``delta`` (eq. ood-delta, ``at="max"``) of each truncated run vs its full twin
-    cross_delta: np.ndarray  #: ``delta`` of each full run vs the full run of its partner seed
+    null_delta: np.ndarray  #: the same ``delta`` for the wrong model (RBF regression) on the same twins
     n_redrawn: np.ndarray  #: training points the truncation redrew, per unit
     full: list  #: the full runs (TrainRecord), per unit
     truncated: list  #: their truncated twins, per unit
 
 
 def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, depth: int = 2,
-                activation: str = "relu", lr: float = 0.1) -> Fig16Units:
+                activation: str = "relu", lr: float = 0.1, bandwidth: float = 0.1,
+                n_centers: int = 500) -> Fig16Units:
     """The units of ``claim-ood-fig16`` (App. F.3, Fig. 16): for every configuration and
     seed, a full run, its truncated twin (same data draw, rotation, initial weights and
-    shuffling; :func:`truncation_twins`) and a full run with an independent partner seed,
-    the comparator (two runs that differ in their seed). The run seeds are
+    shuffling; :func:`truncation_twins`), and the wrong model on the same twins: a
+    narrow RBF regression (:mod:`swingby.observations.ood_null`, with its null audit),
+    whose output at ``x_hat`` is set by the training points near it. The run seeds are
     :func:`~swingby.observations.runs.run_seed` of ``(seed, config, d, depth, stream)``,
-    stream 0 for the twins and 1 for the partner, so no two units share a stream. Used
-    in ``book/ood_checks.md``.
+    stream 0 for the twins and 1 for the RBF centres, so no two units share a stream.
+    Used in ``book/ood_checks.md``.
 
     Parameters
     ----------
@@ -230,25 +233,30 @@ def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, d
         Distinct seeds; one unit per configuration and seed.
     d, depth, activation, lr
         As in :func:`truncation_twins` (origin cluster, 5000 points per cluster).
+    bandwidth, n_centers
+        The RBF model's kernel width and number of centres.
 
     Returns
     -------
     Fig16Units
     """
     configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
-    _check_training(5000 * (n_concepts + 1), 3 * len(configs) * len(seeds), d, depth=depth, width=None,
+    _check_training(5000 * (n_concepts + 1), 2 * len(configs) * len(seeds), d, depth=depth, width=None,
                     lr=lr, batch_size=128, epochs=40, full_batch=False, loss="mean")
     MLP(d, depth, activation=activation)  # check the model settings before drawing any data
+    bandwidth = _checks.positive_float("bandwidth", bandwidth)
+    n_centers = _checks.integer("n_centers", n_centers, low=1, high=5000 * (n_concepts + 1))
     own = [run_seed(s, c, d=d, depth=depth) for c in range(len(configs)) for s in seeds]
-    partner = [run_seed(s, c, d=d, depth=depth, stream=1) for c in range(len(configs)) for s in seeds]
+    center_seeds = [run_seed(s, c, d=d, depth=depth, stream=1) for c in range(len(configs)) for s in seeds]
     cfgs = [cfg for cfg in configs for _ in seeds]
     twins = [_twin_data(cfg, s, d, 5000, True) for cfg, s in zip(cfgs, own)]
-    others = [make_sim(cfg["mu"], cfg["sigma"], d, 5000, origin_cluster=True, rotate=True, seed=s)
-              for cfg, s in zip(cfgs, partner)]
     m = len(own)
-    recs = _train_sets([t[0] for t in twins] + [t[1] for t in twins] + others, own * 2 + partner, d=d,
-                       depth=depth, width=None, activation=activation, lr=lr)
-    full, cut, other = recs[:m], recs[m:2 * m], recs[2 * m:]
+    recs = _train_sets([t[0] for t in twins] + [t[1] for t in twins], own * 2, d=d, depth=depth,
+                       width=None, activation=activation, lr=lr)
+    full, cut = recs[:m], recs[m:]
     twin = [relative_distance(c, f, at="max") for c, f in zip(cut, full)]
-    cross = [relative_distance(o, f, at="max") for o, f in zip(other, full)]
-    return Fig16Units(np.array(twin), np.array(cross), np.array([t[2] for t in twins]), full, cut)
+    steps = full[0].steps.astype(int)
+    null = [rbf_twin_delta(t[0], t[1], rbf_centers(cfg, cs, t[0].rotation, n_centers),
+                           bandwidth=bandwidth, steps=steps)
+            for t, cfg, cs in zip(twins, cfgs, center_seeds)]
+    return Fig16Units(np.array(twin), np.array(null), np.array([t[2] for t in twins]), full, cut)

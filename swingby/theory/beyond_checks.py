@@ -255,6 +255,9 @@ class FailureUnits(NamedTuple):
     null_parts: FailureParts  #: the check on the wrong model (no minor initialisation)
     escape: np.ndarray  #: ``(n,)`` time ``w_11`` passes 1/2, measured or predicted
     record: SymmetricRecord  #: the batched runs of the paper's dynamics
+    late_w11: np.ndarray | None = None  #: ``(n,)`` ``w_11`` at ``long_horizon`` (or None)
+    null_late_w11: np.ndarray | None = None  #: the same for the wrong model
+    growth_level: float = 0.5  #: the level of "never grows"
 
     @property
     def passes(self) -> np.ndarray:
@@ -266,17 +269,36 @@ class FailureUnits(NamedTuple):
         """``(n,)`` the wrong model's run of the same seed shows it."""
         return self.null_parts.passes
 
+    @property
+    def never_passes(self) -> np.ndarray:
+        """``(n,)`` the failure mode, and ``w_11`` still below ``growth_level`` at ``long_horizon``."""
+        return self.passes & (self._late("late_w11") < self.growth_level)
+
+    @property
+    def null_never_passes(self) -> np.ndarray:
+        """``(n,)`` the same for the wrong model's run of the same seed."""
+        return self.null_passes & (self._late("null_late_w11") < self.growth_level)
+
+    def _late(self, name: str) -> np.ndarray:
+        """The late ``w_11`` field ``name``, or a ValueError if no long horizon was run."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError("the long horizon was not run: call failure_units with long_horizon")
+        return value
+
 
 def failure_units(setting: TheorySetting, seeds, *, matrix: str = "authors", horizon: float | None = None,
                   minor_growth: float = 2.0, major_drop: float = 0.5, growth_level: float = 0.5,
-                  record_every: int = 10) -> FailureUnits:
+                  record_every: int = 10, long_horizon: float | None = None) -> FailureUnits:
     """The failure mode of App. E.3 (Fig. 10), one unit per seed, beside the wrong model
     without minor initialisation (module docstring) run from the same major entries.
 
     Each seed's ``U(0)`` is run with gradient steps on ``U`` (which keep ``W = U U^T``
     positive semi-definite) to ``horizon``; the wrong model starts from
-    ``U = diag(sqrt(w_ii(0)))``. Both are read by :func:`failure_parts`. Used by
-    ``book/beyond_two_concepts.md``.
+    ``U = diag(sqrt(w_ii(0)))``. Both are read by :func:`failure_parts`. With
+    ``long_horizon``, both are also run (recording only their ends) to that later time,
+    for "never grows": :attr:`FailureUnits.never_passes` is the failure mode with
+    ``w_11`` still below ``growth_level`` there. Used by ``book/beyond_two_concepts.md``.
 
     Parameters
     ----------
@@ -292,6 +314,8 @@ def failure_units(setting: TheorySetting, seeds, *, matrix: str = "authors", hor
         As in :func:`failure_parts`.
     record_every : int
         Record every ``k``-th step.
+    long_horizon : float, optional
+        A time ``>= horizon`` to run both models to as well (default: none).
 
     Returns
     -------
@@ -309,5 +333,13 @@ def failure_units(setting: TheorySetting, seeds, *, matrix: str = "authors", hor
     rec = simulate_symmetric(U0, a, **run)
     null = simulate_symmetric(U_null, a, **run)
     kw = dict(minor_growth=minor_growth, major_drop=major_drop, growth_level=growth_level)
+    late = null_late = None
+    if long_horizon is not None:
+        long_steps = int(round(_checks.positive_float("long_horizon", long_horizon) / setting.eta))
+        if long_steps < steps:
+            raise ValueError(f"long_horizon must be at least the horizon ({steps * setting.eta:g}), "
+                             f"got {long_horizon!r}")
+        run.update(steps=long_steps, record_every=long_steps)
+        late, null_late = (simulate_symmetric(U, a, **run).W[:, -1, 0, 0] for U in (U0, U_null))
     return FailureUnits(tuple(seeds), failure_parts(rec, **kw), failure_parts(null, **kw),
-                        escape_time(rec), rec)
+                        escape_time(rec), rec, late, null_late, growth_level)

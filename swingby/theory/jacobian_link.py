@@ -4,6 +4,7 @@ the shares of the loss fall per stage, and the figure of one run.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import NamedTuple, Sequence
 
@@ -13,6 +14,7 @@ from scipy import stats
 from swingby import _checks
 from swingby.diffusion.rules import RULES, Outcome, binomial_p, seeds_needed, verdict
 from swingby.theory.jacobian_stages import _log_lag, run_stages, stage_check
+from swingby.theory.rules import THEORY_RULES
 from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, JacobianRules, train_with_jacobian
 
 
@@ -269,6 +271,47 @@ def one_layer_null(seeds: Sequence[int], **setting) -> JacobianRecord:
     return train_with_jacobian(1, "linear", seeds, **setting)
 
 
+def shifted_minor_null(record: JacobianRecord, shift_min: float = THEORY_RULES.shift_min) -> JacobianRecord:
+    """The wrong model of the link: each run's own Jacobian with its off-diagonal
+    entries circularly shifted in time (over the recorded, log-spaced steps) by one
+    number of records drawn from the run's seed, at least ``shift_min`` of the record
+    from either end; the output, the loss and the major entries are the run's own.
+    Used by ``book/jacobian_link.md``.
+
+    Null audit: Sec. 4.2.2 names the minor entry's growth and suppression, timed with the
+    output's turn, as the cause of the detour. The shifted run keeps the shape, size and
+    suppression of its minor entry and the timing of its major entries (conditions (1)
+    and (4) of :func:`~swingby.theory.jacobian_stages.stage_check` are unchanged), and
+    loses only that timing; unlike a one-layer model it can pass every condition, when
+    the shifted peak lands at the turn. Neither the paper's account nor a replicate
+    (it is the same run).
+
+    Parameters
+    ----------
+    record : JacobianRecord
+        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`, at least two
+        recorded steps.
+    shift_min : float
+        In ``(0, 0.5]``: the smallest shift, a share of the records.
+
+    Returns
+    -------
+    JacobianRecord
+        The same seeds, steps, output and loss; shifted off-diagonal Jacobian entries.
+    """
+    _checks.instance("record", record, JacobianRecord, "JacobianRecord (from train_with_jacobian)")
+    shift_min = _checks.number("shift_min", shift_min, low=0, high=0.5, low_open=True)
+    T, d = record.jacobian.shape[1], record.jacobian.shape[-1]
+    lo = max(1, int(shift_min * T))
+    off = ~np.eye(d, dtype=bool)
+    J = record.jacobian.copy()
+    for r, seed in enumerate(record.seeds):
+        rng = np.random.default_rng(_checks.seed("record.seeds[k]", seed))
+        k = int(rng.integers(lo, T - lo + 1)) if T - lo >= lo else 1
+        J[r][:, off] = np.roll(record.jacobian[r], k, axis=0)[:, off]
+    return dataclasses.replace(record, jacobian=J)
+
+
 class LinkUnits(NamedTuple):
     """Output of :func:`link_units`: the swinging runs are the units."""
 
@@ -287,7 +330,7 @@ def link_units(record: JacobianRecord, null_record: JacobianRecord,
     """The link check of Sec. 4.2.2 on every swinging run of ``record``
     (:func:`~swingby.theory.jacobian_stages.stage_check` of its output stages against its
     own Jacobian stages) and the same output stages against the Jacobian of
-    ``null_record``'s run of the same seed (:func:`one_layer_null`): paired units. Used
+    ``null_record``'s run of the same seed (:func:`shifted_minor_null`): paired units. Used
     by ``book/jacobian_link.md``.
 
     Parameters
