@@ -128,7 +128,7 @@ CLAIMS: tuple[Claim, ...] = (
                      "by eq. (4.3) the minor entries then stay 0, N_11 = 0 and w_11 is never pushed "
                      "down (0 of 200); paired by seed, exact McNemar test"),
         design=("part (i) of the App. E.3 row, the long suppression, read at the figure's horizon; "
-                "part (ii) is claim-beyond-fig10-never; the row takes the weakest word of the two"
+                "part (ii) is claim-beyond-fig10-never; the two parts of one claim are joined by swingby.verdicts.combine_parts"
                 + _constants(FAILURE)),
     ),
     Claim(
