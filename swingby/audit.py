@@ -96,6 +96,14 @@ def _word(cell: str) -> str:
                              "illustration") if cell.startswith(w)), cell.split(" ")[0])
 
 
+def _history(table: dict, path) -> list[HistoryRow]:
+    """The rows of ``table`` (row -> (word then, change)) beside the status page's word now."""
+    from swingby.chapter import status_cell
+
+    return [HistoryRow(row, then, _word(status_cell(row, path)[0]), change)
+            for row, (then, change) in table.items()]
+
+
 def rule_history(path=None) -> list[HistoryRow]:
     """The rule history: each re-judged row's earlier word beside today's.
 
@@ -108,13 +116,7 @@ def rule_history(path=None) -> list[HistoryRow]:
     -------
     list of HistoryRow
     """
-    from swingby.chapter import status_cell
-
-    rows = []
-    for row, (earlier, change) in EARLIER.items():
-        cell, _ = status_cell(row, path)
-        rows.append(HistoryRow(row, earlier, _word(cell), change))
-    return rows
+    return _history(EARLIER, path)
 
 
 def rejudged(path=None) -> list[HistoryRow]:
@@ -129,10 +131,4 @@ def rejudged(path=None) -> list[HistoryRow]:
     -------
     list of HistoryRow
     """
-    from swingby.chapter import status_cell
-
-    rows = []
-    for row, (first, change) in REJUDGED.items():
-        cell, _ = status_cell(row, path)
-        rows.append(HistoryRow(row, first, _word(cell), change))
-    return rows
+    return _history(REJUDGED, path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from swingby import verdicts
+from swingby import _checks, verdicts
 from swingby.verdicts import Claim
 
 
@@ -32,21 +32,9 @@ DESIGN = CapabilityDesign()
 
 
 def check_design(design) -> CapabilityDesign:
-    """``design`` if it is a :class:`CapabilityDesign`, else a ValueError naming it.
-
-    Parameters
-    ----------
-    design : object
-        The value passed as ``design``.
-
-    Returns
-    -------
-    CapabilityDesign
-    """
-    if not isinstance(design, CapabilityDesign):
-        raise ValueError(f"design must be a swingby.claims.capability.CapabilityDesign (e.g. its DESIGN), "
-                         f"got {type(design).__name__}")
-    return design
+    """``design`` if it is a :class:`CapabilityDesign`, else a ValueError naming it."""
+    return _checks.instance("design", design, CapabilityDesign,
+                            "swingby.claims.capability.CapabilityDesign (e.g. its DESIGN)")
 
 _UNIT = ("the run (one colour separation and seed, its own randomness), at weak colour signal "
          "(dc <= {weak}); 16 on a sweep of 8 seeds at 0.175 and 0.247")

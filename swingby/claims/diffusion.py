@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from swingby import verdicts
+from swingby import _checks, verdicts
 from swingby.verdicts import Claim
 
 
@@ -52,21 +52,9 @@ DESIGN = DiffusionDesign()
 
 
 def check_design(design) -> DiffusionDesign:
-    """``design`` if it is a :class:`DiffusionDesign`, else a ValueError naming it.
-
-    Parameters
-    ----------
-    design : object
-        The value passed as ``design``.
-
-    Returns
-    -------
-    DiffusionDesign
-    """
-    if not isinstance(design, DiffusionDesign):
-        raise ValueError(f"design must be a swingby.claims.diffusion.DiffusionDesign (e.g. its DESIGN), "
-                         f"got {type(design).__name__}")
-    return design
+    """``design`` if it is a :class:`DiffusionDesign`, else a ValueError naming it."""
+    return _checks.instance("design", design, DiffusionDesign,
+                            "swingby.claims.diffusion.DiffusionDesign (e.g. its DESIGN)")
 
 _D = DESIGN
 _UNIT = ("the run (one colour separation and seed, its own randomness; runs are never grouped by seed label), "

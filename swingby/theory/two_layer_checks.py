@@ -233,6 +233,13 @@ def swings(record: SymmetricRecord, rules: TheoryRules = THEORY_RULES) -> np.nda
     return count_descents(record.test_loss, rel_tol=rules.rel_tol) >= 2
 
 
+def _paired(check, record, null_record, rules) -> Counts:
+    """``check`` on the runs and on the wrong model's runs from the same seeds, paired."""
+    record, null_record = _batched("record", record), _batched("null_record", null_record)
+    _same_batch(record, null_record)
+    return Counts(check(record, rules), check(null_record, rules), paired=True)
+
+
 def swing_counts(record: SymmetricRecord, null_record: SymmetricRecord,
                  rules: TheoryRules = THEORY_RULES) -> Counts:
     """Claim ``claim-two-fig5-frequency`` (form ``typical``): a run passes when it swings
@@ -249,9 +256,7 @@ def swing_counts(record: SymmetricRecord, null_record: SymmetricRecord,
     Counts
         Paired.
     """
-    record, null_record = _batched("record", record), _batched("null_record", null_record)
-    _same_batch(record, null_record)
-    return Counts(swings(record, rules), swings(null_record, rules), paired=True)
+    return _paired(swings, record, null_record, rules)
 
 
 def stage_counts(record: SymmetricRecord, seeds, rules: TheoryRules = THEORY_RULES) -> Counts:
@@ -361,7 +366,5 @@ def fig18_counts(record: SymmetricRecord, null_record: SymmetricRecord,
     Counts
         Paired.
     """
-    record, null_record = _batched("record", record), _batched("null_record", null_record)
-    _same_batch(record, null_record)
-    return Counts(fig18_stage_gap(record, rules), fig18_stage_gap(null_record, rules), paired=True)
+    return _paired(fig18_stage_gap, record, null_record, rules)
 
