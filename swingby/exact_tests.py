@@ -152,3 +152,23 @@ def smallest_units(power_at, start: int) -> int | None:
         mid = (lo + n) // 2
         lo, n = (lo, mid) if power_at(mid) >= POWER else (mid, n)
     return n
+
+
+def discordant_pairs(passes, null_passes) -> tuple[int, int]:
+    """The discordant pairs of paired units: ``(b, c)``, the units where only the claim's
+    side passes and where only the other side passes (the counts of :func:`sign_test_p`).
+
+    Parameters
+    ----------
+    passes, null_passes : array_like(bool, ndim=1)
+        One outcome per unit, paired by position, at least one unit.
+
+    Returns
+    -------
+    tuple of int
+    """
+    a, b = np.asarray(passes), np.asarray(null_passes)
+    if a.ndim != 1 or a.shape != b.shape or a.size == 0 or a.dtype != bool or b.dtype != bool:
+        raise ValueError(f"passes and null_passes must be boolean 1-D arrays of one length (one outcome per "
+                         f"unit), got {a.dtype} {a.shape} and {b.dtype} {b.shape}")
+    return int(np.sum(a & ~b)), int(np.sum(~a & b))

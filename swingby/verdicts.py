@@ -53,6 +53,7 @@ from scipy import stats
 from swingby import exact_tests
 from swingby.exact_tests import (  # noqa: F401  (exposed beside the rule)
     binomial_power,
+    discordant_pairs,
     fisher_p,
     fisher_power,
     sign_test_p,
@@ -101,14 +102,25 @@ class Judgement(NamedTuple):
         if self.null_n is not None:
             text += f" vs {self.null_k} of {self.null_n}"
         if self.p is not None:
-            text += f", p = {_fmt_p(self.p)}"
+            text += f", p = {format_p(self.p)}"
         if self.p_share is not None:
-            text += f" (share test p = {_fmt_p(self.p_share)})"
+            text += f" (share test p = {format_p(self.p_share)})"
         return text
 
 
-def _fmt_p(p: float) -> str:
-    """A p-value in two significant digits."""
+def format_p(p: float | None) -> str:
+    """A p-value in two significant digits (``"-"`` for None), as tables and effects print it.
+
+    Parameters
+    ----------
+    p : float or None
+
+    Returns
+    -------
+    str
+    """
+    if p is None:
+        return "-"
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
@@ -241,26 +253,30 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
     return Judgement(_word(parts), form, k, n, null_k, null_n, p, p_share, pw, need)
 
 
-def verdict(form: str, k: int, n: int, null_k: int | None = None, null_n: int | None = None,
-            *, pairs: tuple[int, int] | None = None) -> str:
-    """The verdict word of a claim of the given form (:func:`judge` has the numbers).
+def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judgement:
+    """:func:`judge` from one outcome per unit.
 
     Parameters
     ----------
     form : str
         One of :data:`FORMS`.
-    k, n : int
-        ``k`` of ``n`` independent units pass the check.
-    null_k, null_n : int
-        ``null_k`` of ``null_n`` units of the wrong model pass it (see :func:`judge`).
-    pairs : tuple of int, optional
-        Discordant pairs ``(b, c)`` of a paired design.
-
-    Returns
-    -------
-    str
-        One of :data:`WORDS`.
+    passes, null_passes : array_like(bool, ndim=1)
+        One outcome per unit of the claim and of its wrong model.
+    paired : bool
+        Unit ``i`` of both comes from the same seed or run: the exact McNemar test on
+        :func:`discordant_pairs` (the arrays equally long); else two groups (Fisher).
     """
+    a, b = np.asarray(passes), np.asarray(null_passes)
+    for name, x in (("passes", a), ("null_passes", b)):
+        if x.ndim != 1 or x.size == 0 or x.dtype != bool:
+            raise ValueError(f"{name} must be a non-empty boolean 1-D array, got {x.dtype} {x.shape}")
+    pairs = discordant_pairs(a, b) if paired else None
+    return judge(form, int(a.sum()), a.size, int(b.sum()), b.size, pairs=pairs)
+
+
+def verdict(form: str, k: int, n: int, null_k: int | None = None, null_n: int | None = None,
+            *, pairs: tuple[int, int] | None = None) -> str:
+    """The word of :func:`judge` (same arguments; :func:`judge` has the numbers)."""
     return judge(form, k, n, null_k, null_n, pairs=pairs).word
 
 
@@ -349,25 +365,14 @@ def fingerprint(obj) -> str:
 
 
 def rule_constants() -> dict:
-    """The rule's constants, as hashed into every register's fingerprint.
-
-    Returns
-    -------
-    dict
-    """
+    """The rule's constants, as hashed into every register's fingerprint."""
     return {"alpha": ALPHA, "power": POWER, "universal_min_units": UNIVERSAL_MIN_UNITS,
             "typical_share": TYPICAL_SHARE, "effect": EFFECT, "max_units": MAX_UNITS,
             "forms": list(FORMS), "words": list(WORDS)}
 
 
 def rule_text() -> str:
-    """The verdict rule in words, with its constants, as the status page prints it
-    (``tests/test_verdicts.py`` checks that the page holds it verbatim).
-
-    Returns
-    -------
-    str
-    """
+    """The verdict rule in words, as the status page prints it (a test keeps them equal)."""
     a, pw = f"{ALPHA:g}", f"{POWER:.0%}"
     return (
         f"Each claim is judged by the test of its form, one-sided and exact at level {a}, on "

@@ -173,12 +173,14 @@ def test_judgement_table():
         judgement_table([("a", judge("comparative", 20, 100, 0, 100))], setting=3)
 
 
-def test_judge_paired():
-    from swingby.theory.claim_table import judge_paired
+def test_judge_units_paired():
+    from swingby.verdicts import judge_units
 
-    j = judge_paired("possibility", np.array([True] * 8 + [False] * 2), np.zeros(10, bool))
+    j = judge_units("possibility", np.array([True] * 8 + [False] * 2), np.zeros(10, bool), paired=True)
     assert (j.k, j.n, j.null_k, j.null_n, j.word) == (8, 10, 0, 10, "reproduced")
-    with pytest.raises(ValueError, match="own and null"):
-        judge_paired("typical", np.ones(3, bool), np.ones(4, bool))
-    with pytest.raises(ValueError, match="own and null"):
-        judge_paired("typical", np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="passes and null_passes"):
+        judge_units("typical", np.ones(3, bool), np.ones(4, bool), paired=True)
+    with pytest.raises(ValueError, match="passes must be"):
+        judge_units("typical", np.ones(3), np.ones(3), paired=True)
+
+

@@ -92,16 +92,6 @@ def test_status_word_reads_the_status_page(tmp_path):
                                          "not reproduced")
 
 
-def test_phase_diagram_scale():
-    from swingby.theory.statistics import phase_diagram_scale
-    ph = phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=20, steps=500)
-    assert ph.n_swing.shape == (2, 1) and ph.percent.max() <= 100
-    with pytest.raises(ValueError, match="d_primes"):
-        phase_diagram_scale([1.0, 1.5], 0.05, 3, (2,), (0.04,))
-    with pytest.raises(ValueError, match="w0s"):
-        phase_diagram_scale([1.0, 1.5], 0.05, 3, (3,), (-1.0,))
-
-
 def test_phase_diagrams_independent_seeds_per_width(monkeypatch):
     """Issue 23: by default every width draws seeds 0..n-1 (shared random streams, a
     paired design); with independent_seeds width i draws seeds i n .. (i + 1) n - 1."""
@@ -114,13 +104,6 @@ def test_phase_diagrams_independent_seeds_per_width(monkeypatch):
         return real(d, seeds, **kw)
 
     monkeypatch.setattr(st, "initial_U", spy)
-    st.phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=4, steps=20)
-    assert used == [[0, 1, 2, 3]] * 2
-    used.clear()
-    st.phase_diagram_scale([1.0, 1.5], 0.05, 3, (3, 12), (0.04,), n_seeds=4, steps=20,
-                           independent_seeds=True)
-    assert used == [[0, 1, 2, 3], [4, 5, 6, 7]]
-    used.clear()
     st.phase_diagram([1.0, 1.5], 0.05, (2, 3), (0.1,), n_seeds=3, steps=20, independent_seeds=True)
     assert used == [[0, 1, 2], [3, 4, 5]]
     # the shared default: seed k of every width starts from the same generator state, so

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from swingby import verdicts
 from swingby.capability import measures as M
 from swingby.claims.capability import DESIGN, check_design
 from swingby.diffusion.readouts import CheckCount, window_means
@@ -126,7 +127,7 @@ def confirm(res: dict, design=DESIGN) -> dict:
     K = cap.shape[-1]
     cw, bw = cap[weak].reshape(-1, K), beh[weak].reshape(-1, K)
     got, beh_got = acquired(cw, bw, design)
-    pairs = (int(np.sum(got & ~beh_got)), int(np.sum(beh_got & ~got)))
+    pairs = verdicts.discordant_pairs(got, beh_got)
     out = {("claim-cap-robust", "universal"): CheckCount("claim-cap-robust", "universal", int(got.sum()), got.size,
                                           int(beh_got.sum()), beh_got.size, pairs, got,
                                           "weak-signal runs; paired with their own behaviour")}

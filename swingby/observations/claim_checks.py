@@ -219,7 +219,7 @@ def reach_units(with_origin: Sequence[TrainRecord], without_origin: Sequence[Tra
         raise ValueError(f"with_origin and without_origin must be non-empty and equally long, got {len(a)} and {len(b)}")
     pa = np.array([relative_distance(r) < level for r in a])
     pb = np.array([relative_distance(r) < level for r in b])
-    return Units(int(pa.sum()), len(pa), int(pb.sum()), len(pb), (int(np.sum(pa & ~pb)), int(np.sum(~pa & pb))))
+    return Units(int(pa.sum()), len(pa), int(pb.sum()), len(pb), verdicts.discordant_pairs(pa, pb))
 
 
 class Audit(NamedTuple):

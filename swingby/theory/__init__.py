@@ -39,8 +39,8 @@ The code lives in one module per subject (``from swingby.theory.stages import ..
 * :mod:`swingby.theory.stages`: stage detection, descents, their alignment with the
   growth of the weights, escape times (Sec. 4.2.1-4.2.2, App. E).
 * :mod:`swingby.theory.statistics`: descents and failures over many seeds, the phase
-  diagram (App. E.1-E.3), and :func:`~swingby.theory.statistics.phase_diagram_scale`, which holds the initial
-  scale ``d' tau^2`` fixed while the width ``d'`` varies.
+  diagram (App. E.1-E.3); :func:`~swingby.theory.beyond_init.width_counts` holds the
+  initial scale ``d' tau^2`` fixed while the width ``d'`` varies.
 * :mod:`swingby.theory.settings`: Assumptions D.1-D.5 and the settings of the paper's
   theory figures (:data:`~swingby.theory.settings.THEORY_SETTINGS`).
 * :mod:`swingby.theory.figures`, :mod:`swingby.theory.plots`: the figures of the theory

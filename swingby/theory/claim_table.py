@@ -6,17 +6,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
-
 from swingby import _checks
-from swingby.verdicts import Judgement, judge
-
-
-def _p(p: float | None) -> str:
-    """A p-value for the table."""
-    if p is None:
-        return "-"
-    return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
+from swingby.verdicts import Judgement, format_p
 
 
 def judgement_table(rows: Sequence[tuple[str, Judgement]], *, setting: str = "setting",
@@ -49,32 +40,7 @@ def judgement_table(rows: Sequence[tuple[str, Judgement]], *, setting: str = "se
     head = [setting, "passing units", wrong_model, "p"] + (["p (share)"] if share else []) + ["verdict"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, j in rows:
-        cells = [name, f"{j.k} of {j.n}", f"{j.null_k} of {j.null_n}", _p(j.p)]
-        cells += [_p(j.p_share)] if share else []
+        cells = [name, f"{j.k} of {j.n}", f"{j.null_k} of {j.null_n}", format_p(j.p)]
+        cells += [format_p(j.p_share)] if share else []
         lines.append("| " + " | ".join(cells + [f"**{j.word}** ({j.form})"]) + " |")
     return "\n".join(lines)
-
-
-def judge_paired(form: str, own, null) -> Judgement:
-    """:func:`~swingby.verdicts.judge` of paired units: ``own[i]`` and ``null[i]`` say
-    whether unit ``i`` passes under the paper's model and under its wrong model (the same
-    seed, or the same run), judged with the exact McNemar test of the discordant pairs.
-    Used by ``book/beyond_two_concepts.md`` and ``book/jacobian_link.md``.
-
-    Parameters
-    ----------
-    form : str
-        One of :data:`swingby.verdicts.FORMS`.
-    own, null : array_like(bool, ndim=1)
-        One outcome per unit, same length, at least one unit.
-
-    Returns
-    -------
-    Judgement
-    """
-    a, b = np.asarray(own), np.asarray(null)
-    if a.ndim != 1 or a.shape != b.shape or a.size == 0 or a.dtype != bool or b.dtype != bool:
-        raise ValueError(f"own and null must be boolean 1-D arrays of one length (one outcome per unit), "
-                         f"got {a.dtype} {a.shape} and {b.dtype} {b.shape}")
-    pairs = (int(np.sum(a & ~b)), int(np.sum(~a & b)))
-    return judge(form, int(a.sum()), a.size, int(b.sum()), b.size, pairs=pairs)

@@ -13,6 +13,7 @@ from scipy import stats
 
 from swingby import _checks
 from swingby.diffusion.rules import RULES, Outcome, binomial_p, seeds_needed, verdict
+from swingby.exact_tests import discordant_pairs
 from swingby.theory.jacobian_stages import _log_lag, run_stages, stage_check
 from swingby.theory.rules import THEORY_RULES
 from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, JacobianRules, train_with_jacobian
@@ -322,7 +323,7 @@ class LinkUnits(NamedTuple):
     @property
     def pairs(self) -> tuple[int, int]:
         """``(b, c)``: units where only the own Jacobian passes, and only the wrong model's."""
-        return int(np.sum(self.own & ~self.null)), int(np.sum(~self.own & self.null))
+        return discordant_pairs(self.own, self.null)
 
 
 def link_units(record: JacobianRecord, null_record: JacobianRecord,

@@ -242,13 +242,12 @@ def paired_p(first, second) -> float:
     float
         1.0 when no pair is discordant.
     """
-    a = np.asarray(first)
-    b = np.asarray(second)
-    if a.ndim != 1 or a.shape != b.shape or a.size == 0:
-        raise ValueError(f"first and second must be 1-D and of one length, got shapes {a.shape} and {b.shape}")
-    if a.dtype != bool or b.dtype != bool:
-        raise ValueError("first and second must be boolean arrays (one outcome per unit)")
-    n01, n10 = int(np.sum(~a & b)), int(np.sum(a & ~b))
+    from swingby.exact_tests import discordant_pairs
+
+    try:
+        n10, n01 = discordant_pairs(first, second)
+    except ValueError as err:
+        raise ValueError(str(err).replace("passes and null_passes", "first and second")) from None
     if n01 + n10 == 0:
         return 1.0
     return float(stats.binomtest(n10, n01 + n10, 0.5).pvalue)

@@ -78,14 +78,11 @@ class Counts(NamedTuple):
     @property
     def pairs(self) -> tuple[int, int] | None:
         """``(b, c)``: pairs where only the claim's unit passes, only the wrong model's."""
-        if not self.paired:
-            return None
-        a, b = np.asarray(self.passes, bool), np.asarray(self.null_passes, bool)
-        return int(np.sum(a & ~b)), int(np.sum(~a & b))
+        return verdicts.discordant_pairs(self.passes, self.null_passes) if self.paired else None
 
     def judge(self, form: str) -> verdicts.Judgement:
         """:func:`swingby.verdicts.judge` of these counts for a claim of ``form``."""
-        return verdicts.judge(form, self.k, self.n, self.null_k, self.null_n, pairs=self.pairs)
+        return verdicts.judge_units(form, self.passes, self.null_passes, paired=self.paired)
 
 
 def _rules(rules) -> TheoryRules:
