@@ -264,7 +264,7 @@ def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judg
         One outcome per unit of the claim and of its wrong model.
     paired : bool
         Unit ``i`` of both comes from the same seed or run: the exact McNemar test on
-        :func:`discordant_pairs` (the arrays equally long); else two groups (Fisher).
+        :func:`~swingby.exact_tests.discordant_pairs` (equally long); else two groups (Fisher).
     """
     a, b = np.asarray(passes), np.asarray(null_passes)
     for name, x in (("passes", a), ("null_passes", b)):
