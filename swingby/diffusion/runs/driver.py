@@ -89,6 +89,19 @@ def code_version() -> dict:
     return {"git_commit": commit, IDENTITY_KEY: code_hash()}
 
 
+def claims_fingerprints() -> dict:
+    """The fingerprints of the registered diffusion and capability checks, recorded in
+    every results file (a sweep made after they were frozen carries the frozen ones).
+
+    Returns
+    -------
+    dict
+    """
+    from swingby.claims import capability, diffusion
+
+    return {"diffusion": diffusion.fingerprint(), "capability": capability.fingerprint()}
+
+
 def _load_run_state(path: Path, p: Preset, code: str, run: Run, log) -> None:
     """Resume ``run`` from ``path`` if it was made by the same config and code."""
     if not path.exists():
@@ -240,7 +253,7 @@ def _existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, 
 
 
 def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None,
-          scratch=None, progress: bool = True, device: str | None = "cpu", log=print) -> Path:
+          scratch=None, progress: bool = True, device: str | None = "cpu", log=print, stop=None) -> Path:
     """Run (or resume) a sweep and return the path of its results file.
 
     Parameters
@@ -260,6 +273,9 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
         ``"cpu"`` (default), ``"cuda"`` or ``"auto"`` (CUDA when present).
     log : callable
         Receives one-line messages (stale or corrupt states, skipped work).
+    stop : callable, optional
+        Called without arguments after each finished run is stored; when it returns
+        True the sweep stops there (the unfinished runs keep their states).
     """
     from tqdm.auto import tqdm
 
@@ -267,6 +283,8 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     resolve_device(device)
     _checks.flag("progress", progress)
     _inputs.function("log", log)
+    if stop is not None:
+        _inputs.function("stop", stop)
     out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else results_dir(for_writing=True)
     scratch = _inputs.path("scratch", scratch) if scratch is not None else partial_dir(out_dir, p)
     storage.check_writable(out_dir, "out_dir")
@@ -285,6 +303,7 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
 
         def save():
             meta = {"code_version": code_version(), "rules_fingerprint": rules.fingerprint(),
+                    "claims_fingerprints": claims_fingerprints(),
                     "independent_unit": "run" if p.seeding == "per_run" else "seed",
                     "classifier": clf_report, "device": str(resolve_device(device)),
                     "wall_seconds": wall_before + time.time() - t0,
@@ -301,6 +320,8 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
             save()
             # the run is in the results file now: its resumable state is no longer needed
             state_path(scratch, dc, s).unlink(missing_ok=True)
+            if stop is not None and stop():
+                break
         bar.close()
         save()
     _remove_if_empty(scratch)

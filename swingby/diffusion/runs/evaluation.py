@@ -22,6 +22,7 @@ from swingby.diffusion.classifier import ConceptClassifier, accuracy_by_class, t
 from swingby.diffusion.concept_space import pixel_measure
 from swingby.diffusion.data import CLASSES, CirclesConfig, capability_prompts, class_prompt
 from swingby.diffusion.presets import Preset, validate_preset
+from swingby.diffusion.readouts import disc_test
 from swingby.diffusion.runs import storage
 from swingby.diffusion.runs.storage import atomic_save
 from swingby.diffusion.sweep import N_REPEATS
@@ -233,8 +234,10 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
 
     Returns numpy arrays: ``probs (4, n, 2)``, ``pixels (4, n, 4)``,
     ``thumbs (4, n_thumbs, 3, H, W)`` uint8, ``cap_probs (P, n, 2)``, ``cap_pixels (P, n, 4)``,
-    ``emb (4, E)`` (conditioning embeddings of the four class prompts) and
-    ``wnorm (3,)`` (colour, size, convolution weight norms).
+    ``emb (4, E)`` (conditioning embeddings of the four class prompts),
+    ``wnorm (3,)`` (colour, size, convolution weight norms), and ``disc (4, n)`` and
+    ``cap_disc (P, n)``, whether each sample shows a disc
+    (:func:`swingby.diffusion.readouts.disc_test`). Every prompt is sampled in one chain.
 
     Parameters
     ----------
@@ -262,9 +265,9 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
     cap, _ = capability_prompts(cfg)
     g = torch.Generator(device=device).manual_seed(10_000 * seed + 100 + k)
     model.eval()
-    imgs = _sample(model, p, plain, n, g, device)
-    cap_imgs = _sample(model, p, cap, n, g, device)
-    if not (torch.isfinite(imgs).all() and torch.isfinite(cap_imgs).all()):
+    both = _sample(model, p, np.concatenate([plain, cap]), n, g, device)  # one chain for every prompt
+    imgs, cap_imgs = both[:4 * n], both[4 * n:]
+    if not torch.isfinite(both).all():
         raise FloatingPointError(f"training diverged: the samples at checkpoint {k} (dc={dc}, seed={seed}) "
                                  f"are not finite (lr={p.lr}, grad_clip={p.grad_clip}); lower the learning rate")
     H = p.image_size
@@ -274,6 +277,8 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
         "thumbs": (imgs.numpy().reshape(4, n, 3, H, H)[:, :p.n_thumbs] * 255).round().astype(np.uint8),
         "cap_probs": clf.probabilities(cap_imgs).reshape(len(cap), n, 2).astype(np.float32),
         "cap_pixels": pixel_measure(cap_imgs.numpy()).reshape(len(cap), n, 4).astype(np.float32),
+        "disc": disc_test(imgs.numpy()).is_disc.reshape(4, n),
+        "cap_disc": disc_test(cap_imgs.numpy()).is_disc.reshape(len(cap), n),
         "emb": class_embeddings(model, torch.from_numpy(plain).to(device)),
         "wnorm": weight_norms(model).astype(np.float32),
     }
@@ -283,7 +288,7 @@ def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int
                   device=torch.device("cpu")) -> dict:
     """:data:`~swingby.diffusion.sweep.N_REPEATS` fresh draws of every class under its test prompt from one model.
 
-    Returns ``probs (R, 4, n, 2)`` and ``pixels (R, 4, n, 4)``: a point that moves
+    Returns ``probs (R, 4, n, 2)``, ``pixels (R, 4, n, 4)`` and ``disc (R, 4, n)``: a point that moves
     between these draws moves by sampling noise alone.
 
     Parameters
@@ -309,10 +314,12 @@ def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int
     plain = plain_prompts(p, dc)
     n = p.samples_per_class
     model.eval()
-    probs, pixels = [], []
+    probs, pixels, discs = [], [], []
     for r in range(N_REPEATS):
         g = torch.Generator(device=device).manual_seed(10_000 * seed + 9_000 + r)
         imgs = _sample(model, p, plain, n, g, device)
         probs.append(clf.probabilities(imgs).reshape(4, n, 2))
         pixels.append(pixel_measure(imgs.numpy()).reshape(4, n, 4))
-    return {"probs": np.stack(probs).astype(np.float32), "pixels": np.stack(pixels).astype(np.float32)}
+        discs.append(disc_test(imgs.numpy()).is_disc.reshape(4, n))
+    return {"probs": np.stack(probs).astype(np.float32), "pixels": np.stack(pixels).astype(np.float32),
+            "disc": np.stack(discs)}

@@ -57,6 +57,13 @@ ROOTS = (("swingby.diffusion.runs.driver", "run_one"), ("swingby.diffusion.sweep
 #: the key of the identity in a results file's ``meta["code_version"]`` (files made before it
 #: hold only ``diffusion_sources_sha256``, a hash of raw source bytes)
 IDENTITY_KEY = "code_identity"
+#: identities of code that made a stored results file and no longer makes its numbers,
+#: with the commit that did: ``git checkout`` that commit to reproduce the file
+EARLIER = {
+    "d2a5489dae45c31c2641ea44e057eabc1c06ba1944513bc9f30245ec0acd5043": (
+        "5729ed8", "the stored cpu sweep (2400 steps); later code trains with a fused optimiser, samples "
+        "every prompt of a checkpoint in one chain and stores per-sample disc flags"),
+}
 #: names that never make a number: the identity itself and the functions that report it
 EXCLUDED = frozenset({"code_hash", "code_version", "code_identity", "covered_names"})
 

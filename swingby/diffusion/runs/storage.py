@@ -28,6 +28,9 @@ ENV_VAR = "SWINGBY_RESULTS"
 #: per-checkpoint arrays of an evaluation, with their dtype in the results file
 EVAL_ARRAYS = {"probs": np.float32, "pixels": np.float32, "thumbs": np.uint8, "cap_probs": np.float32,
                "cap_pixels": np.float32, "emb": np.float32, "wnorm": np.float32}
+#: per-sample disc flags (:func:`swingby.diffusion.readouts.disc_test`) of the plain and the
+#: capability prompts; files made before they were stored lack them
+DISC_ARRAYS = ("disc", "cap_disc")
 
 
 class SweepFileError(ValueError):
@@ -229,7 +232,8 @@ def _shapes(p, n_loss_fields: int, n_cap: int, emb_dim: int) -> dict:
     return {"probs": (D, S, K, 4, n, 2), "pixels": (D, S, K, 4, n, 4), "thumbs": (D, S, K, 4, p.n_thumbs, 3, H, H),
             "cap_probs": (D, S, K, n_cap, n, 2), "cap_pixels": (D, S, K, n_cap, n, 4),
             "emb": (D, S, K, 4, emb_dim), "wnorm": (D, S, K, 3), "done": (D, S, K), "loss": (D, S, L, n_loss_fields),
-            "run_seconds": (D, S), "rep_probs": (D, S, N_REPEATS, 4, n, 2), "rep_pixels": (D, S, N_REPEATS, 4, n, 4)}
+            "run_seconds": (D, S), "rep_probs": (D, S, N_REPEATS, 4, n, 2), "rep_pixels": (D, S, N_REPEATS, 4, n, 4),
+            "disc": (D, S, K, 4, n), "cap_disc": (D, S, K, n_cap, n), "rep_disc": (D, S, N_REPEATS, 4, n)}
 
 
 def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
@@ -268,7 +272,10 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
     n_cap = first["cap_probs"].shape[0] if first is not None else 0
     emb_dim = first["emb"].shape[1] if first is not None else 0
     shapes = _shapes(p, len(LOSS_FIELDS), n_cap, emb_dim)
-    arr = {k: (np.zeros(s, np.uint8) if k == "thumbs" else np.zeros(s, bool) if k == "done"
+    if first is not None and "disc" not in first:  # records of code that did not store disc flags
+        shapes = {k: v for k, v in shapes.items() if k not in (*DISC_ARRAYS, "rep_disc")}
+    discs = [k for k in DISC_ARRAYS if k in shapes]
+    arr = {k: (np.zeros(s, np.uint8) if k == "thumbs" else np.zeros(s, bool) if k in ("done", *DISC_ARRAYS, "rep_disc")
                else np.full(s, np.nan, np.float32 if k in EVAL_ARRAYS or k.startswith("rep_") else np.float64))
            for k, s in shapes.items()}
     codes = {}
@@ -278,7 +285,7 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
             if r is None:
                 continue
             for k, e in enumerate(r["evals"]):
-                for name in EVAL_ARRAYS:
+                for name in (*EVAL_ARRAYS, *discs):
                     arr[name][i, j, k] = e[name]
                 arr["done"][i, j, k] = True
             m = min(len(r["loss"]), shapes["loss"][2])
@@ -287,6 +294,8 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
             arr["run_seconds"][i, j] = r["seconds"]
             if "repeats" in r:
                 arr["rep_probs"][i, j], arr["rep_pixels"][i, j] = r["repeats"]["probs"], r["repeats"]["pixels"]
+                if discs:
+                    arr["rep_disc"][i, j] = r["repeats"]["disc"]
             codes[f"{dc}:{seed}"] = r.get("code")
     meta = {"config": p.to_dict(), "checkpoint_steps": checkpoint_steps(p.steps, p.n_checkpoints).tolist(),
             "classes": list(CLASSES), "loss_fields": list(LOSS_FIELDS), "run_code": codes, **meta_extra}
@@ -344,7 +353,7 @@ def _check_results(res: dict) -> None:
     p = get_preset(cfg.pop("name") if cfg["name"] in ("paper", "cpu", "tiny") else "tiny", **cfg)
     n_cap, emb_dim = res["cap_probs"].shape[3], res["emb"].shape[4]
     for k, s in _shapes(p, len(meta["loss_fields"]), n_cap, emb_dim).items():
-        if k.startswith("rep_") and k not in res:  # files made before the repeated final draws
+        if k not in res and (k.startswith("rep_") or k in DISC_ARRAYS):  # files made before these were stored
             continue
         if res[k].shape != s:
             raise ValueError(f"array {k!r} has shape {res[k].shape}, the config needs {s}")
@@ -378,12 +387,14 @@ def runs_from_results(res: dict) -> dict:
         for j, seed in enumerate(p["seeds"]):
             if not res["done"][i, j].all():
                 continue
-            evals = [{name: res[name][i, j, k] for name in EVAL_ARRAYS} for k in range(res["done"].shape[2])]
+            names = [*EVAL_ARRAYS, *(k for k in DISC_ARRAYS if k in res)]
+            evals = [{name: res[name][i, j, k] for name in names} for k in range(res["done"].shape[2])]
             ok = ~np.isnan(res["loss"][i, j, :, 0])
             runs[(float(dc), int(seed))] = {"evals": evals, "loss": res["loss"][i, j][ok].tolist(),
                                             "seconds": float(res["run_seconds"][i, j]),
                                             "code": codes.get(f"{dc}:{seed}")}
             if "rep_probs" in res:
-                runs[(float(dc), int(seed))]["repeats"] = {"probs": res["rep_probs"][i, j],
-                                                          "pixels": res["rep_pixels"][i, j]}
+                runs[(float(dc), int(seed))]["repeats"] = {
+                    "probs": res["rep_probs"][i, j], "pixels": res["rep_pixels"][i, j],
+                    **({"disc": res["rep_disc"][i, j]} if "rep_disc" in res else {})}
     return runs
