@@ -189,7 +189,6 @@ class Run:
     def _one_step(self, images: torch.Tensor, cond: torch.Tensor) -> None:
         p = self.p
         idx = torch.randint(0, len(images), (p.batch,), generator=self.gen, device=self.device)
-        self.model.train()
         try:
             with autocast(p, self.device):
                 loss, parts = self.model.loss(images[idx], cond[idx], generator=self.gen)
@@ -247,6 +246,7 @@ class Run:
                              f"{tuple(images.shape[2:])}")
         if check is not None and not callable(check):
             raise TypeError(f"check must be a callable or None, got {check!r}")
+        self.model.train()  # the evaluation between calls may have switched it to eval
         while self.step < target:
             if check is not None and self.step % 20 == 0:
                 check()

@@ -99,6 +99,10 @@ class ResBlock(nn.Module):
         if x.shape[1] != self.c1.in_channels:
             raise ValueError(f"x must have c_in = {self.c1.in_channels} channels, got shape {tuple(x.shape)}")
         self._check_emb(emb, x.shape[0])
+        return self._forward(x, emb)
+
+    def _forward(self, x: torch.Tensor, emb) -> torch.Tensor:
+        """:meth:`forward` without its checks (for :class:`CondUNet`, which checked its inputs)."""
         h = self.c1(F.gelu(self.n1(x)))
         if isinstance(emb, tuple):  # (time features, conditioning): per-block MLPs
             e = self.t_proj(emb[0]) + self.c_proj(emb[1])
@@ -139,6 +143,10 @@ class Attention(nn.Module):
         _inputs.tensor("x", x, ndim=4, finite=False)
         if x.shape[1] != self.qkv.in_channels:
             raise ValueError(f"x must have {self.qkv.in_channels} channels, got shape {tuple(x.shape)}")
+        return self._forward(x)
+
+    def _forward(self, x: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` without its checks."""
         b, c, h, w = x.shape
         qkv = self.qkv(self.norm(x)).reshape(b, 3, self.heads, c // self.heads, h * w)
         q, k, v = qkv.transpose(-1, -2).unbind(1)  # (b, heads, hw, c/heads)
@@ -309,13 +317,14 @@ class CondUNet(nn.Module):
         hs = []
         for blocks, pool in zip(self.down, self.pool):
             for b in blocks:
-                h = b(h, emb)
+                h = b._forward(h, emb)  # the blocks trust this method's checked inputs
                 hs.append(h)
             h = pool(h)
-        h = self.mid2(self.attn(self.mid1(h, emb)), emb)
+        h = self.mid1._forward(h, emb)
+        h = self.mid2._forward(h if isinstance(self.attn, nn.Identity) else self.attn._forward(h), emb)
         for blocks, unpool in zip(self.up, self.unpool):
             for b in blocks:
-                h = b(torch.cat([h, hs.pop()], dim=1), emb)
+                h = b._forward(torch.cat([h, hs.pop()], dim=1), emb)
             if not isinstance(unpool, nn.Identity):
                 h = unpool(F.interpolate(h, scale_factor=2.0, mode="nearest"))
         out = self.out(F.gelu(self.out_norm(h)))
