@@ -24,6 +24,9 @@ today's as the sweep's preset says). ``--store`` writes ``<results>/bench_agains
 which the diffusion chapter quotes.
 
     python benchmarks/bench_diffusion.py --against 5729ed8 [--repeats 4] [--store]
+
+``--variants`` times what did not make the sweep (channels-last; a batched model of
+several seeds, whose convolutions are grouped) and stores ``<results>/bench_variants.json``.
 """
 from __future__ import annotations
 
@@ -262,6 +265,76 @@ def against(commit: str, repeats: int, n_steps: int, store: bool) -> dict:
     return out
 
 
+def variants(repeats: int, store: bool) -> dict:
+    """What did not make the sweep: interleaved over ``repeats``, the training step of the
+    sweep's model in fp32 and bf16, each with the default and the channels-last memory
+    layout; and, for the convolutions of its three levels, one grouped convolution over
+    two or four models (what a batched model of several seeds computes) against separate
+    ones, forward and backward. Prints and returns the ratios (above 1: the variant is faster)."""
+    import torch.nn.functional as F
+
+    from swingby.diffusion.data import make_dataset
+    from swingby.diffusion.presets import get_preset as preset
+    from swingby.diffusion.runs.evaluation import circles_config
+    from swingby.diffusion.runs.long_search import sweep_model
+    from swingby.diffusion.training import Run
+
+    torch.set_num_threads(1)
+    model = {k: tuple(v) if isinstance(v, list) else v for k, v in sweep_model().items() if k != "bf16"}
+    data = make_dataset(circles_config(preset("cpu", **model), 0.689), 256, seed=1)
+
+    def step_ms(bf16: bool, cl: bool) -> float:
+        run = Run(preset("cpu", **model, bf16=bf16), 1, CPU)
+        fmt = torch.channels_last if cl else torch.contiguous_format
+        run.model.to(memory_format=fmt)
+        images = data["images"].contiguous(memory_format=fmt)
+        run.train_to(3, images, data["cond"])
+        t = time.perf_counter()
+        run.train_to(23, images, data["cond"])
+        return (time.perf_counter() - t) / 20 * 1000
+
+    def conv_ms(groups: int, c: int, h: int, grouped: bool) -> float:
+        dt = torch.bfloat16
+        if grouped:
+            xs = [torch.randn(48, groups * c, h, h, dtype=dt, requires_grad=True)]
+            ws = [torch.randn(groups * c, c, 3, 3, dtype=dt, requires_grad=True)]
+        else:
+            xs = [torch.randn(48, c, h, h, dtype=dt, requires_grad=True) for _ in range(groups)]
+            ws = [torch.randn(c, c, 3, 3, dtype=dt, requires_grad=True) for _ in range(groups)]
+        g = groups if grouped else 1
+
+        def f():
+            sum(F.conv2d(x, w, padding=1, groups=g).float().sum() for x, w in zip(xs, ws)).backward()
+        return _median_ms(f, 10)
+
+    keys = [(b, cl) for b in (False, True) for cl in (False, True)]
+    convs = [(g, c, h) for g in (2, 4) for c, h in ((16, 16), (32, 8), (64, 4))]
+    steps = {k: [] for k in keys}
+    conv = {(k, grouped): [] for k in convs for grouped in (False, True)}
+    for r in range(repeats):
+        for k in (keys if r % 2 == 0 else keys[::-1]):
+            steps[k].append(step_ms(*k))
+        for k in convs:
+            for grouped in ((False, True) if r % 2 == 0 else (True, False)):
+                conv[(k, grouped)].append(conv_ms(*k, grouped))
+    med = {k: statistics.median(v) for k, v in steps.items()}
+    out = {"cpu_model": _cpu_info()[0], "repeats": repeats, "load_average": os.getloadavg()[0],
+           "train_ms": {f"{'bf16' if b else 'fp32'}{', channels-last' if cl else ''}": m for (b, cl), m in med.items()},
+           "channels_last_speedup": {"fp32": med[(False, False)] / med[(False, True)],
+                                     "bf16": med[(True, False)] / med[(True, True)]},
+           "grouped_conv_speedup": {f"{g} models, {c} channels at {h} x {h}":
+                                    statistics.median(conv[((g, c, h), False)]) / statistics.median(conv[((g, c, h), True)])
+                                    for g, c, h in convs}}
+    for k, v in out["train_ms"].items():
+        print(f"  training step, {k}: {v:.1f} ms")
+    for k, v in {**out["channels_last_speedup"], **out["grouped_conv_speedup"]}.items():
+        print(f"  x{v:.2f}  {'channels-last, ' + k if k in ('fp32', 'bf16') else 'grouped over separate, ' + k}")
+    if store:
+        path = results_dir(for_writing=True) / "bench_variants.json"
+        atomic_save(lambda f: open(f, "w").write(json.dumps(out, indent=1)), path)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer iterations and repeats")
@@ -275,7 +348,14 @@ def main() -> None:
     ap.add_argument("--against", default=None, metavar="COMMIT",
                     help="compare COMMIT's code with today's on the confirmatory sweep's design")
     ap.add_argument("--steps", type=int, default=60, help="with --against: training steps timed per process")
+    ap.add_argument("--variants", action="store_true",
+                    help="time what did not make the sweep: channels-last, grouped convolutions of batched models")
     args = ap.parse_args()
+    if args.variants:
+        if args.store and os.getloadavg()[0] > LOAD_MAX:
+            ap.error(f"--store refused: the 1-minute load average is {os.getloadavg()[0]:.2f} (> {LOAD_MAX})")
+        variants(args.repeats if args.repeats is not None else 3, args.store)
+        return
     if args.against is not None:
         repeats = args.repeats if args.repeats is not None else 4
         if repeats < 2:

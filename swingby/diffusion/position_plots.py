@@ -154,3 +154,87 @@ def search_conclusion(rows: list[dict], choice: dict) -> str:
                      "held-out class by the criterion; the dose-response says where positions stop working.")
     parts.append(f"The rule written before the runs chose **{choice['chosen']}**.")
     return " ".join(parts)
+
+
+# ------------------------------------------------------------ the search at 4800 steps
+def long_search_table(rows: list[dict], state: dict) -> str:
+    """The 4800-step search as a markdown table: one line per candidate in the order of
+    :data:`~swingby.diffusion.runs.long_search.CANDIDATES`, its runs, the lower bounds the
+    criterion reads and its outcome ("not run" with the reason where the cost rules
+    skipped it).
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`~swingby.diffusion.runs.long_search.collect`.
+    state : dict
+        :func:`~swingby.diffusion.runs.long_search.choose` of ``rows``.
+
+    Returns
+    -------
+    str
+    """
+    from swingby.diffusion.runs import long_search as LS
+
+    by = {r["name"]: r for r in rows}
+    lines = ["| candidate | change | runs | trained classes drawn as discs (lowest bound) | class 11 blue small "
+             f"at dc {LS.DECISIVE_DC} (bound: classifier / pixels) | outcome |", "|---|---|---|---|---|---|"]
+    for name, what, _ in LS.CANDIDATES:
+        r = by.get(name)
+        if r is None:
+            why = ("narrower than a candidate that passed" if name in state["skipped"] else "still to run")
+            lines.append(f"| {name} | {what} | 0 | - | - | not run ({why}) |")
+            continue
+        low = min(b for bs in r["disc_bounds"].values() for b in bs)
+        out = ("passes" if r["passes"] else "fails") if r["complete"] else \
+            "fails (decided early)" if r["decided"] else "unfinished"
+        lines.append(f"| {name} | {what} | {len(r['runs'])} | {low:.2f} | {r['blue_small_11_clf']:.2f} / "
+                     f"{r['blue_small_11_pix']:.2f} | {out} |")
+    return "\n".join(lines)
+
+
+def plot_long_search(rows: list[dict], axes) -> None:
+    """Two panels, one column per candidate that ran. Left: class 11's share of blue small
+    discs at the decisive separation, per run (dots, classifier) and the pooled lower
+    bound (bar: classifier and pixels), the criterion's level dashed. Right: the lower
+    bounds of the trained classes' disc shares (one mark per class and separation), the
+    criterion's level dashed.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`~swingby.diffusion.runs.long_search.collect`.
+    axes : sequence of two matplotlib Axes
+    """
+    from swingby.diffusion.runs import long_search as LS
+
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "disc_bounds" in r for r in rows):
+        raise ValueError("rows must be the list that long_search.collect() returns")
+    if not hasattr(axes, "__len__") or len(axes) != 2:
+        raise ValueError(f"axes must be two matplotlib Axes, got {axes!r}")
+    left, right = (_axes(a) for a in axes)
+    for x, r in enumerate(rows):
+        for run in r["runs"]:
+            if run["dc"] == LS.DECISIVE_DC:
+                left.plot(x - 0.15, run["blue_small_11_clf"] / run["n"], "o", ms=5, color="0.45")
+        left.bar([x - 0.15, x + 0.15], [r["blue_small_11_clf"], r["blue_small_11_pix"]], width=0.28,
+                 color=["tab:blue", "tab:orange"], alpha=0.8)
+        for dc, bs in r["disc_bounds"].items():
+            right.plot([x] * 3, bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color="tab:green",
+                       mfc="tab:green" if float(dc) == LS.DECISIVE_DC else "none")
+    names = [r["name"].replace(" + ", " +\n").replace("per level", "\nper level") for r in rows]
+    for ax, level, title, lo in ((left, LS.CRITERION["blue_small_11"], "class 11: blue small discs", 0.0),
+                                 (right, LS.CRITERION["disc_trained"], "trained classes: discs (lower bound)", 0.5)):
+        ax.axhline(level, ls="--", color="0.3", lw=1)
+        ax.set_xticks(np.arange(len(rows)), names, fontsize=8)
+        ax.set_xlim(-0.6, len(rows) - 0.4)
+        ax.set_ylim(lo, 1.01)
+        ax.set_title(title, fontsize=10)
+    left.set_ylabel("share of samples")
+    left.bar([], [], color="tab:blue", label="bound, classifier")
+    left.bar([], [], color="tab:orange", label="bound, pixels")
+    left.plot([], [], "o", color="0.45", label="one run (classifier)")
+    right.plot([], [], "s", color="tab:green", label=f"dc {LS.DECISIVE_DC}")
+    right.plot([], [], "^", color="tab:green", mfc="none", label=f"dc {LS.WEAK_DC}")
+    for ax in (left, right):
+        ax.legend(fontsize=8, loc="lower left", frameon=True)
