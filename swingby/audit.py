@@ -132,3 +132,37 @@ def rejudged(path=None) -> list[HistoryRow]:
     list of HistoryRow
     """
     return _history(REJUDGED, path)
+
+
+def redesigned_run_checks() -> str:
+    """The checks of how the diffusion model is run that were redesigned after their
+    first data (the paired bfloat16 check; the position search's criterion), as a
+    markdown table read from their stored results.
+
+    Returns
+    -------
+    str
+    """
+    import json
+
+    from swingby.diffusion.runs.storage import results_dir
+
+    prec = json.loads((results_dir() / "precision_check.json").read_text())
+    first, second = prec["first"], prec["second"]
+    ratios = [d / c for d, c in zip(first["difference"], first["comparator"])]
+    worst = max(range(len(ratios)), key=ratios.__getitem__)
+
+    def word(r):
+        return "keeps" if r["keeps"] else "does not keep"
+    return "\n".join([
+        "| check | first design | its outcome | the design now | its outcome |", "|---|---|---|---|---|",
+        f"| does bfloat16 keep a diffusion run's outcome? | {len(first['design']['seeds'])} seeds; the paired "
+        "difference at most the standard deviation over seeds, in every read-out | "
+        f"{word(first)}: {first['readouts'][worst]} at {ratios[worst]:.2f} times the comparator | "
+        f"{len(second['design']['seeds'])} fresh seeds; at most the mean difference between two fp32 seeds "
+        "(two seeds differ by about 1.13 standard deviations, so the first comparator asked for more than "
+        f"the question) | {word(second)}: at most {second['max_ratio']:.2f} times the comparator |",
+        "| which CPU model draws the held-out class at the authors' positions? | 2400 steps; at least 31 of "
+        "32 discs per trained class in every run | no model at the authors' positions passed | 4800 steps; "
+        "one-sided 95 % lower bounds of pooled shares, on fresh seeds | see the chapter on choosing a CPU "
+        "configuration |"])
