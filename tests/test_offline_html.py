@@ -92,7 +92,7 @@ def _config() -> dict:
 
 def _quick_build(tmp: Path) -> Path:
     """Build a copy of the book's sources without executing any chapter."""
-    for pattern in ["_config.yml", "_toc.yml", "references.bib", "book/*.md", "vendor/**/*"]:
+    for pattern in ["_config.yml", "_toc.yml", "references.bib", "book/*.md", "vendor/**/*", "_ext/*.py"]:
         for src in ROOT.glob(pattern):
             if src.is_file():
                 (tmp / src.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)

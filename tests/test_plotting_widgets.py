@@ -68,6 +68,21 @@ def test_trajectory_and_concept_plane():
     assert ax.get_xlabel() == "output along concept 1"
 
 
+def test_the_book_style_is_okabe_ito_at_150_dpi():
+    from swingby import style
+
+    with plt.rc_context(style.rc_params()):
+        assert plt.rcParams["figure.dpi"] == plt.rcParams["savefig.dpi"] == 150
+        assert plt.rcParams["axes.prop_cycle"].by_key()["color"] == [style.PALETTE[c] for c in style.CYCLE]
+        assert plt.rcParams["legend.frameon"] and plt.rcParams["font.size"] >= 9
+    assert set(style.CYCLE) == set(style.PALETTE) and style.cycle_colour(9) == style.PALETTE[style.CYCLE[1]]
+    assert not style.rc_params(grid=False)["axes.grid"]
+    with pytest.raises(ValueError, match="grid"):
+        style.rc_params(grid="yes")
+    with pytest.raises(ValueError, match="k must"):
+        style.cycle_colour(-1)
+
+
 def test_plot_entry_types():
     ax = TP.plot_entry_types(3, 2, group=0)
     assert isinstance(ax, Axes) and len(ax.texts) == 9
@@ -77,6 +92,11 @@ def test_theory_panels():
     ax = _ax()
     assert TP.plot_jacobian_entries(ax, SYM, 2, stages=STAGES, logx=True, loss_scale=2.0) is ax
     TP.shade_loss_segments(_ax(), STAGES)
+    ax = _ax()
+    TP.shade_loss_segments(ax, STAGES, growth_colours=TP.ENTRY_COLOURS[:2])
+    assert not ax.texts  # coloured growth lines go without rotated labels
+    with pytest.raises(ValueError, match="growth_colours"):
+        TP.shade_loss_segments(_ax(), STAGES, growth_colours="k")
     ax = _ax()
     assert TP.plot_output_trajectory(ax, SYM, [1.0, 1.0], centres=True) is ax
     assert len(ax.lines) >= 6  # three trajectories with their markers

@@ -458,3 +458,33 @@ def test_plot_stage_rows_draws_one_row_per_run():
     with pytest.raises(ValueError, match="mu"):
         plot_stage_rows([(runs[0].record, runs[0].stages, "t")], [1.0, -1.0])
     plt.close("all")
+
+
+def test_plot_swing_by_stages_splits_entries_and_loss_and_keeps_legends_off_the_data():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from swingby.theory.figures import descents_text, plot_swing_by_stages
+
+    fig5 = THEORY_SETTINGS["fig5"]
+    runs = [fig5.run_with_stages(m, record_every=50) for m in ("authors", "paper")]
+    fig = plot_swing_by_stages([(run.record, run.stages, f"run {k}") for k, run in enumerate(runs)], fig5.mu)
+    # per run: entries, test loss, trajectory; no twin axis
+    assert len(fig.axes) == 6 and [ax.get_ylabel() for ax in fig.axes].count("test loss") == 2
+    assert [ax.get_ylabel() for ax in fig.axes].count("entry of $W$") == 2
+    assert fig.axes[0].get_title(loc="left") == f"run 0: {descents_text(runs[0].stages.n_descents)} of the test loss"
+    assert all(ax.get_legend() is None for ax in fig.axes) and len(fig.legends) == 2  # legends outside the axes
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    assert not any("(s)" in t for t in texts)
+    assert all(t.get_rotation() == 0 for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels())
+    plt.close(fig)
+    assert (descents_text(1), descents_text(2), descents_text(0)) == ("1 descent", "2 descents", "0 descents")
+    with pytest.raises(ValueError, match="n must"):
+        descents_text(-1)
+    with pytest.raises(ValueError, match="at least two"):
+        plot_swing_by_stages([(runs[0].record, runs[0].stages, "t")], [1.0])
+    with pytest.raises(ValueError, match="panels\\[0\\]"):
+        plot_swing_by_stages([(runs[0].record, runs[0].stages)], fig5.mu)
+    plt.close("all")

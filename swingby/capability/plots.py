@@ -16,9 +16,12 @@ from swingby.capability import probes as CP
 from swingby.capability import spread as CSP
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels
-from swingby.style import _axes
+from swingby.style import PALETTE, _axes, cycle_colour
 
-CAP_COLOUR, BEH_COLOUR = "tab:green", "tab:red"  #: seed 003's colours: capability green, behaviour red
+#: seed 003's colours in the Okabe-Ito palette: capability (bluish) green, behaviour vermillion (red)
+CAP_COLOUR, BEH_COLOUR = PALETTE["green"], PALETTE["vermillion"]
+#: the colour of the concept-space turn (:func:`~swingby.capability.probes.concept_turn`)
+TURN_COLOUR = PALETTE["purple"]
 READINGS = {"classifier": "-", "pixels": ":"}     #: line style of each reading
 
 
@@ -276,7 +279,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     for ax in (a0, a1):
         if np.isfinite(t_cap):
             ax.axvline(t_cap, color=CAP_COLOUR, ls="--", lw=1.2)
-        ax.axvline(turn.turn[i, j], color="tab:purple", ls=":", lw=1.2)
+        ax.axvline(turn.turn[i, j], color=TURN_COLOUR, ls=":", lw=1.2)
     pts = CP.class_points(res)[i, j]
     for c, cls in enumerate(CLASSES):
         held = cls == "11"
@@ -286,7 +289,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
         a2.plot(*_interp_point(steps, pts[:, 3], t_cap), "*", color=CAP_COLOUR, ms=14, mec="k",
                 label="at capability time", zorder=5)
     k_turn = int(np.searchsorted(steps, turn.turn[i, j]))
-    a2.plot(*pts[k_turn, 3], "D", color="tab:purple", ms=7, mfc="none", mew=2, label="turn", zorder=5)
+    a2.plot(*pts[k_turn, 3], "D", color=TURN_COLOUR, ms=7, mfc="none", mew=2, label="turn", zorder=5)
     _corners(a2)
     a2.set_ylabel("P(small)")
     a2.set_title("concept space", fontsize=10)
@@ -312,14 +315,13 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
     axes = _axes_for(axes, len(dcs))
     ed = CP.embedding_disentanglement(res)
     t_cap = CM.crossing_times(res, by).capability
-    cols = plt.get_cmap("tab10")
     for i, ax in enumerate(axes[:len(dcs)]):
         for j in range(ed.shape[1]):
             if np.isnan(ed[i, j]).any():
                 continue
-            ax.plot(steps, ed[i, j], "-", color=cols(j), lw=1, label=f"seed {res['meta']['config']['seeds'][j]}")
+            ax.plot(steps, ed[i, j], "-", color=cycle_colour(j), lw=1, label=f"seed {res['meta']['config']['seeds'][j]}")
             if np.isfinite(t_cap[i, j]):
-                ax.axvline(t_cap[i, j], color=cols(j), ls="--", lw=0.8)
+                ax.axvline(t_cap[i, j], color=cycle_colour(j), ls="--", lw=0.8)
         ax.set_ylim(0, 1.02)
         ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
     label_panels(axes[:len(dcs)], "training step", "embedding disentanglement")

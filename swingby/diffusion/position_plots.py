@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from swingby.diffusion.runs import position_search as PS
-from swingby.style import _axes
+from swingby.style import PALETTE, _axes
 
 
 def dose_names() -> list[str]:
@@ -72,12 +72,12 @@ def plot_position_search(rows: list[dict], axes) -> None:
         for r in runs:
             jitter = 0.12 * (r["seed"] - (len(PS.SEEDS) - 1) / 2)
             strong = r["dc"] == PS.DECISIVE_DC
-            left.plot(x + jitter, r["blue_small_11"], "o", ms=6, color="tab:purple",
-                      mfc="tab:purple" if strong else "none")
+            left.plot(x + jitter, r["blue_small_11"], "o", ms=6, color=PALETTE["purple"],
+                      mfc=PALETTE["purple"] if strong else "none")
             if strong:
                 left.plot(x + jitter, r["clf_blue_small_11"], "x", ms=6, color="k")
-            right.plot(x + jitter, min(r["disc"][:3]), "o", ms=6, color="tab:green",
-                       mfc="tab:green" if strong else "none")
+            right.plot(x + jitter, min(r["disc"][:3]), "o", ms=6, color=PALETTE["green"],
+                       mfc=PALETTE["green"] if strong else "none")
     labels = [n if n in by_name else f"{n}\n(not run)" for n in order]
     for ax, level, title in ((left, PS.CRITERION["blue_small_11"], "class 11 blue small discs"),
                              (right, PS.CRITERION["disc_trained"], "trained classes drawn as discs (min)")):
@@ -88,8 +88,8 @@ def plot_position_search(rows: list[dict], axes) -> None:
         ax.set_xlim(-0.5, len(order) - 0.5)
         ax.set_title(title, fontsize=10)
         ax.set_ylabel("fraction of samples, last checkpoint")
-    left.plot([], [], "o", color="tab:purple", label=f"pixels, dc {PS.DECISIVE_DC}")
-    left.plot([], [], "o", color="tab:purple", mfc="none", label=f"pixels, dc {PS.WEAK_DC}")
+    left.plot([], [], "o", color=PALETTE["purple"], label=f"pixels, dc {PS.DECISIVE_DC}")
+    left.plot([], [], "o", color=PALETTE["purple"], mfc="none", label=f"pixels, dc {PS.WEAK_DC}")
     left.plot([], [], "x", color="k", label=f"classifier, dc {PS.DECISIVE_DC}")
     left.legend(fontsize=8, loc="lower left")
 
@@ -218,10 +218,10 @@ def plot_long_search(rows: list[dict], axes) -> None:
             if run["dc"] == LS.DECISIVE_DC:
                 left.plot(x - 0.15, run["blue_small_11_clf"] / run["n"], "o", ms=5, color="0.45")
         left.bar([x - 0.15, x + 0.15], [r["blue_small_11_clf"], r["blue_small_11_pix"]], width=0.28,
-                 color=["tab:blue", "tab:orange"], alpha=0.8)
+                 color=[PALETTE["blue"], PALETTE["orange"]], alpha=0.8)
         for dc, bs in r["disc_bounds"].items():
-            right.plot([x] * 3, bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color="tab:green",
-                       mfc="tab:green" if float(dc) == LS.DECISIVE_DC else "none")
+            right.plot([x] * 3, bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color=PALETTE["green"],
+                       mfc=PALETTE["green"] if float(dc) == LS.DECISIVE_DC else "none")
     names = [r["name"].replace(" + ", " +\n").replace("per level", "\nper level") for r in rows]
     for ax, level, title, lo in ((left, LS.CRITERION["blue_small_11"], "class 11: blue small discs", 0.0),
                                  (right, LS.CRITERION["disc_trained"], "trained classes: discs (lower bound)", 0.5)):
@@ -231,10 +231,10 @@ def plot_long_search(rows: list[dict], axes) -> None:
         ax.set_ylim(lo, 1.01)
         ax.set_title(title, fontsize=10)
     left.set_ylabel("share of samples")
-    left.bar([], [], color="tab:blue", label="bound, classifier")
-    left.bar([], [], color="tab:orange", label="bound, pixels")
+    left.bar([], [], color=PALETTE["blue"], label="bound, classifier")
+    left.bar([], [], color=PALETTE["orange"], label="bound, pixels")
     left.plot([], [], "o", color="0.45", label="one run (classifier)")
-    right.plot([], [], "s", color="tab:green", label=f"dc {LS.DECISIVE_DC}")
-    right.plot([], [], "^", color="tab:green", mfc="none", label=f"dc {LS.WEAK_DC}")
+    right.plot([], [], "s", color=PALETTE["green"], label=f"dc {LS.DECISIVE_DC}")
+    right.plot([], [], "^", color=PALETTE["green"], mfc="none", label=f"dc {LS.WEAK_DC}")
     for ax in (left, right):
         ax.legend(fontsize=8, loc="lower left", frameon=True)

@@ -67,7 +67,8 @@ def _marker_steps(marker_steps, n_rows: int) -> np.ndarray:
 
 
 def mark_concept_plane(ax, mu, *, dims=(0, 1)):
-    """Mark training-cluster centres (circles) and ``x_hat`` (star) in the concept plane.
+    """Mark training-cluster centres (open circles) and ``x_hat`` (star), both black, in
+    the concept plane.
 
     Parameters
     ----------
@@ -82,7 +83,7 @@ def mark_concept_plane(ax, mu, *, dims=(0, 1)):
     mu = _checks.array("mu", mu, ndim=1)
     i, j = _dims(dims, mu.size)
     ax.scatter([mu[i], 0], [0, mu[j]], facecolors="none", edgecolors="k", s=60, label="training centres")
-    ax.scatter([mu[i]], [mu[j]], marker="*", color="red", s=120, label=r"$\hat{x}$")
+    ax.scatter([mu[i]], [mu[j]], marker="*", color="k", s=120, label=r"$\hat{x}$")
     ax.set_xlabel(f"output along concept {i + 1}")
     ax.set_ylabel(f"output along concept {j + 1}")
     ax.set_aspect("equal", adjustable="datalim")

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
+from swingby.style import PALETTE
 
 
 def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequence[np.ndarray], *,
@@ -37,8 +38,8 @@ def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequ
         raise ValueError(f"labels, real and null must have one non-zero length, got {len(labels)}, "
                          f"{len(real)}, {len(null)}")
     x = np.arange(len(labels))
-    for off, flags, name, colour in ((-0.2, real, "data, mu = (2, 4)", "C0"),
-                                     (0.2, null, "null: equal signal", "C7")):
+    for off, flags, name, colour in ((-0.2, real, "data, mu = (2, 4)", PALETTE["blue"]),
+                                     (0.2, null, "null: equal signal", "0.5")):
         p = np.array([np.mean(f) for f in flags])
         se = np.array([np.sqrt(q * (1 - q) / len(f)) for q, f in zip(p, flags)])
         ax.bar(x + off, p, width=0.4, color=colour, label=name)
@@ -77,7 +78,7 @@ def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = 
         raise ValueError(f"cell {cell} has no stored curves (it was not run)")
     ep = arrays[f"epochs_{cell}"]
     mu = np.array(meta["rules"]["mu"])
-    for j, colours in ((1, ["0.6"] * 3), (0, ["C0", "C1", "C2"])):
+    for j, colours in ((1, ["0.6"] * 3), (0, [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]])):
         for k, c in enumerate(colours[: arrays[f"traj_{cell}_{j}"].shape[0]]):
             tr = arrays[f"traj_{cell}_{j}"][k]
             axes[0].plot(tr[:, 0], tr[:, 1], color=c, lw=1.2 if j == 0 else 0.8)
@@ -167,7 +168,7 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     if len(axes) != 4:
         raise ValueError(f"axes must hold 4 axes, got {len(axes)}")
     ax = axes[0]
-    for runs, colour, name in ((result.relu, "C3", "ReLU"), (result.linear, "C0", "linear (null)")):
+    for runs, colour, name in ((result.relu, PALETTE["vermillion"], "ReLU"), (result.linear, PALETTE["blue"], "linear (null)")):
         for nr, tu in zip(runs.norm, runs.turned):
             ax.plot(nr, tu, color=colour, alpha=0.12, lw=0.7)
         ax.plot(np.median(runs.norm, 0), np.median(runs.turned, 0), color=colour, lw=2, label=name)
@@ -178,7 +179,7 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     ax.set_ylabel("share of the turning done")
     ax.legend(fontsize=8)
     ax = axes[1]
-    ax.scatter(result.linear.share, result.relu.share, s=14, color="C3")
+    ax.scatter(result.linear.share, result.relu.share, s=14, color=PALETTE["vermillion"])
     lo = float(np.nanmin([result.linear.share.min(), result.relu.share.min(), share_min])) - 0.05
     hi = float(np.nanmax([result.linear.share.max(), result.relu.share.max(), share_min])) + 0.05
     ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
@@ -189,12 +190,12 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     t = result.steps + 1
     for runs, ls, name in ((result.relu, "-", "ReLU"), (result.linear, "--", "linear")):
         J = np.median(runs.jac_xhat, 0)
-        for (i, j), colour, label in (((1, 1), "C2", "J_22 (strong)"), ((0, 0), "C1", "J_11 (weak)"),
-                                      ((0, 1), "C4", "J_12 (minor)")):
+        for (i, j), colour, label in (((1, 1), PALETTE["green"], "J_22 (strong)"), ((0, 0), PALETTE["orange"], "J_11 (weak)"),
+                                      ((0, 1), PALETTE["purple"], "J_12 (minor)")):
             ax.plot(t, J[:, i, j], ls=ls, color=colour, label=f"{label}, {name}")
         ax.axvline(np.median(runs.step_growth) + 1, color="k", ls=ls, lw=0.6)
     strong = np.median(result.relu.stages[:, 0]) + 1
-    ax.axvline(strong * result.ratio, color="C1", ls=":", lw=1.2)
+    ax.axvline(strong * result.ratio, color=PALETTE["orange"], ls=":", lw=1.2)
     ax.set_xscale("log")
     ax.set_xlabel("SGD step + 1")
     ax.set_ylabel("Jacobian at x_hat (median)")
@@ -203,7 +204,7 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     d = result.relu.directions
     ang = np.degrees(np.arctan2(d[..., 0], d[..., 1]))
     for k in range(ang.shape[1]):
-        ax.plot(t, ang[:, k], color="C3", lw=0.8)
+        ax.plot(t, ang[:, k], color=PALETTE["vermillion"], lw=0.8)
     for a, name in ((0, "cluster 2"), (90, "cluster 1"), (-90, "-cluster 1"), (180, "-cluster 2")):
         ax.axhline(a, color="k", lw=0.5, ls=":")
         ax.text(t[0], a, name, fontsize=7, va="bottom")
@@ -239,9 +240,9 @@ def plot_init_contrast(axes, contrast) -> None:
         for (d, seed), (default, larger) in contrast.curves.items():
             if d != dc:
                 continue
-            ax.plot(t, default, color="C0", lw=1.2, label="default init" if seed == 0 else None)
+            ax.plot(t, default, color=PALETTE["blue"], lw=1.2, label="default init" if seed == 0 else None)
             if larger is not None:
-                ax.plot(t, larger, color="C3", ls="--", lw=1.2,
+                ax.plot(t, larger, color=PALETTE["vermillion"], ls="--", lw=1.2,
                         label=f"{INIT_SCALE:g} x default" if seed == 0 else None)
         if dc == DECISIVE_DC:
             ax.axhline(CRITERION["blue_small_11"], color="k", ls=":", lw=0.8)

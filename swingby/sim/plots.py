@@ -10,7 +10,7 @@ import numpy as np
 
 from swingby import _checks
 from swingby.sim.data import SimData
-from swingby.style import _axes
+from swingby.style import PALETTE, _axes
 
 
 def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0):
@@ -59,7 +59,7 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
             if np.abs(idx[i] - idx[j]).sum() == 1:
                 ax.plot(*np.stack([P[i], P[j]]).T, color="grey", lw=0.8, alpha=0.6)
     ax.scatter(*P[:-1].T, color="k", s=18, label="test points (B.1)")
-    ax.scatter(*P[-1], color="red", s=80, marker="*", label=r"OOD test point $\hat{x}$")
+    ax.scatter(*P[-1], color=PALETTE["vermillion"], s=80, marker="*", label=r"OOD test point $\hat{x}$")
     ax.set_xlabel("concept 1")
     ax.set_ylabel("concept 2")
     ax.set_zlabel("concept 3")

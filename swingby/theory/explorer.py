@@ -9,6 +9,7 @@ import numpy as np
 
 from swingby import _checks
 from swingby.live import MAX_STEPS, Explorer, _slider_values, _widgets, explorer
+from swingby.theory.figures import descents_text
 from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
 from swingby.theory.simulation import initial_U, simulate_symmetric
 from swingby.theory.stages import detect_stages
@@ -70,7 +71,7 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
         stages = detect_stages(rec, 2)
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8.5, 3.8))  # legible at page width
         plot_jacobian_entries(ax1, rec, 2, stages=stages)
-        ax1.set_title(f"a = ({a[0]:.2f}, {a[1]:.2f}); {stages.n_descents} descent(s)", fontsize=9)
+        ax1.set_title(f"a = ({a[0]:.2f}, {a[1]:.2f}); {descents_text(stages.n_descents)}", fontsize=9)
         plot_output_trajectory(ax2, rec, mu_now)
         plt.tight_layout()
         return fig

@@ -1,6 +1,7 @@
-"""Figures of the theory chapters that draw several runs side by side (App. E,
-``book/beyond_two_concepts.md``). Kept out of ``swingby.theory``'s namespace so that
-importing the theory does not import matplotlib: ``from swingby.theory.figures import ...``.
+"""Figures of the theory chapters that draw several runs side by side (Fig. 5,
+``book/two_layer_theory.md``; App. E, ``book/beyond_two_concepts.md``). Kept out of
+``swingby.theory``'s namespace so that importing the theory does not import matplotlib:
+``from swingby.theory.figures import ...``.
 """
 from __future__ import annotations
 
@@ -8,10 +9,19 @@ from typing import NamedTuple, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import MaxNLocator
 
 from swingby import _checks
-from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
-from swingby.theory.simulation import SymmetricRecord
+from swingby.theory.plots import (
+    ASCENT_GREY,
+    ENTRY_COLOURS,
+    plot_jacobian_entries,
+    plot_output_trajectory,
+    shade_loss_segments,
+)
+from swingby.theory.simulation import SymmetricRecord, _single_record
 from swingby.theory.stages import Stages
 
 
@@ -21,6 +31,118 @@ class StagePanel(NamedTuple):
     record: SymmetricRecord  #: a single trajectory
     stages: Stages  #: its stages (:func:`swingby.theory.stages.detect_stages`)
     title: str  #: the title of the row's left panel
+
+
+def _panels(panels) -> list[StagePanel]:
+    """``panels`` as a non-empty list of :class:`StagePanel`."""
+    if isinstance(panels, (str, bytes)) or not hasattr(panels, "__iter__"):
+        raise ValueError(f"panels must be a non-empty sequence of (record, stages, title), got {panels!r}")
+    panels = list(panels)
+    if not panels:
+        raise ValueError("panels must be a non-empty sequence of (record, stages, title), got an empty one")
+    for k, panel in enumerate(panels):
+        if not isinstance(panel, tuple) or len(panel) != 3 or not isinstance(panel[2], str):
+            raise ValueError(f"panels[{k}] must be a (record, stages, title) tuple, got {_checks.short_repr(panel)}")
+    return [StagePanel(*panel) for panel in panels]
+
+
+def descents_text(n: int) -> str:
+    """``"1 descent"``, ``"2 descents"``: the number of descents of a test loss in words,
+    for the titles of :func:`plot_swing_by_stages`.
+
+    Parameters
+    ----------
+    n : int
+        Number of descents, ``>= 0``.
+
+    Returns
+    -------
+    str
+    """
+    n = _checks.integer("n", n, low=0)
+    return f"{n} descent" + ("" if n == 1 else "s")
+
+
+def _entries(ax, record, s: int, max_minor: int = 6) -> list[str]:
+    """Draw the major and minor entries of ``W(t)`` as :func:`plot_jacobian_entries` does; their labels."""
+    d = record.W.shape[-1]
+    if s > d:
+        raise ValueError(f"mu has {s} entries but the record has d = {d}")
+    entries = [(p, p) for p in range(s)] + [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
+    labels = [f"{'major' if i == j else 'minor'} $w_{{{i + 1}{j + 1}}}$" for i, j in entries]
+    for k, ((i, j), label) in enumerate(zip(entries, labels)):
+        ax.plot(record.time, record.W[:, i, j], color=ENTRY_COLOURS[k % len(ENTRY_COLOURS)],
+                lw=1.8 if i == j else 1.2, ls="-" if i == j else "--", label=label)
+    return labels
+
+
+def _entry_legend(s: int, labels: list[str]) -> list:
+    """Legend handles of the entries' lines, the shaded ascents and the growth lines."""
+    lines = [Line2D([], [], color=ENTRY_COLOURS[k % len(ENTRY_COLOURS)], lw=1.8 if k < s else 1.2,
+                    ls="-" if k < s else "--", label=label) for k, label in enumerate(labels)]
+    return lines + [Patch(color=ASCENT_GREY, alpha=0.25, lw=0, label="test loss rises"),
+                    Line2D([], [], color="0.3", ls=":", lw=1.5, label="major entry passes 1/2\n(dotted, in its colour)")]
+
+
+def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | None = None) -> Figure:
+    """The paper's Fig. 5, one row per run: on the left, the major (solid) and minor
+    (dashed) entries of ``W(t)`` above the test loss, on one time axis, with the ascents
+    of the test loss shaded and a dotted line where each major entry passes 1/2 (in the
+    entry's colour); on the right, the output trajectory at ``x_hat`` in the plane of
+    concepts 1 and 2. Entries and loss have separate axes (no twin axis); the legends
+    sit outside the axes (entries above the figure, trajectory below); each row's title
+    is the panel's title and the number of descents of its test loss ("1 descent",
+    "2 descents").
+
+    ``book/two_layer_theory.md``, the figure of the Fig. 5 setting (the authors' run
+    above the paper's matrix).
+
+    Parameters
+    ----------
+    panels : sequence of StagePanel
+        ``(record, stages, title)`` for each row, top to bottom.
+    mu : array_like(float, ndim=1)
+        The cluster distances of the setting (``s = len(mu)`` major entries, at least 2:
+        the trajectory is drawn in the plane of concepts 1 and 2).
+    figsize : tuple, optional
+        Default ``(8, 0.9 + 4 * len(panels))``: 8 inches wide, so that the labels stay
+        legible at a book page's width.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    panels = _panels(panels)
+    mu = _checks.nonneg_vector("mu", mu)
+    if mu.size < 2:
+        raise ValueError(f"mu must hold at least two cluster distances (the concept plane), got {mu.size}")
+    s, n = mu.size, len(panels)
+    fig = plt.figure(figsize=figsize or (8, 0.9 + 4 * n), layout="constrained")
+    grid = fig.add_gridspec(2 * n, 2, height_ratios=[1.6, 1] * n, width_ratios=[1.45, 1])
+    top = fig.add_subplot(grid[0, 0])
+    for k, panel in enumerate(panels):
+        ax = top if k == 0 else fig.add_subplot(grid[2 * k, 0], sharex=top, sharey=top)
+        lax = fig.add_subplot(grid[2 * k + 1, 0], sharex=top)
+        plane = fig.add_subplot(grid[2 * k:2 * k + 2, 1])
+        labels = _entries(ax, _single_record(f"panels[{k}].record", panel.record), s)
+        lax.plot(panel.record.time, panel.record.test_loss, color="k", lw=2)
+        lax.set_ylim(bottom=0)
+        for a in (ax, lax):
+            shade_loss_segments(a, panel.stages, growth_colours=ENTRY_COLOURS[:s])
+        ax.set_title(f"{panel.title}: {descents_text(panel.stages.n_descents)} of the test loss", loc="left")
+        ax.set_ylabel("entry of $W$")
+        ax.tick_params(labelbottom=False)
+        lax.set_ylabel("test loss")
+        lax.set_xlabel(r"time $t = \eta \times$ iterations")
+        plot_output_trajectory(plane, panel.record, mu[:2])
+        plane.get_legend().remove()
+        plane.set_title(r"output $W(t)\hat{x}$")
+        for a in (lax.xaxis, plane.xaxis, plane.yaxis):  # few ticks: no label runs into the next
+            a.set_major_locator(MaxNLocator(5))
+    fig.legend(handles=_entry_legend(s, labels), loc="outside upper center", ncols=4)
+    handles, names = plane.get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncols=len(names))
+    return fig
 
 
 def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size: float | None = None,
@@ -49,15 +171,7 @@ def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size
     -------
     matplotlib.figure.Figure
     """
-    if isinstance(panels, (str, bytes)) or not hasattr(panels, "__iter__"):
-        raise ValueError(f"panels must be a non-empty sequence of (record, stages, title), got {panels!r}")
-    panels = list(panels)
-    if not panels:
-        raise ValueError("panels must be a non-empty sequence of (record, stages, title), got an empty one")
-    for k, panel in enumerate(panels):
-        if not isinstance(panel, tuple) or len(panel) != 3 or not isinstance(panel[2], str):
-            raise ValueError(f"panels[{k}] must be a (record, stages, title) tuple, got {_checks.short_repr(panel)}")
-    panels = [StagePanel(*panel) for panel in panels]
+    panels = _panels(panels)
     s = _checks.nonneg_vector("mu", mu).size
     title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
     fig, axes = plt.subplots(len(panels), 2, figsize=figsize or (8, 3.7 * len(panels)), squeeze=False,

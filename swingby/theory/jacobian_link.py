@@ -199,6 +199,8 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     -------
     None
     """
+    from swingby.style import PALETTE
+
     if not hasattr(axes, "__len__") or len(axes) != 3:
         raise ValueError("axes must be three matplotlib Axes")
     _checks.instance("record", record, JacobianRecord, "JacobianRecord (from train_with_jacobian)")
@@ -209,11 +211,11 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     t = record.steps + 1
     J, y = record.jacobian[run], record.output[run]
     ax = axes[0]
-    ax.semilogx(t, J[:, s, s], color="C0", label=f"major $w_{{{s + 1}{s + 1}}}$ (stronger)")
-    ax.semilogx(t, J[:, w, w], color="C1", label=f"major $w_{{{w + 1}{w + 1}}}$ (weaker)")
-    ax.semilogx(t, J[:, w, s], color="C2", label=f"minor $w_{{{w + 1}{s + 1}}}$")
+    ax.semilogx(t, J[:, s, s], color=PALETTE["blue"], label=f"major $w_{{{s + 1}{s + 1}}}$ (stronger)")
+    ax.semilogx(t, J[:, w, w], color=PALETTE["orange"], label=f"major $w_{{{w + 1}{w + 1}}}$ (weaker)")
+    ax.semilogx(t, J[:, w, s], color=PALETTE["green"], label=f"minor $w_{{{w + 1}{s + 1}}}$")
     ax.semilogx(t, y[:, w] / record.mu[w], "k--", lw=1, label=f"output $y_{w + 1}/\\mu_{w + 1}$")
-    for tt, c in ((j.t_strong, "C0"), (j.t_weak, "C1"), (j.t_minor, "C2")):
+    for tt, c in ((j.t_strong, PALETTE["blue"]), (j.t_weak, PALETTE["orange"]), (j.t_minor, PALETTE["green"])):
         if math.isfinite(tt):
             ax.axvline(tt + 1, color=c, ls=":", lw=1)
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0, label="fall of $y_w$")
@@ -221,17 +223,17 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     ax.set_ylabel("entry of the Jacobian at $\\hat{x}$")
     ax.legend(fontsize=8)
     ax = axes[1]
-    ax.plot(y[:, 0], y[:, 1], color="C3")
+    ax.plot(y[:, 0], y[:, 1], color=PALETTE["vermillion"])
     for tt, mk in ((o.t_turn, "v"), (o.t_back, "^")):
         k = int(np.searchsorted(record.steps, tt))
         ax.plot(y[k, 0], y[k, 1], mk, color="k", ms=8)
-    ax.plot(*record.x_hat[:2], "*", color="C3", ms=14)
+    ax.plot(*record.x_hat[:2], "*", color=PALETTE["vermillion"], ms=14)
     ax.plot([record.mu[0], 0], [0, record.mu[1]], "o", color="0.4")
     ax.set_xlabel("$y_1$")
     ax.set_ylabel("$y_2$")
     ax.set_title("output path at $\\hat{x}$ (turns: v, ^)", fontsize=10)
     ax = axes[2]
-    ax.semilogx(t, record.test_loss[run], color="C3")
+    ax.semilogx(t, record.test_loss[run], color=PALETTE["vermillion"])
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0)
     ax.set_xlabel("SGD step + 1")
     ax.set_ylabel("OOD test loss")

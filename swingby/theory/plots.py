@@ -1,7 +1,8 @@
 """Figures of the theory chapters (``book/two_layer_theory.md``,
 ``book/beyond_two_concepts.md``): the major / minor / irrelevant entries of the Jacobian
 (Fig. 4), the entries of ``W(t)`` over time with the loss and its ascents shaded
-(Figs. 5, 8-10), and the output trajectory of the symmetric model in the concept plane.
+(Figs. 5, 8-10), and the output trajectory of the symmetric model in the concept plane;
+and the schematic of the swing-by that opens the book (``book/intro.md``).
 They build on :mod:`swingby.style` and on the trajectory helpers of
 :mod:`swingby.observations.plots`.
 """
@@ -14,12 +15,19 @@ from matplotlib.patches import Patch, Rectangle
 
 from swingby import _checks
 from swingby.observations.plots import mark_concept_plane, plot_trajectory
-from swingby.style import _axes, _dims, _style
+from swingby.style import PALETTE, _axes, _dims, _style
+from swingby.theory.settings import THEORY_SETTINGS, TheorySetting
 from swingby.theory.simulation import _single_record
-from swingby.theory.stages import Stages
+from swingby.theory.stages import Stages, detect_stages
 
 #: Largest ``d`` of :func:`plot_entry_types` (it writes one label per entry of a d x d grid).
 MAX_ENTRY_GRID = 30
+#: Colours of the entries of ``W(t)`` in :func:`plot_jacobian_entries` (majors first,
+#: then minors; repeated beyond six): the Okabe-Ito palette without orange (the output
+#: at ``x_hat``, :func:`plot_output_trajectory`) and black (the test loss).
+ENTRY_COLOURS = tuple(PALETTE[name] for name in ("blue", "purple", "green", "sky", "vermillion", "yellow"))
+#: Grey of the shaded ascents of the test loss (:func:`shade_loss_segments`)
+ASCENT_GREY = "0.5"
 
 
 def _symmetric_record(record):
@@ -58,7 +66,7 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     kind[:s, :] = 1
     kind[:, :s] = 1
     kind[np.arange(s), np.arange(s)] = 2
-    colours = ["#dddddd", "#f4a582", "#2166ac"]
+    colours = ["#dddddd", PALETTE["orange"], PALETTE["blue"]]
     ax.imshow(kind, cmap=ListedColormap(colours), vmin=0, vmax=2)
     for i in range(d):
         for j in range(d):
@@ -81,7 +89,7 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     return ax
 
 
-def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
+def shade_loss_segments(ax, stages, *, color=ASCENT_GREY, alpha=0.25, growth_colours=None):
     """Shade the ascents of the test loss found by :func:`swingby.theory.stages.detect_stages`
     and mark the growth times of the major entries with dotted lines (Figs. 5, 8-10).
 
@@ -95,14 +103,27 @@ def shade_loss_segments(ax, stages, *, color="tab:red", alpha=0.12):
         Colour of the shading.
     alpha : float
         Opacity of the shading, in ``[0, 1]``.
+    growth_colours : sequence of matplotlib colours or None
+        The dotted line of ``w_pp`` in ``growth_colours[p]`` (the colour of the entry's
+        curve, which names it) and without a label; ``None``: grey lines labelled
+        "``w_pp`` grows".
     """
     _axes(ax)
     _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     _style(color=color)
     alpha = _checks.number("alpha", alpha, low=0, high=1)
+    if growth_colours is not None:
+        if isinstance(growth_colours, str) or len(growth_colours) <= max(stages.growth, default=-1):
+            raise ValueError(f"growth_colours must hold a colour for each of the {len(stages.growth)} "
+                             f"major entries, got {growth_colours!r}")
+        for c in growth_colours:
+            _style(color=c)
     for k, (_, t0, t1, _, _) in enumerate(stages.ascents):
         ax.axvspan(t0, t1, color=color, alpha=alpha, lw=0, label="test loss rises" if k == 0 else None)
     for p, t in stages.growth.items():
+        if growth_colours is not None:
+            ax.axvline(t, color=growth_colours[p], ls=":", lw=1.5)
+            continue
         ax.axvline(t, color="grey", ls=":", lw=1)
         ax.annotate(f"$w_{{{p + 1}{p + 1}}}$ grows", (t, 1.0), xycoords=("data", "axes fraction"),
                     rotation=90, va="top", ha="right", fontsize=8, color="grey")
@@ -147,10 +168,12 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
     if stages is not None:
             _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages) or None")
     for p in range(s):
-        ax.plot(t, record.W[:, p, p], lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$")
+        ax.plot(t, record.W[:, p, p], lw=1.8, color=ENTRY_COLOURS[p % len(ENTRY_COLOURS)],
+                label=f"major $w_{{{p + 1}{p + 1}}}$")
     minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
-    for i, j in minors:
-        ax.plot(t, record.W[:, i, j], ls="--", lw=1.2, label=f"minor $w_{{{i + 1}{j + 1}}}$")
+    for k, (i, j) in enumerate(minors, start=s):
+        ax.plot(t, record.W[:, i, j], ls="--", lw=1.2, color=ENTRY_COLOURS[k % len(ENTRY_COLOURS)],
+                label=f"minor $w_{{{i + 1}{j + 1}}}$")
     # the test loss on its own axis (right), so that each axis holds one quantity
     lax = ax.twinx()
     lax.plot(t, record.test_loss * loss_scale, color="k", lw=2.5,
@@ -199,10 +222,10 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
         raise ValueError(f"mu has {mu.size} entries but the record has d = {record.W.shape[-1]}")
     dims = _dims(dims, mu.size)
     centres = _checks.flag("centres", centres)
-    plot_trajectory(ax, record.output, label=r"output at $\hat{x}$", color="tab:orange", dims=dims,
+    plot_trajectory(ax, record.output, label=r"output at $\hat{x}$", color=PALETTE["orange"], dims=dims,
                     marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
     if centres:
-        for p, c in zip(dims, ["tab:blue", "tab:green"]):
+        for p, c in zip(dims, [PALETTE["blue"], PALETTE["green"]]):
             traj = record.W[:, :, p] * mu[p]
             plot_trajectory(ax, traj, label=f"output at centre {p + 1}", color=c, dims=dims,
                             marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
@@ -214,3 +237,138 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
 # ---------------------------------------------------------------------------
 # Chapters observations, ood_checks, topological_order (Figs. 2, 3, 7, 11-16)
 # ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------
+# The book's introduction (book/intro.md)
+# ---------------------------------------------------------------------------------
+#: Okabe-Ito colours of the three stages of :func:`plot_swing_by_schematic`
+SWING_BY_STAGE_COLOURS = tuple(PALETTE[name] for name in ("blue", "vermillion", "green"))
+
+
+def _stage_words(strong: int, weak: int) -> list[str]:
+    """The legend's words for the three stages of Sec. 4.2 (entries 1-based)."""
+    big, small = f"w_{{{strong}{strong}}}", f"w_{{{weak}{weak}}}"
+    minor = f"w_{{{min(strong, weak)}{max(strong, weak)}}}"
+    return [f"growth: the major entry ${big}$\ngrows, the minor ${minor}$ with it;\ntest loss falls",
+            f"suppression: ${big}$ pushes ${minor}$\nback to 0, the output turns to\nthe cluster $\\mu_{strong} e_{strong}$;"
+            " test loss rises",
+            f"second growth: ${small}$ grows, the\noutput leaves the cluster for $\\hat{{x}}$;\ntest loss falls"]
+
+
+def _blob(ax, centre, sigma: float) -> None:
+    """A training cluster as a grey Gaussian blob: discs out to 2.5 ``sigma``."""
+    for r in np.linspace(2.5, 0.5, 6):
+        ax.add_patch(plt.Circle(centre, r * sigma, color="0.35", alpha=0.3 * np.exp(-r**2 / 2), lw=0, zorder=1))
+
+
+def _stage_paths(ax, out, bounds, labels=None, *, lw: float = 2.6) -> list[int]:
+    """Draw the stages of the path ``out`` (rows ``bounds[k]`` to ``bounds[k + 1]``) with an
+    arrowhead halfway along each (by arc length); the rows of those halfway points."""
+    middles = []
+    for k, colour in enumerate(SWING_BY_STAGE_COLOURS):
+        path = out[bounds[k]:bounds[k + 1] + 1]
+        ax.plot(path[:, 0], path[:, 1], color=colour, lw=lw, solid_capstyle="round", zorder=3,
+                label=None if labels is None else labels[k])
+        arc = np.r_[0, np.cumsum(np.hypot(*np.diff(path, axis=0).T))]
+        m = int(np.clip(np.searchsorted(arc, arc[-1] / 2), 1, len(path) - 2))
+        ax.annotate("", path[m + 1], path[m - 1], zorder=4,
+                    arrowprops=dict(arrowstyle="-|>", color=colour, lw=0, mutation_scale=4 * lw + 6))
+        middles.append(bounds[k] + m)
+    return middles
+
+
+def plot_swing_by_schematic(ax, setting=None):
+    """The swing-by in one picture (``book/intro.md``): in the plane of two concepts, the
+    training clusters (at the origin, at ``mu_1 e_1`` and at ``mu_2 e_2``, drawn as
+    grey Gaussian blobs of standard deviation ``sigma``), the unseen test point
+    ``x_hat = mu_1 e_1 + mu_2 e_2`` (star) and the output ``W(t) x_hat`` of the
+    symmetric two-layer model (Sec. 4.2) over training, its first two coordinates.
+
+    The path is simulated, not drawn by hand: the authors' run of ``setting``
+    (:meth:`~swingby.theory.settings.TheorySetting.run`, (D.2) with ``A^2``). It is cut
+    where the test loss turns (:func:`~swingby.theory.stages.detect_stages`: descent,
+    ascent, descent), which are the stages of Sec. 4.2.1-4.2.2: (1) growth of the
+    stronger concept's major entry, with the minor entry that links the two concepts;
+    (2) suppression of that minor entry, while the output turns toward the stronger
+    concept's training cluster and passes closest to it (dotted: the closest approach,
+    the *swing-by*); (3) growth of the weaker concept's major entry, which takes the
+    output to ``x_hat``. An inset magnifies the turn. The stages' legend is placed to
+    the right of ``ax``, off the data.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    setting : swingby.theory.settings.TheorySetting or None
+        A setting with two concepts whose run swings by once (its test loss descends,
+        ascends, descends); ``None`` is the paper's Fig. 5 setting from the authors'
+        seed, ``THEORY_SETTINGS["fig5"]``.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
+    _axes(ax)
+    setting = THEORY_SETTINGS["fig5"] if setting is None else _checks.instance(
+        "setting", setting, TheorySetting, "swingby.theory.settings.TheorySetting or None")
+    if setting.s != 2:
+        raise ValueError(f"setting must have two concepts (len(mu) = 2), got mu = {setting.mu}")
+    record = setting.run("authors")
+    segments = detect_stages(record, 2).loss_segments
+    if [seg.kind for seg in segments] != ["descent", "ascent", "descent"]:
+        raise ValueError(f"setting {setting.name!r} does not swing by once: its test loss goes "
+                         f"{[seg.kind for seg in segments]}, not ['descent', 'ascent', 'descent']")
+    mu, sigma = np.asarray(setting.mu, float), float(np.max(setting.sigma))
+    strong = int(np.argmax(setting.a("authors")[:2]))
+    out = record.output[:, :2]
+    bounds = [0] + [int(np.searchsorted(record.time, seg.t_end)) for seg in segments]
+    centres = [(0.0, 0.0), (mu[0], 0.0), (0.0, mu[1])]
+    near = centres[1 + strong]
+    closest = int(np.argmin(np.hypot(*(out - near).T)))
+    inset = ax.inset_axes([0.6, 0.3, 0.38, 0.36])
+    for a in (ax, inset):
+        for c in centres:
+            _blob(a, c, sigma)
+        a.plot(*zip(near, out[closest]), ls=(0, (1, 2)), color="k", lw=1.2, zorder=2,
+               label="closest approach to the cluster\n(the swing-by)" if a is ax else None)
+        a.plot(*out[closest], "o", ms=3, color="k", zorder=5)
+        middles = _stage_paths(a, out, bounds, _stage_words(strong + 1, 2 - strong) if a is ax else None,
+                               lw=2.6 if a is ax else 2.0)
+        a.set_aspect("equal", adjustable="box")
+        a.grid(False)
+    for k, m in enumerate(middles):  # the stage numbers, on the inner side of each stretch
+        chord = out[bounds[k + 1]] - out[bounds[k]]
+        side = np.array([chord[1], -chord[0]]) / np.hypot(*chord)
+        ax.annotate(str(k + 1), out[m], xytext=tuple(12 * side), textcoords="offset points", ha="center",
+                    va="center", fontsize=9, color="white", fontweight="bold", zorder=5,
+                    bbox=dict(boxstyle="circle,pad=0.2", fc=SWING_BY_STAGE_COLOURS[k], ec="none"))
+    turn = out[bounds[1]:bounds[2] + 1]
+    half = 0.6 * max(np.ptp(turn, axis=0).max(), 0.1)
+    mid = (turn.max(0) + turn.min(0)) / 2
+    inset.set_xlim(mid[0] - half, mid[0] + half)
+    inset.set_ylim(mid[1] - half, mid[1] + half)
+    inset.set_xticks([])
+    inset.set_yticks([])
+    ax.indicate_inset_zoom(inset, edgecolor="0.4", alpha=0.8)
+    ax.plot(*out[0], "o", ms=5, color="k", mfc="white", zorder=5)
+    ax.annotate("start", out[0], xytext=(7, -6), textcoords="offset points", fontsize=8)
+    ax.plot(*mu, marker="*", ms=15, color="k", zorder=5, ls="none")
+    ax.annotate(r"$\hat{x} = \mu_1 e_1 + \mu_2 e_2$" + "\nnever seen in training", mu,
+                xytext=(0, 10), textcoords="offset points", ha="center", va="bottom", fontsize=8)
+    names = ["training cluster at 0", r"training cluster $\mu_1 e_1$", r"training cluster $\mu_2 e_2$"]
+    names[1 + strong] += "\n(stronger concept)"
+    for (x, y), name in zip(centres, names):
+        ax.annotate(name, (x, y - 2.5 * sigma), xytext=(0, -2), textcoords="offset points",
+                    ha="center", va="top", fontsize=8, color="0.25")
+    ax.set_xlim(-0.45, mu[0] + 0.45)
+    ax.set_ylim(-0.4, mu[1] + 0.42)
+    ax.set_xlabel("output along concept 1")
+    ax.set_ylabel("output along concept 2")
+    handles, labels = ax.get_legend_handles_labels()  # the stages first, then the closest approach
+    ax.legend(handles[1:] + handles[:1], labels[1:] + labels[:1], loc="upper left", bbox_to_anchor=(1.03, 1.0),
+              fontsize=8, frameon=False, handlelength=1.6, labelspacing=1.1,
+              title=f"output at $\\hat{{x}}$ over training\n(the paper's {setting.name} setting)",
+              title_fontsize=8, alignment="left")
+    return ax

@@ -8,10 +8,12 @@ import numpy as np
 from swingby import _checks
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6 import analysis as A
-from swingby.style import _axes, _style
+from swingby.style import PALETTE, _axes, _style, cycle_colour
 
 CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
-CLASS_COLOURS = {"00": "tab:red", "01": "tab:orange", "10": "tab:blue", "11": "tab:purple"}
+#: one Okabe-Ito colour per class: the red classes vermillion and orange, the blue ones blue and purple
+CLASS_COLOURS = {"00": PALETTE["vermillion"], "01": PALETTE["orange"], "10": PALETTE["blue"],
+                 "11": PALETTE["purple"]}
 
 
 def _to_hwc(img: np.ndarray) -> np.ndarray:
@@ -152,7 +154,7 @@ def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str 
 def _corners(ax):
     for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
         ax.plot(x, y, "o", mfc="none", mec=CLASS_COLOURS[cls], ms=10)
-    ax.plot(1, 1, "*", color="red", ms=13, label="target of 11")
+    ax.plot(1, 1, "*", color="k", ms=13, label="target of 11")
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(-0.05, 1.05)
     ax.set_aspect("equal")
@@ -306,10 +308,9 @@ def plot_disc_mse(res: dict, axes) -> None:
     mse = ((pts - 1.0) ** 2).mean(-1)
     steps = np.asarray(res["meta"]["checkpoint_steps"])
     seeds = res["meta"]["config"]["seeds"]
-    cmap = plt.get_cmap("tab10")
     for i, (ax, dc) in enumerate(zip(axes, dcs)):
         for j, seed in enumerate(seeds):
-            ax.plot(steps, mse[i, j], "-", lw=1.2, color=cmap(j % 10), label=f"seed {seed}")
+            ax.plot(steps, mse[i, j], "-", lw=1.2, color=cycle_colour(j), label=f"seed {seed}")
         ax.set_xscale("symlog", linthresh=50)
         ax.set_title(f"dc = {dc:.3g}", fontsize=10)
     for ax in axes[-3:]:
@@ -347,11 +348,10 @@ def plot_dips(res: dict, dips: list, axes) -> None:
     t = A.trajectories(res)[:, :, 1:, A.CLASS_11]
     steps = np.asarray(res["meta"]["checkpoint_steps"])[1:]
     seeds = res["meta"]["config"]["seeds"]
-    cmap = plt.get_cmap("tab10")
     for i, (ax, d) in enumerate(zip(axes, dips)):
         c = 0 if d.toward == "01" else 1
         for j, seed in enumerate(seeds):
-            ax.plot(steps, t[i, j, :, c], "-" if d.per_seed[j] else ":", lw=1.3, color=cmap(j % 10),
+            ax.plot(steps, t[i, j, :, c], "-" if d.per_seed[j] else ":", lw=1.3, color=cycle_colour(j),
                     label=f"seed {seed}")
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
