@@ -5,7 +5,11 @@ positions after it. Read-only: it draws the rows of
 :func:`~swingby.diffusion.runs.position_search.collect`."""
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from swingby.diffusion.runs import position_search as PS
 from swingby.style import PALETTE, _axes
@@ -157,6 +161,12 @@ def search_conclusion(rows: list[dict], choice: dict) -> str:
 
 
 # ------------------------------------------------------------ the search at 4800 steps
+def _run_bounds(row: dict) -> list[tuple[str, list[float]]]:
+    """A candidate's disc bounds at the separations it has finished runs at."""
+    have = {float(x["dc"]) for x in row["runs"]}
+    return [(dc, bs) for dc, bs in row["disc_bounds"].items() if float(dc) in have]
+
+
 def long_search_table(rows: list[dict], state: dict) -> str:
     """The 4800-step search as a markdown table: one line per candidate in the order of
     :data:`~swingby.diffusion.runs.long_search.CANDIDATES`, its runs, the lower bounds the
@@ -177,7 +187,8 @@ def long_search_table(rows: list[dict], state: dict) -> str:
     from swingby.diffusion.runs import long_search as LS
 
     by = {r["name"]: r for r in rows}
-    lines = ["| candidate | change | runs | trained classes drawn as discs (lowest bound) | class 11 blue small "
+    lines = ["| candidate | change | runs | trained classes drawn as discs (lowest bound, separations run) | "
+             "class 11 blue small "
              f"at dc {LS.DECISIVE_DC} (bound: classifier / pixels) | outcome |", "|---|---|---|---|---|---|"]
     for name, what, _ in LS.CANDIDATES:
         r = by.get(name)
@@ -185,7 +196,7 @@ def long_search_table(rows: list[dict], state: dict) -> str:
             why = ("narrower than a candidate that passed" if name in state["skipped"] else "still to run")
             lines.append(f"| {name} | {what} | 0 | - | - | not run ({why}) |")
             continue
-        low = min(b for bs in r["disc_bounds"].values() for b in bs)
+        low = min(b for dc, bs in _run_bounds(r) for b in bs)
         out = ("passes" if r["passes"] else "fails") if r["complete"] else \
             "fails (decided early)" if r["decided"] else "unfinished"
         lines.append(f"| {name} | {what} | {len(r['runs'])} | {low:.2f} | {r['blue_small_11_clf']:.2f} / "
@@ -213,16 +224,17 @@ def plot_long_search(rows: list[dict], axes) -> None:
     if not hasattr(axes, "__len__") or len(axes) != 2:
         raise ValueError(f"axes must be two matplotlib Axes, got {axes!r}")
     left, right = (_axes(a) for a in axes)
+    colour = {"clf": PALETTE["blue"], "pix": PALETTE["orange"], "disc": PALETTE["green"]}
     for x, r in enumerate(rows):
         for run in r["runs"]:
             if run["dc"] == LS.DECISIVE_DC:
                 left.plot(x - 0.15, run["blue_small_11_clf"] / run["n"], "o", ms=5, color="0.45")
         left.bar([x - 0.15, x + 0.15], [r["blue_small_11_clf"], r["blue_small_11_pix"]], width=0.28,
-                 color=[PALETTE["blue"], PALETTE["orange"]], alpha=0.8)
-        for dc, bs in r["disc_bounds"].items():
-            right.plot([x] * 3, bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color=PALETTE["green"],
-                       mfc=PALETTE["green"] if float(dc) == LS.DECISIVE_DC else "none")
-    names = [r["name"].replace(" + ", " +\n").replace("per level", "\nper level") for r in rows]
+                 color=[colour["clf"], colour["pix"]], alpha=0.8)
+        for dc, bs in _run_bounds(r):
+            right.plot([x] * 3, bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color=colour["disc"],
+                       mfc=colour["disc"] if float(dc) == LS.DECISIVE_DC else "none")
+    names = [textwrap.fill(r["name"], 12) for r in rows]
     for ax, level, title, lo in ((left, LS.CRITERION["blue_small_11"], "class 11: blue small discs", 0.0),
                                  (right, LS.CRITERION["disc_trained"], "trained classes: discs (lower bound)", 0.5)):
         ax.axhline(level, ls="--", color="0.3", lw=1)
@@ -231,10 +243,11 @@ def plot_long_search(rows: list[dict], axes) -> None:
         ax.set_ylim(lo, 1.01)
         ax.set_title(title, fontsize=10)
     left.set_ylabel("share of samples")
-    left.bar([], [], color=PALETTE["blue"], label="bound, classifier")
-    left.bar([], [], color=PALETTE["orange"], label="bound, pixels")
-    left.plot([], [], "o", color="0.45", label="one run (classifier)")
-    right.plot([], [], "s", color=PALETTE["green"], label=f"dc {LS.DECISIVE_DC}")
-    right.plot([], [], "^", color=PALETTE["green"], mfc="none", label=f"dc {LS.WEAK_DC}")
-    for ax in (left, right):
-        ax.legend(fontsize=8, loc="lower left", frameon=True)
+    handles = [Patch(color=c, label=f"bound, {by}") for c, by in ((colour["clf"], "classifier"),
+                                                                   (colour["pix"], "pixels"))]
+    handles.append(Line2D([], [], ls="", marker="o", color="0.45", label="one run (classifier)"))
+    left.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
+    right.legend(handles=[Line2D([], [], ls="", marker="s", color=colour["disc"], label=f"dc {LS.DECISIVE_DC}"),
+                          Line2D([], [], ls="", marker="^", color=colour["disc"], mfc="none",
+                                 label=f"dc {LS.WEAK_DC}")],
+                 fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
