@@ -189,7 +189,8 @@ def long_search_table(rows: list[dict], state: dict) -> str:
     by = {r["name"]: r for r in rows}
     lines = ["| candidate | change | runs | trained classes drawn as discs (lowest bound, separations run) | "
              "class 11 blue small "
-             f"at dc {LS.DECISIVE_DC} (bound: classifier / pixels) | outcome |", "|---|---|---|---|---|---|"]
+             f"at dc {LS.DECISIVE_DC} (bound: pixels / classifier) | outcome |", "|---|---|---|---|---|---|"]
+    best = LS.best_of(rows)
     for name, what, _ in LS.CANDIDATES:
         r = by.get(name)
         if r is None:
@@ -199,8 +200,10 @@ def long_search_table(rows: list[dict], state: dict) -> str:
         low = min(b for dc, bs in _run_bounds(r) for b in bs)
         out = ("passes" if r["passes"] else "fails") if r["complete"] else \
             "fails (decided early)" if r["decided"] else "unfinished"
-        lines.append(f"| {name} | {what} | {len(r['runs'])} | {low:.2f} | {r['blue_small_11_clf']:.2f} / "
-                     f"{r['blue_small_11_pix']:.2f} | {out} |")
+        if name == LS.CANDIDATES[2][0] and best is not None:
+            what = f"{what}: {best}"
+        lines.append(f"| {name} | {what} | {len(r['runs'])} | {low:.2f} | {r['blue_small_11_pix']:.2f} / "
+                     f"{r['blue_small_11_clf']:.2f} | {out} |")
     return "\n".join(lines)
 
 
@@ -232,7 +235,8 @@ def plot_long_search(rows: list[dict], axes) -> None:
         left.bar([x - 0.15, x + 0.15], [r["blue_small_11_clf"], r["blue_small_11_pix"]], width=0.28,
                  color=[colour["clf"], colour["pix"]], alpha=0.8)
         for dc, bs in _run_bounds(r):
-            right.plot([x] * 3, bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color=colour["disc"],
+            shift = -0.08 if float(dc) == LS.DECISIVE_DC else 0.08  # the separations side by side
+            right.plot(x + shift + np.array([-0.04, 0.0, 0.04]), bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color=colour["disc"],
                        mfc=colour["disc"] if float(dc) == LS.DECISIVE_DC else "none")
     names = [textwrap.fill(r["name"], 12) for r in rows]
     for ax, level, title, lo in ((left, LS.CRITERION["blue_small_11"], "class 11: blue small discs", 0.0),

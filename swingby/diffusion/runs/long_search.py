@@ -157,7 +157,8 @@ def run_counts(res: dict) -> list[dict]:
         ``dc``, ``seed``, ``n`` (samples per class), ``disc`` (discs per class),
         ``blue_small_11_clf`` and ``blue_small_11_pix`` (class 11's blue small discs by
         the classifier and by the pixel check), ``last3_11`` (class 11's classifier
-        blue-small share at the last three checkpoints), ``minutes``.
+        blue-small share at the last three checkpoints), ``minutes``, and
+        ``disc_11_path`` (class 11's disc share at every checkpoint ``steps``).
     """
     from swingby.capability.measures import RADIUS_SPLIT
 
@@ -179,7 +180,9 @@ def run_counts(res: dict) -> list[dict]:
             out.append({"dc": float(dc), "seed": int(seed), "n": int(disc.shape[0] * disc.shape[2]),
                         "disc": [int(disc[:, c].sum()) for c in range(4)],
                         "blue_small_11_clf": int(clf_bs.sum()), "blue_small_11_pix": int(pix_bs.sum()),
-                        "last3_11": last3, "minutes": float(res["run_seconds"][i, j] / 60)})
+                        "last3_11": last3, "minutes": float(res["run_seconds"][i, j] / 60),
+                        "disc_11_path": res["disc"][i, j, :, 3].mean(-1).tolist(),
+                        "steps": list(res["meta"]["checkpoint_steps"])})
     return out
 
 

@@ -122,3 +122,38 @@ def run_check(design: str = "second", *, workers: int = 2) -> dict:
     stored[design] = out
     atomic_save(lambda f: open(f, "w").write(json.dumps(stored, indent=1)), path)
     return out
+
+
+def summary(stored: dict) -> dict:
+    """What the chapter quotes from ``precision_check.json``: each design's largest ratio
+    of paired difference to comparator under *both* comparators (the seed standard
+    deviation and the mean difference between two fp32 seeds), and the second design's
+    mean signed paired difference of class 11's blue-small share at its last checkpoint
+    with a 95 % t-interval over its seeds.
+
+    Parameters
+    ----------
+    stored : dict
+        The loaded ``<results>/precision_check.json`` (both designs).
+
+    Returns
+    -------
+    dict
+    """
+    from scipy import stats
+
+    if not isinstance(stored, dict) or not set(DESIGNS) <= set(stored):
+        raise ValueError(f"stored must be precision_check.json with the designs {sorted(DESIGNS)}")
+    out = {}
+    for name in DESIGNS:
+        r = np.asarray(stored[name]["values"], float)  # seed, precision, checkpoint, read-out
+        diff = np.abs(r[:, 1] - r[:, 0]).mean(axis=(0, 1))
+        i, j = np.triu_indices(r.shape[0], 1)
+        out[name] = {"ratio_sd": float(np.max(diff / r[:, 0].std(axis=0, ddof=1).mean(axis=0))),
+                     "ratio_pairs": float(np.max(diff / np.abs(r[i, 0] - r[j, 0]).mean(axis=(0, 1))))}
+    r = np.asarray(stored["second"]["values"], float)
+    signed = r[:, 1, -1, -1] - r[:, 0, -1, -1]
+    low, high = stats.t.interval(0.95, len(signed) - 1, loc=signed.mean(), scale=stats.sem(signed))
+    out["blue_small_shift"] = {"mean": float(signed.mean()), "low": float(low), "high": float(high),
+                               "step": int(stored["second"]["design"]["checkpoints"][-1])}
+    return out
