@@ -68,6 +68,7 @@ CRITERION = dict(
     blue_small_11=0.75,   #: lower bound of class 11's blue-small share at the decisive separation
     run_min_11=0.50,      #: every run's own class-11 blue-small share at the decisive separation
 )
+#: how a candidate is chosen among those that pass
 CHOICE = ("among the candidates that pass and whose sweep fits the budget: the widest positions, then the "
           "highest lower bound of class 11's blue-small share (classifier)")
 
