@@ -95,3 +95,17 @@ def test_a_tiny_search_runs_stops_and_stores_its_table(tmp_path, monkeypatch):
     res = ST.load_results(tmp_path / "search-4800" / rows[0]["file"])
     assert res["disc"].dtype == bool and res["rep_disc"].shape[2] == 4
     assert set(res["meta"]["claims_fingerprints"]) == {"diffusion", "capability"}
+
+
+def test_the_precision_check_summary_reads_both_designs():
+    from swingby.diffusion.runs import precision_check as PC
+
+    stored = json.loads((ST.results_dir() / "precision_check.json").read_text())
+    s = PC.summary(stored)
+    assert s["first"]["ratio_sd"] > 1 > s["first"]["ratio_pairs"]  # the first design's story, both ways
+    assert s["second"]["ratio_pairs"] == pytest.approx(stored["second"]["max_ratio"])
+    assert s["blue_small_shift"]["low"] < s["blue_small_shift"]["mean"] < s["blue_small_shift"]["high"]
+    with pytest.raises(ValueError, match="stored"):
+        PC.summary({"first": stored["first"]})
+    with pytest.raises(ValueError, match="design"):
+        PC.run_check("third")
