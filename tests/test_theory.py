@@ -444,10 +444,12 @@ def test_plot_stage_rows_draws_one_row_per_run():
     runs = [fig5.run_with_stages(m, record_every=50) for m in ("authors", "paper")]
     fig = plot_stage_rows([(run.record, run.stages, f"run {k}") for k, run in enumerate(runs)], fig5.mu,
                           title_size=9)
-    # two rows of (entries, trajectory), plus each entries panel's right-hand test-loss axis
+    # two rows of (entries above the test loss, trajectory): no twin axis, legends outside the axes
     assert len(fig.axes) == 6 and [ax.get_ylabel() for ax in fig.axes].count("test loss") == 2
-    assert fig.axes[0].get_title() == "run 0" and fig.axes[2].get_title() == "run 1"
-    assert fig.axes[0].get_xscale() == "log" and fig.axes[1].get_title() == "output trajectory, concepts 1 and 2"
+    titles = [ax.get_title(loc="left") for ax in fig.axes]
+    assert titles[0].startswith("run 0: ") and titles[3].startswith("run 1: ") and "descent" in titles[0]
+    assert fig.axes[1].get_xscale() == "log" and not any(ax.get_legend() for ax in fig.axes)
+    assert fig.axes[2].get_title() == r"output $W(t)\hat{x}$"
     plt.close(fig)
     for bad, words in [([], "non-empty"), ("x", "panels must"), ([(runs[0].record, runs[0].stages)], "panels\\[0\\]"),
                        ([(runs[0].record, runs[0].stages, 3)], "panels\\[0\\]")]:

@@ -17,7 +17,6 @@ from swingby import _checks
 from swingby.theory.plots import (
     ASCENT_GREY,
     ENTRY_COLOURS,
-    plot_jacobian_entries,
     plot_output_trajectory,
     shade_loss_segments,
 )
@@ -112,6 +111,11 @@ def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | N
     -------
     matplotlib.figure.Figure
     """
+    return _stage_figure(panels, mu, dims=(0, 1), logx=False, figsize=figsize)
+
+
+def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Figure:
+    """The layout of :func:`plot_swing_by_stages` and :func:`plot_stage_rows`."""
     panels = _panels(panels)
     mu = _checks.nonneg_vector("mu", mu)
     if mu.size < 2:
@@ -129,16 +133,20 @@ def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | N
         lax.set_ylim(bottom=0)
         for a in (ax, lax):
             shade_loss_segments(a, panel.stages, growth_colours=ENTRY_COLOURS[:s])
-        ax.set_title(f"{panel.title}: {descents_text(panel.stages.n_descents)} of the test loss", loc="left")
+        ax.set_title(f"{panel.title}: {descents_text(panel.stages.n_descents)} of the test loss", loc="left",
+                     **(title_kw or {}))
         ax.set_ylabel("entry of $W$")
         ax.tick_params(labelbottom=False)
         lax.set_ylabel("test loss")
-        lax.set_xlabel(r"time $t = \eta \times$ iterations")
-        plot_output_trajectory(plane, panel.record, mu[:2])
+        lax.set_xlabel(r"time $t = \eta \times$ iterations" + (" (log scale)" if logx else ""))
+        if logx:
+            lax.set_xscale("log")
+            lax.set_xlim(left=0.1)
+        plot_output_trajectory(plane, panel.record, mu, dims=dims)
         plane.get_legend().remove()
-        plane.set_title(r"output $W(t)\hat{x}$")
-        for a in (lax.xaxis, plane.xaxis, plane.yaxis):  # few ticks: no label runs into the next
-            a.set_major_locator(MaxNLocator(5))
+        plane.set_title(r"output $W(t)\hat{x}$" + ("" if dims == (0, 1) else f", concepts {dims[0] + 1} and {dims[1] + 1}"))
+        for a in (plane.xaxis, plane.yaxis) if logx else (lax.xaxis, plane.xaxis, plane.yaxis):
+            a.set_major_locator(MaxNLocator(5))  # few ticks: no label runs into the next
     fig.legend(handles=_entry_legend(s, labels), loc="outside upper center", ncols=4)
     handles, names = plane.get_legend_handles_labels()
     fig.legend(handles, names, loc="outside lower center", ncols=len(names))
@@ -147,8 +155,10 @@ def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | N
 
 def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size: float | None = None,
                     figsize: tuple | None = None) -> Figure:
-    """One row per run: the test loss and the entries of ``W(t)`` with the stages
-    shaded (log time, from ``t = 0.1``), and the output trajectory at ``x_hat``.
+    """One row per run, laid out as :func:`plot_swing_by_stages` (the entries of ``W(t)``
+    above the test loss, the ascents shaded, the output trajectory on the right; legends
+    outside the axes), on a log time axis from ``t = 0.1``; each row's title is the panel's
+    title and the number of descents of its test loss.
 
     Figs. 8, 9 and 10 of ``book/beyond_two_concepts.md`` (the authors' run above the
     paper's matrix, or the runs of the failure mode).
@@ -158,30 +168,17 @@ def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size
     panels : sequence of StagePanel
         ``(record, stages, title)`` for each row, top to bottom.
     mu : array_like(float, ndim=1)
-        The cluster distances of the setting (``s = len(mu)`` major entries).
+        The cluster distances of the setting (``s = len(mu)`` major entries, at least 2).
     dims : tuple of int
         The two concepts of the output trajectory's plane.
     title_size : float, optional
-        Font size of the left panels' titles (default: the style's).
+        Font size of the rows' titles (default: the style's).
     figsize : tuple, optional
-        Default ``(8, 3.7 * len(panels))``: narrow enough that the labels stay legible
-        when the figure is scaled to a book page's width (about 700 px at 1280 px).
+        Default ``(8, 0.9 + 4 * len(panels))``.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    panels = _panels(panels)
-    s = _checks.nonneg_vector("mu", mu).size
     title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
-    fig, axes = plt.subplots(len(panels), 2, figsize=figsize or (8, 3.7 * len(panels)), squeeze=False,
-                             gridspec_kw={"width_ratios": [1.6, 1]})
-    for row, panel in zip(axes, panels):
-        plot_jacobian_entries(row[0], panel.record, s=s, stages=panel.stages, logx=True)
-        row[0].set_xlim(left=0.1)
-        row[0].set_title(panel.title, **title_kw)
-        plot_output_trajectory(row[1], panel.record, mu, dims=dims)
-        row[1].set_title(f"output trajectory, concepts {dims[0] + 1} and {dims[1] + 1}")
-    fig.tight_layout()
-    return fig
-
+    return _stage_figure(panels, mu, dims=tuple(dims), logx=True, figsize=figsize, title_kw=title_kw)
