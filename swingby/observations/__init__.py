@@ -1,6 +1,7 @@
 """Sweeps and metrics of the SIM observations (Sec. 3, App. B, App. F), used by the
-chapters ``book/observations.md`` (Figs. 2, 3, 11-14), ``book/ood_checks.md`` (Figs. 15,
-16) and ``book/topological_order.md`` (Fig. 7, eq. B.2).
+chapters ``book/observations.md`` (Figs. 2, 3), ``book/observations_variants.md``
+(Figs. 11-14), ``book/ood_checks.md`` (Figs. 15, 16) and ``book/topological_order.md``
+(Fig. 7, eq. B.2).
 
 * :mod:`.runs`: the paper's settings and the sweeps of runs (Sec. 3, App. F.1);
 * :mod:`.learning`: learning times, the order of learning and the terminal slowing down

@@ -207,7 +207,7 @@ def order_agreement(records: Sequence[TrainRecord], rule: str = "a", *, margin: 
 
     Among the runs whose ``a_p`` (:func:`a_diagonal`) differ clearly, count those where
     the concept the rule picks has the smallest :func:`learning_times`. Used in
-    ``book/observations.md`` (Figs. 2a, 2b, 11, 12).
+    ``book/observations.md`` (Figs. 2a, 2b) and ``book/observations_variants.md`` (Figs. 11, 12).
 
     Parameters
     ----------
