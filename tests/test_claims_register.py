@@ -23,7 +23,8 @@ BOOK = Path(__file__).resolve().parents[1] / "book"
 MODULES = ("sim_task", "observations", "topological_order", "ood_checks", "one_layer_theory",
            "two_layer_theory", "beyond_two_concepts", "jacobian_link")
 #: a register whose claims are boxed in more than one chapter
-CHAPTER_PAGES = {"observations": ("observations", "observations_variants")}
+CHAPTER_PAGES = {"observations": ("observations", "observations_variants"),
+                 "two_layer_theory": ("two_layer_theory", "two_layer_checks")}
 
 
 def test_register_is_frozen():
