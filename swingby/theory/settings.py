@@ -72,7 +72,7 @@ def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int 
     For D.5 the directions are sorted by decreasing ``a``; every pair (larger ``a_i``,
     smaller ``a_j``) must satisfy ``(a_i + a_j) / (2 a_i) <= log P / (10 kappa^2
     log(1 / (P beta omega)) + log(P beta))`` and ``a_i - 3 a_j >= alpha / C``.
-    Used by ``book/two_layer_theory.md`` at the Fig. 5 setting.
+    Used by ``book/two_layer_checks.md`` at the Fig. 5 setting.
 
     Parameters
     ----------

@@ -176,7 +176,7 @@ def population_loss(W, a) -> np.ndarray:
     """The loss (4.1) of the symmetric model, ``0.5 ||(W - I) A^{1/2}||_F^2`` with
     ``A = diag(a)``, for one Jacobian or a whole trajectory.
 
-    ``book/two_layer_theory.md`` (Fig. 17) evaluates it along the authors' run with the
+    ``book/two_layer_checks.md`` (Fig. 17) evaluates it along the authors' run with the
     data's second moment (eq. C.13) while the dynamics descend the same loss with their
     ``A^2``.
 

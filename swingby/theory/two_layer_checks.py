@@ -1,4 +1,4 @@
-"""The claim checks of ``book/two_layer_theory.md``, each returning what
+"""The claim checks of ``book/two_layer_theory.md`` and ``book/two_layer_checks.md``, each returning what
 :func:`swingby.verdicts.judge` needs: passing units of the claim and of its wrong model
 (a model that lacks the paper's mechanism by the paper's own theory), with the discordant
 pairs where both are run from the same initialisations. The thresholds and numbers of
