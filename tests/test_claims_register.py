@@ -24,7 +24,8 @@ MODULES = ("sim_task", "observations", "topological_order", "ood_checks", "one_l
            "two_layer_theory", "beyond_two_concepts", "jacobian_link")
 #: a register whose claims are boxed in more than one chapter
 CHAPTER_PAGES = {"observations": ("observations", "observations_variants"),
-                 "two_layer_theory": ("two_layer_theory", "two_layer_checks")}
+                 "two_layer_theory": ("two_layer_theory", "two_layer_checks"),
+                 "beyond_two_concepts": ("beyond_two_concepts", "failure_mode")}
 
 
 def test_register_is_frozen():
