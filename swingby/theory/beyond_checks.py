@@ -298,7 +298,7 @@ def failure_units(setting: TheorySetting, seeds, *, matrix: str = "authors", hor
     ``U = diag(sqrt(w_ii(0)))``. Both are read by :func:`failure_parts`. With
     ``long_horizon``, both are also run (recording only their ends) to that later time,
     for "never grows": :attr:`FailureUnits.never_passes` is the failure mode with
-    ``w_11`` still below ``growth_level`` there. Used by ``book/beyond_two_concepts.md``.
+    ``w_11`` still below ``growth_level`` there. Used by ``book/failure_mode.md``.
 
     Parameters
     ----------

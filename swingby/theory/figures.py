@@ -160,8 +160,8 @@ def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size
     outside the axes), on a log time axis from ``t = 0.1``; each row's title is the panel's
     title and the number of descents of its test loss.
 
-    Figs. 8, 9 and 10 of ``book/beyond_two_concepts.md`` (the authors' run above the
-    paper's matrix, or the runs of the failure mode).
+    Figs. 8 and 9 of ``book/beyond_two_concepts.md`` (the authors' run above the
+    paper's matrix) and Fig. 10 of ``book/failure_mode.md`` (the runs of the failure mode).
 
     Parameters
     ----------
