@@ -249,5 +249,5 @@ def test_collect_from_the_command_line_reports_what_is_missing(tmp_path, capsys)
     argv = ["sweep", "--preset", "tiny", "--collect", "--scratch", str(tmp_path / "s"), "--out", str(tmp_path / "o")]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
-    assert "merged 0 run(s), 2 not finished, 0 refused; not complete yet" in out, out
+    assert "merged 0 runs, 2 not finished, 0 refused; not complete yet" in out, out
     assert not SP.results_path(tmp_path / "o", get_preset("tiny")).exists()

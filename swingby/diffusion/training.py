@@ -78,7 +78,7 @@ def build_model(p: Preset) -> VDM:
 
 
 def cond_first_layers(model: VDM) -> list[torch.nn.Linear]:
-    """The first linear layer(s) that read the raw conditioning vector (one shared MLP,
+    """The linear layers that first read the raw conditioning vector (one shared MLP,
     or one per block in the authors' style).
 
     Parameters

@@ -177,7 +177,8 @@ def _jobs(args, p) -> int:
     over = dict(seeds=args.seeds, separations=args.separations, out_dir=args.out, scratch=args.scratch)
     if args.collect:
         c = COL.collect(p, executor=kind if kind != "pool" else None, **over)
-        print(f"results: {c.path}: merged {len(c.merged)} run(s), {len(c.missing)} not finished, "
+        n = len(c.merged)
+        print(f"results: {c.path}: merged {n} run{'' if n == 1 else 's'}, {len(c.missing)} not finished, "
               f"{len(c.refused)} refused; {'every run is in it' if c.finished else 'not complete yet'}")
         return 1 if c.refused else 0
     if kind == "slurm" and args.scratch is None:

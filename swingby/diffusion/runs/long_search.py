@@ -253,15 +253,18 @@ def best_of(rows: list[dict]) -> str | None:
     by = {r["name"]: r for r in rows}
     if not all(n in by and by[n]["decided"] for n in BEST_OF):
         return None
-    return max(BEST_OF, key=lambda n: (by[n]["blue_small_11_clf"],
-                                      -float(np.median([x["minutes"] for x in by[n]["runs"]]))))
+    return max(BEST_OF, key=lambda n: (by[n]["blue_small_11_clf"], -_minutes(by[n])))
+
+
+def _minutes(row: dict) -> float:
+    """A candidate's median minutes per run."""
+    return float(np.median([x["minutes"] for x in row["runs"]]))
 
 
 def sweep_hours(row: dict) -> float:
     """Estimated single-process hours of the sweep for a decided candidate ``row``."""
-    minutes = float(np.median([x["minutes"] for x in row["runs"]]))
     factor = SWEEP_RUN_PER_SEARCH_RUN[100 if row["overrides"].get("sample_steps") == 100 else 25]
-    return len(SWEEP["seeds"]) * len(SWEEP["separations"]) * factor * minutes / 60
+    return len(SWEEP["seeds"]) * len(SWEEP["separations"]) * factor * _minutes(row) / 60
 
 
 def choose(rows: list[dict]) -> dict:
