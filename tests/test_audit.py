@@ -17,3 +17,11 @@ def test_history_reads_a_given_page(tmp_path):
     page.write_text("| Fig. 10 | x | y | partly (possibility: ...) |\n")
     [row] = audit._history({"Fig. 10": ("reproduced", "why")}, page)
     assert row == audit.HistoryRow("Fig. 10", "reproduced", "partly", "why")
+
+
+def test_every_diffusion_and_capability_row_of_the_earlier_sweep_is_on_the_status_page():
+    words = set(verdicts.WORDS) | {"exploratory"}
+    rows = audit.sweep_history()
+    assert len(rows) == len(audit.EARLIER_SWEEP)
+    for h in rows:
+        assert h.earlier in verdicts.WORDS and h.now in words and h.change, h

@@ -315,6 +315,24 @@ def test_loss_log_and_embedding_probes_on_the_sweep():
         CP.loss_log({"done": r["done"]}, "loss")
 
 
+def test_probe_steps_gives_every_probe_of_the_table_per_run():
+    r = _sweep()
+    steps = CP.probe_steps(r)
+    assert tuple(steps) == CP.PROBE_NAMES and all(v.shape == (2, 3) for v in steps.values())
+    turn = CP.concept_turn(r)
+    assert np.array_equal(steps["concept space: turn"], turn.turn)
+    assert np.array_equal(steps["concept space: leaving step"], turn.departure, equal_nan=True)
+    # the embeddings, the weight norms, the gradient norms and the loss all change at step 200
+    for name in CP.PROBE_NAMES[2:]:
+        if name != "embedding disentanglement, its maximum" and "parallelogram" not in name:
+            assert np.all((steps[name] > 100) & (steps[name] <= 210)), (name, steps[name])
+    assert np.allclose(steps["embedding disentanglement, its maximum"], 200)
+    r["done"][0, 1, -1] = False  # an unfinished run is NaN in every probe
+    assert all(np.isnan(v[0, 1]) for v in CP.probe_steps(r).values())
+    with pytest.raises(ValueError, match="res must"):
+        CP.probe_steps({"done": r["done"]})
+
+
 def _brute_p(t, t_cap, seeding):
     """The exact p of probe_score by enumerating the within-separation permutations."""
     import itertools
@@ -660,3 +678,66 @@ def test_panel_grid_makes_rows_of_three_and_labels_the_outer_panels():
     for bad in (dict(n=0), dict(n=3, ncols=0), dict(n=3, panel=(3, -1)), dict(n=3, panel=[3, 2])):
         with pytest.raises(ValueError, match="n|ncols|panel"):
             panel_grid(**bad)
+
+
+# ------------------------------------- status-row words of swingby.capability.report
+def test_memorization_word_follows_the_verdict_rule_with_a_coin_per_unit():
+    from swingby.capability import report
+    from swingby.diffusion.rules import Outcome, verdict
+
+    five_weak = np.array([0.137, 0.175, 0.2, 0.247, 0.3, 0.689])
+    done = np.ones((6, 5), bool)
+    corner = np.array([["01"] * 5] * 5 + [["10"] * 5])
+    shared = report.memorization_word(corner, done, five_weak, "shared", 0.7, 0.0)
+    # a seed of five weak runs: a coin passes it 0.5 ** 5 = 3.1 % of the time, below alpha
+    assert (shared.n_pass, shared.n_units) == (5, 5) and shared.null_rate == 0.5 ** 5
+    assert shared.corner_word == "reproduced" and shared.word == "reproduced"
+    assert shared.corner_word == verdict(Outcome(5, 5, 0.5 ** 5))
+    # one run per unit (a per-run sweep), or two weak runs per seed: a coin passes a unit
+    # more than 5 % of the time, so the rule can say no more than "inconclusive"
+    per_run = report.memorization_word(corner, done, five_weak, "per_run", 0.7, 0.0)
+    assert per_run.n_units == 25 and per_run.null_rate == 0.5 and per_run.corner_word == "inconclusive"
+    two_weak = np.array([0.175, 0.247, 0.468, 0.689, 0.5, 0.6])
+    assert report.memorization_word(corner, done, two_weak, "shared", 0.7, 0.0).corner_word == "inconclusive"
+    # one seed with a run that heads for 10 fails: 4 of 5, partly
+    corner[0, 0] = "10"
+    assert report.memorization_word(corner, done, five_weak, "shared", 0.7, 0.0).corner_word == "partly"
+    # every weak run heads for 10: the opposite corner, "differs"
+    flipped = np.array([["10"] * 5] * 6)
+    assert report.memorization_word(flipped, done, five_weak, "shared", 0.7, 0.0).corner_word == "differs"
+    # the leaving check: a pass whose null passes too often cannot count
+    w = report.memorization_word(np.array([["01"] * 5] * 6), done, five_weak, "shared", 0.7, 0.3)
+    # a row takes the weaker check's word; the settings rule (combine) would say "partly"
+    assert w.leave_word == "inconclusive" and w.word == "inconclusive" and w.combined == "partly"
+    assert report.memorization_word(np.array([["01"] * 5] * 6), done, five_weak, "shared", 0.2, 0.0).leave_word == \
+        "not reproduced"
+    with pytest.raises(ValueError, match="seeding"):
+        report.memorization_word(corner, done, five_weak, "both", 0.7, 0.0)
+    with pytest.raises(ValueError, match="corner and done"):
+        report.memorization_word(corner[:2], done, five_weak, "shared", 0.7, 0.0)
+
+
+def test_linear_word_and_app_d_word():
+    from swingby.capability import report
+
+    assert report.linear_word(True, 0.01, -0.8, 0.0) == "reproduced"
+    assert report.linear_word(False, 0.01, -0.8, 0.0) == "differs"       # the lead falls with dc instead
+    assert report.linear_word(False, 0.01, -0.2, 0.0) == "not reproduced"
+    assert report.linear_word(False, 0.3, -0.2, 0.0) == "inconclusive"   # its null passes too often
+    assert report.claim_word_app_d("partly") == "partly"
+    assert report.claim_word_app_d("not reproduced") == "inconclusive"
+    with pytest.raises(ValueError, match="mark_word"):
+        report.claim_word_app_d("fine")
+
+
+def test_early_bump_lies_before_every_capability_time_and_sees_a_blob_bump():
+    from swingby.capability import checks as K
+    r = _sweep()
+    b = K.early_bump(r, ("classifier",))
+    assert b.reading == "classifier" and b.value < 0.5 and b.step < 150
+    k = int(np.searchsorted(STEPS, 50))  # a bump of faint blobs at an early checkpoint
+    r["cap_probs"][1, 2, k, 2, :12] = [0.9, 0.9]
+    b = K.early_bump(r, ("classifier",))
+    assert b.value == pytest.approx(12 / 16) and b.step == STEPS[k]
+    with pytest.raises(ValueError, match="readings"):
+        K.early_bump(r, ())

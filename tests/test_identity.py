@@ -66,7 +66,7 @@ def test_moving_a_function_to_another_module_keeps_the_identity():
     ("swingby.diffusion.vdm", "l_diff = 0.5 * dgamma", "l_diff = 0.6 * dgamma"),  # the loss
     ("swingby.diffusion.data", "return 0.45 - cfg.ds / 2 if small", "return 0.46 - cfg.ds / 2 if small"),  # data
     ("swingby.diffusion.vdm", "std = s_s * torch.sqrt(c)", "std = s_s * torch.sqrt(2)"),  # the sampler
-    ("swingby.diffusion.presets", "steps=2400,", "steps=2401,"),  # a preset value
+    ("swingby.diffusion.presets", "steps=4800,", "steps=4801,"),  # a preset value
     ("swingby.diffusion.unet", "t = (gamma + 5.0) / 15.0 * 1000.0", "t = (gamma + 5.0) / 16.0 * 1000.0"),
     ("swingby.diffusion.runs.evaluation", "10_000 * seed + 100 + k", "10_000 * seed + 101 + k"),  # sample seeds
     ("swingby.diffusion.concept_space", "def pixel_measure(", "def pixel_measure(*_a, "),

@@ -36,7 +36,7 @@ def test_the_design_is_fixed_before_the_runs_and_meets_the_issue():
     assert DI.INIT_SCALE == OQ_RULES.init_scales[-1] > 1  # the SIM part's largest multiplier
     assert DI.SEPARATIONS == (0.689, 0.247) and 0.2 <= DI.SEPARATIONS[1] <= 0.3
     assert 2 <= len(DI.SEEDS) <= 3 and len(DI.SEEDS) * len(DI.SEPARATIONS) <= 6
-    p, cpu = DI.contrast_preset(), get_preset("cpu")
+    p, cpu = DI.contrast_preset(), DI.BASE_PRESET
     assert p.init_scale == DI.INIT_SCALE and p.seeding == "per_run"
     assert set(p.separations) <= set(cpu.separations) and set(p.seeds) <= set(cpu.seeds)
     differ = {k for k in p.to_dict() if p.to_dict()[k] != cpu.to_dict().get(k)}

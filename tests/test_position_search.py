@@ -159,11 +159,16 @@ def test_the_stored_candidates_choose_the_chosen_one_and_the_new_sweep_is_its_pr
     assert p.position == PS.candidate_preset(PS.CHOSEN).position and p.seeds == PS.SWEEP["seeds"]
 
 
-def test_the_cpu_preset_is_the_new_sweep_of_the_chosen_candidate():
-    """Issue 21 item 3: once the new sweep is in, the ``cpu`` preset is its preset, so the
-    chapters read it (and the stored file's config is checked against it)."""
-    assert get_preset("cpu") == PS.sweep_preset(PS.CHOSEN)
+def test_the_cpu_preset_is_the_confirmatory_sweep_of_the_long_search_s_choice():
+    """The ``cpu`` preset is the confirmatory sweep of the 4800-step search's choice, so
+    the chapters read it (and the stored file's config is checked against it); the first
+    search's sweep is kept, under its own name, as the open questions' default runs."""
+    from swingby.diffusion.runs import long_search as LS
+    from swingby.open_questions import diffusion_init as DI
+
+    assert get_preset("cpu") == LS.sweep_preset(LS.choose(LS.collect())["chosen"])
     assert SP.results_path(ST.results_dir(), get_preset("cpu")).name == "sweep_cpu.npz"
+    assert PS.sweep_preset(PS.CHOSEN) == DI.BASE_PRESET
 
 
 def test_new_sweep_refuses_only(capsys):

@@ -1,7 +1,7 @@
 """Attach today's code identity to the stored ``cpu`` sweep after a code change that
 should not change its numbers (issue 20's procedure, as a command).
 
-It retrains run dc = 0.689, seed 0 of the stored sweep with today's code up to its
+It retrains run dc = 0.689, first seed, of the stored sweep with today's code up to its
 checkpoints up to step 11 (``tests/test_replay.py``'s :func:`replay_differences`), and only
 if every recorded quantity matches the stored file within the replay test's tolerances
 it rewrites the file's ``meta["code_version"]``: ``code_identity`` becomes today's, the

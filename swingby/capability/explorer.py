@@ -15,7 +15,6 @@ from swingby import _checks
 from swingby.capability import measures as CM
 from swingby.capability import probes as CP
 from swingby.capability.plots import CAP_COLOUR
-from swingby.capability.prose import _count, _real, count_phrase
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
 from swingby.live import Explorer, explorer
@@ -132,59 +131,3 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
     # the default view checks the starting values (draw_capability_view) before any widget exists
     return explorer(draw, values, make_controls, layout=(2, 2), side=False,
                     note="Move a control to redraw the view above for other values (needs a running kernel).")
-
-
-# ------------------------------------------------ answers to the chapter's questions
-
-
-def point_phrase(p_blue: float, p_small: float) -> str:
-    """A concept-space point in words: "red and small", "blue and big", ...
-
-    Parameters
-    ----------
-    p_blue, p_small : float
-        The classifier's probabilities, in [0, 1].
-    """
-    b, s = float(p_blue), float(p_small)
-    if not (0 <= b <= 1 and 0 <= s <= 1):
-        raise ValueError(f"p_blue and p_small must be in [0, 1], got {b}, {s}")
-    return f"{'blue' if b >= 0.5 else 'red'} and {'small' if s >= 0.5 else 'big'}"
-
-
-def never_phrase(p_blue, p_small) -> str:
-    """Where the runs whose behaviour never reaches 50 % end in concept space.
-
-    Parameters
-    ----------
-    p_blue, p_small : array (N,)
-        Class 11's final probabilities in those runs (may be empty).
-    """
-    b, s = np.asarray(p_blue, float).ravel(), np.asarray(p_small, float).ravel()
-    if b.shape != s.shape:
-        raise ValueError(f"p_blue and p_small must have one shape, got {b.shape}, {s.shape}")
-    if b.size == 0:
-        return "On this sweep every run's plain prompt reaches 50 % in the end."
-    words = [point_phrase(x, y) for x, y in zip(b, s)]
-    kinds = sorted(set(words), key=words.index)
-    return "At the end class 11 reads as " + ", ".join(
-        f"{w} ({count_phrase(words.count(w), len(words))})" for w in kinds) + "."
-
-
-def level_solution(low: tuple, high: tuple, level_low: float, level_high: float) -> str:
-    """The answer to the exercise on the crossing level.
-
-    Parameters
-    ----------
-    low, high : tuple of (int, bool)
-        Censored runs and whether the precedes check passes, at each level.
-    level_low, level_high : float
-        The two levels.
-    """
-    (c0, p0), (c1, p1) = low, high
-    c0, c1 = _count("low[0]", c0), _count("high[0]", c1)
-    more = "more than" if c1 > c0 else "fewer than" if c1 < c0 else "as many as"
-    check = ("still passes" if p0 and p1 else "passes only at the higher level" if p1 else
-             "no longer passes" if p0 else "fails at both levels")
-    return (f"At {_real('level_high', level_high):g}, {c1} runs are censored, {more} the {c0} at "
-            f"{_real('level_low', level_low):g}, and the precedes check {check}.")
-

@@ -1,7 +1,8 @@
 """Probes of the held-out class beside its accuracy (App. D of the hidden-capabilities
 study; used by the chapter ``book/capability.md``): where class 11 turns in concept space
 (``concept_turn``), the geometry of the class-prompt embeddings, the training log
-(the bound, its parts, gradient norms) and the generic transition step of any probe curve.
+(the bound, its parts, gradient norms), the generic transition step of any probe curve
+and the transition steps of every probe of the chapter's table (``probe_steps``).
 
 Like :mod:`swingby.capability.measures`, every function takes a results dict of
 :func:`swingby.diffusion.runs.storage.load_results` (or arrays cut from it); runs that are not
@@ -272,3 +273,55 @@ def checkpoint_gap(steps: np.ndarray, t: np.ndarray) -> np.ndarray:
     out = (s[k] - s[k - 1]).astype(float)
     out[~fin] = np.nan
     return out
+
+
+#: the probes of the chapter's table (:func:`probe_steps`), each with the study's figure
+PROBE_NAMES = (
+    "concept space: turn",
+    "concept space: leaving step",
+    "embedding disentanglement [study Fig. 5]",
+    "embedding disentanglement, its maximum",
+    "parallelogram cosine [study Fig. 16]",
+    "weight norm, colour inputs [study Fig. 10]",
+    "weight norm, size input [study Fig. 11]",
+    "weight norm, convolutions [study Fig. 14]",
+    "gradient norm, colour inputs [study Fig. 12]",
+    "gradient norm, size input [study Fig. 13]",
+    "gradient norm, convolutions [study Fig. 15]",
+    "training loss [study Fig. 4, left]",
+)
+
+
+def probe_steps(res: dict) -> dict[str, np.ndarray]:
+    """The transition step of every probe of the hidden-capabilities study's Figs. 4, 5
+    and App. D (Figs. 10-16) per run, for the probe table of ``book/capability.md``.
+
+    The concept space gives the turn and the leaving step (:func:`concept_turn`); the
+    embedding disentanglement gives its transition step (:func:`transition_step`) and the
+    step of its maximum (:func:`peak_step`); every other probe (the parallelogram cosine,
+    the weight norms of the conditioning network's colour and size inputs and of all
+    convolutions, the gradient norms of the same, and the training loss) its transition
+    step.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict (needs ``probs``, ``emb``, ``wnorm``, ``loss``, ``done``, ``meta``).
+
+    Returns
+    -------
+    dict
+        :data:`PROBE_NAMES` to an array ``(D, S)`` of steps (NaN: unfinished run; ``inf``:
+        a leaving step never reached).
+    """
+    _res(res, "probs", "emb", "wnorm", "loss")
+    steps = _steps(res["meta"]["checkpoint_steps"])
+    turn = concept_turn(res)
+    ed = embedding_disentanglement(res)
+    wnorm = np.where(np.asarray(res["done"])[..., None], np.asarray(res["wnorm"], float), np.nan)
+    curves = (embedding_parallelogram(res), wnorm[..., 0], wnorm[..., 1], wnorm[..., 2])
+    logged = [loss_log(res, f) for f in ("grad_colour", "grad_size", "grad_conv", "loss")]
+    values = [turn.turn, turn.departure, transition_step(steps, ed), peak_step(steps, ed)]
+    values += [transition_step(steps, y) for y in curves]
+    values += [transition_step(s, y) for s, y in logged]
+    return dict(zip(PROBE_NAMES, values))

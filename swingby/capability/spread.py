@@ -53,7 +53,7 @@ def time_mean(y: np.ndarray, steps: np.ndarray) -> np.ndarray:
 
 
 def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
-    """Time-averaged seed spread of capability over that of behaviour (eq. ``eq-cap-spread``),
+    """Time-averaged seed spread of capability over that of behaviour (the earlier rule's check),
     pooled over the separations.
 
     Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to

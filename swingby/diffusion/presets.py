@@ -1,5 +1,5 @@
 """Sweep presets: ``paper`` (the authors' scale, for a GPU), ``cpu`` (found by measured
-search to run on a 2-core CPU; ``book/diffusion.md`` shows the search) and ``tiny``
+search to run on a 2-core CPU; ``book/diffusion_cpu.md`` shows the searches) and ``tiny``
 (the end-to-end smoke test of the tests and of the chapters' quick mode)."""
 from __future__ import annotations
 
@@ -231,11 +231,14 @@ PRESETS = {
     # swingby.diffusion.runs.position_search.CHOSEN), with that search's new-sweep design:
     # eight seeds with independent randomness per (separation, seed), four separations,
     # 48 checkpoints, 32 samples per prompt (tests keep it equal to sweep_preset(CHOSEN))
+    # the confirmatory sweep's: the 4800-step position search's choice (spread 0.1), bf16,
+    # fresh seeds; the 2400-step preset before it is kept by the open questions
+    # (swingby.open_questions.diffusion_init.BASE_PRESET)
     "cpu": Preset(
         name="cpu", image_size=16, widths=(16, 32, 64), n_res=1, attention=True, position=0.1,
-        steps=2400, batch=48, lr=2e-3, ema=0.99,
-        separations=(0.175, 0.247, 0.468, 0.689), seeds=(0, 1, 2, 3, 4, 5, 6, 7),
-        n_checkpoints=48, sample_steps=25, samples_per_class=32, n_thumbs=4,
+        steps=4800, batch=48, lr=2e-3, ema=0.99, bf16=True,
+        separations=(0.175, 0.247, 0.468, 0.689), seeds=tuple(range(1000, 1008)),
+        n_checkpoints=64, sample_steps=25, samples_per_class=32, n_thumbs=4,
         classifier_steps=3000, workers=2, threads=1, seeding="per_run",
     ),
     "tiny": Preset(  # the end-to-end smoke test of the chapter's quick mode and of the tests

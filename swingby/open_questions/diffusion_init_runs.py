@@ -20,10 +20,17 @@ import numpy as np
 
 from swingby import _checks
 from swingby.capability.measures import joint_accuracy
-from swingby.diffusion.presets import Preset, get_preset
+from swingby.diffusion.presets import Preset
 from swingby.diffusion.runs import position_search as PS
 from swingby.diffusion.runs.storage import load_results
-from swingby.open_questions.diffusion_init import VARIED, Answer, check_preset, contrast_answer, contrast_preset
+from swingby.open_questions.diffusion_init import (
+    VARIED,
+    Answer,
+    base_preset,
+    check_preset,
+    contrast_answer,
+    contrast_preset,
+)
 
 
 def contrast_dir() -> Path:
@@ -127,7 +134,7 @@ def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=No
     if not path.is_file():
         raise ValueError(f"out_dir: no larger-initialisation runs at {path}; "
                          "run: python -m swingby.open_questions diffusion-init")
-    dpath = results_path(results_dir(), get_preset(p.name)) if default_path is None else Path(default_path)
+    dpath = results_path(results_dir(), base_preset(p.name)) if default_path is None else Path(default_path)
     if not dpath.is_file():
         raise ValueError(f"default_path: no stored default sweep at {dpath}")
     res, dres = load_results(path), load_results(dpath)

@@ -7,7 +7,8 @@
   fixed rules (:mod:`swingby.diffusion.rules`); :mod:`.slowing` also holds the old
   rule's slowing check;
 * :mod:`.report`: the checks under the old and the new rules, as markdown tables, and
-  the words of the status page's rows;
-* :mod:`.prose`: the chapter's sentences that depend on the sweep, built from the checks;
+  the word of the Fig. 19 row;
+* :mod:`.confirm`, :mod:`.confirm_nulls`: the registered checks of Fig. 6
+  (:mod:`swingby.claims.diffusion`) and their wrong models, which the chapter judges;
 * :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
 """

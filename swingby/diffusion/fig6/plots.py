@@ -1,14 +1,18 @@
 """Figures of the diffusion chapter: sample grids (paper Fig. 19), concept-space
-trajectories, MSE and speed (paper Fig. 6(a)-(c))."""
+trajectories, MSE and speed (paper Fig. 6(a)-(c)), and the per-run read-outs of the
+registered swing and bend checks (:func:`plot_weak_runs`)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
+from swingby.claims.diffusion import DESIGN, check_design
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6 import analysis as A
-from swingby.style import PALETTE, _axes, _style, cycle_colour
+from swingby.diffusion.fig6.confirm import mse_bump, swing
+from swingby.diffusion.readouts import run_paths
+from swingby.style import PALETTE, _axes, _style
 
 CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
 #: one Okabe-Ito colour per class: the red classes vermillion and orange, the blue ones blue and purple
@@ -241,18 +245,20 @@ def _check_slowing(checks, n: int) -> None:
             raise ValueError(f"checks[{k}] must be a SlowingCheck from slowing.slowing_checks(res)")
 
 
-def plot_speed(res: dict, checks: list, ax=None):
+def plot_speed(res: dict, checks: list | None = None, ax=None):
     """Fig. 6(c): speed ``|dC/dt|`` of class 11 (seed mean) on a log scale, the sampling-noise
-    floor (thin dashed) and, over the late phase, the better of an exponential and a power
-    law (dotted) fitted to the speeds above the floor (``checks``: one
-    :class:`~swingby.diffusion.fig6.slowing.SlowingCheck` per separation).
+    floor (thin dashed) and, where ``checks`` are given, over the late phase the better of
+    an exponential and a power law (dotted) fitted to the speeds above the floor (one
+    :class:`~swingby.diffusion.fig6.slowing.SlowingCheck` per separation). The diffusion
+    chapter draws it without fits.
 
     Parameters
     ----------
     res : dict
         A complete sweep.
-    checks : list of SlowingCheck
-        From :func:`swingby.diffusion.fig6.slowing.slowing_checks`, one per separation.
+    checks : list of SlowingCheck, optional
+        From :func:`swingby.diffusion.fig6.slowing.slowing_checks`, one per separation;
+        None draws no fits.
     ax : matplotlib.axes.Axes, optional
         Where to draw (default: the current axes).
 
@@ -263,15 +269,16 @@ def plot_speed(res: dict, checks: list, ax=None):
     mid, sp = A.speed(res)
     floor = A.speed_noise_floor(res)
     dcs = res["meta"]["config"]["separations"]
-    _check_slowing(checks, len(dcs))
+    if checks is not None:
+        _check_slowing(checks, len(dcs))
     cmap = plt.get_cmap("viridis")
     ax = _axes(plt.gca() if ax is None else ax)
-    for i, (dc, c) in enumerate(zip(dcs, checks)):
+    for i, (dc, c) in enumerate(zip(dcs, checks if checks is not None else [None] * len(dcs))):
         col = cmap(i / max(1, len(dcs) - 1))
         ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
         ax.semilogy(mid, np.maximum(floor[i], 1e-7), "--", color=col, lw=0.7, alpha=0.7,
                     label="sampling-noise floor" if i == len(dcs) - 1 else None)
-        if c.fits is not None:
+        if c is not None and c.fits is not None:
             t = mid[c.start:]
             ax.semilogy(t, c.fits.predict(t), ":", color=col, lw=2.5)
     ax.set_xlabel("training step")
@@ -281,82 +288,61 @@ def plot_speed(res: dict, checks: list, ax=None):
     return ax
 
 
-def plot_disc_mse(res: dict, axes) -> None:
-    """Fig. 6(b) on the disc-only read-out: the concept-space MSE of class 11 to (1, 1)
-    per seed, read only from samples the pixel check sees as a disc
-    (:func:`swingby.diffusion.fig6.mse_checks.disc_points`; gaps where too few samples show
-    one), one panel per colour separation. Used in the diffusion chapter, Fig. 6(b).
+def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
+    """The per-run read-outs of the registered swing (Fig. 6a) and bend (Fig. 6b) checks
+    at weak colour signal (:func:`swingby.diffusion.fig6.confirm.swing`,
+    :func:`~swingby.diffusion.fig6.confirm.mse_bump`): class 11's P(blue) (top row) and
+    its concept-space MSE to (1, 1) (bottom row), each run from its first disc
+    checkpoint on, one column per separation ``dc <= design.weak_max_dc``; solid where the
+    run passes that row's check, dotted where not, a dot at the turning point of a passing run (the trough of P(blue), the peak of the MSE).
+    Used in the diffusion chapter, Fig. 6(a) and 6(b).
 
     Parameters
     ----------
     res : dict
-        A complete sweep.
-    axes : sequence of matplotlib.axes.Axes
-        One per separation (e.g. from :func:`panel_grid`).
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    axes : array of matplotlib.axes.Axes, shape (2, W)
+        ``W`` the number of weak separations of the sweep.
+    design : DiffusionDesign
+        The registered design (:data:`~swingby.claims.diffusion.DESIGN`).
 
     Returns
     -------
     None
     """
-    from swingby.diffusion.fig6.mse_checks import disc_points
-
-    dcs = res["meta"]["config"]["separations"]
-    axes = list(np.ravel(axes))
-    if len(axes) != len(dcs):
-        raise ValueError(f"axes must hold one panel per separation ({len(dcs)}), got {len(axes)}")
-    pts, _ = disc_points(res)
-    mse = ((pts - 1.0) ** 2).mean(-1)
-    steps = np.asarray(res["meta"]["checkpoint_steps"])
-    seeds = res["meta"]["config"]["seeds"]
-    for i, (ax, dc) in enumerate(zip(axes, dcs)):
-        for j, seed in enumerate(seeds):
-            ax.plot(steps, mse[i, j], "-", lw=1.2, color=cycle_colour(j), label=f"seed {seed}")
-        ax.set_xscale("symlog", linthresh=50)
-        ax.set_title(f"dc = {dc:.3g}", fontsize=10)
-    for ax in axes[-3:]:
-        ax.set_xlabel("training step")
-    axes[0].set_ylabel("disc-only MSE of class 11")
-    axes[0].legend(fontsize=7)
-
-
-def plot_dips(res: dict, dips: list, axes) -> None:
-    """The coordinate of class 11 that the swing check reads
-    (:func:`swingby.diffusion.fig6.checks.dip_checks`): P(blue) where size is learned
-    first (a dip is a swing toward red small), P(small) where colour is; one line per
-    seed (solid where the seed passes, dotted where not), from the first trained
-    checkpoint on, one panel per colour separation. Used in the diffusion chapter,
-    Fig. 6(a).
-
-    Parameters
-    ----------
-    res : dict
-        A complete sweep.
-    dips : list of DipCheck
-        One per separation.
-    axes : sequence of matplotlib.axes.Axes
-        One per separation (e.g. from :func:`panel_grid`).
-
-    Returns
-    -------
-    None
-    """
-    dcs = res["meta"]["config"]["separations"]
-    axes = list(np.ravel(axes))
-    if len(axes) != len(dcs) or len(dips) != len(dcs):
-        raise ValueError(f"axes and dips must hold one entry per separation ({len(dcs)}), "
-                         f"got {len(axes)} and {len(dips)}")
-    t = A.trajectories(res)[:, :, 1:, A.CLASS_11]
-    steps = np.asarray(res["meta"]["checkpoint_steps"])[1:]
-    seeds = res["meta"]["config"]["seeds"]
-    for i, (ax, d) in enumerate(zip(axes, dips)):
-        c = 0 if d.toward == "01" else 1
-        for j, seed in enumerate(seeds):
-            ax.plot(steps, t[i, j, :, c], "-" if d.per_seed[j] else ":", lw=1.3, color=cycle_colour(j),
-                    label=f"seed {seed}")
-        ax.set_xscale("log")
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"dc = {dcs[i]:.3g}: {'P(blue)' if c == 0 else 'P(small)'}", fontsize=10)
-    for ax in axes[-3:]:
-        ax.set_xlabel("training step")
-    axes[0].set_ylabel("class 11")
-    axes[0].legend(fontsize=7)
+    design = check_design(design)
+    rp = run_paths(res, design)
+    weak = np.flatnonzero(rp.dc <= design.weak_max_dc + 1e-9)
+    grid = np.asarray(axes, dtype=object)
+    if weak.size == 0:
+        raise ValueError(f"res has no separation at or below weak_max_dc = {design.weak_max_dc}")
+    if grid.shape != (2, weak.size):
+        raise ValueError(f"axes must be a (2, {weak.size}) array of Axes (rows: P(blue), MSE; one column per "
+                         f"weak separation), got shape {grid.shape}")
+    for ax in grid.ravel():
+        _axes(ax)
+    w = design.sustain
+    for col, i in enumerate(weak):
+        for s in range(rp.onset.shape[1]):
+            steps, pts, noise = rp.run(i, s)
+            if steps.size < 3 * w:  # too few disc checkpoints: the checks cannot read the run
+                continue
+            curves = (pts[:, 0], ((1.0 - pts) ** 2).mean(axis=1))
+            for row, (y, check) in enumerate(zip(curves, (swing, mse_bump))):
+                v = check(pts, noise, design)
+                ax = grid[row, col]
+                colour = PALETTE["blue"] if v.passed else PALETTE["black"]
+                ax.plot(steps, y, "-" if v.passed else ":", lw=1.1, color=colour, alpha=0.8 if v.passed else 0.5)
+                if v.passed:
+                    k = v.trough + w // 2
+                    ax.plot(steps[k], y[k], "o", ms=3.5, color=PALETTE["vermillion"])
+        grid[0, col].set_title(f"dc = {rp.dc[i]:.3g}", fontsize=10)
+        grid[1, col].set_xlabel("training step")
+        for row in range(2):
+            grid[row, col].set_xscale("log")
+    grid[0, 0].set_ylabel("P(blue) of class 11")
+    grid[1, 0].set_ylabel("MSE of class 11 to (1, 1)")
+    grid[0, 0].plot([], [], "-", color=PALETTE["blue"], label="run passes")
+    grid[0, 0].plot([], [], ":", color=PALETTE["black"], alpha=0.5, label="run does not")
+    grid[0, 0].plot([], [], "o", ms=3.5, color=PALETTE["vermillion"], label="turning point")
+    grid[0, 0].legend(fontsize=7, loc="lower right")
