@@ -23,6 +23,13 @@ wnorm       0 / 0                  4.8e-7 / 0             1e-5 / 1e-4 (norms nea
 thumbs      0 levels               1 level (rounding)     1 / 2 uint8 levels
 =========== ====================== ====================== =========================
 
+bfloat16. The stored ``cpu`` sweep trains and samples under bf16 autocast, made on an AMD
+EPYC with AVX512-BF16 and no AMX. On a CPU whose bf16 arithmetic differs (emulated on
+AVX2, or AMX tiles), the step-0 numbers still agree (at most 4.5e-6 in the probabilities
+with AVX2 forced by ``ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2``), but one
+training step moves the pixels by 2.6e-3 and step 5 by 0.11: other rounding, amplified
+by training. There the replay compares checkpoint 0 only (:func:`same_bf16_arithmetic`).
+
 Each tolerance is about 20 times (or more) the largest difference seen, since two
 machines already differed by a factor of 3 to 4. By step 43 unchanged code on two
 machines differs by up to 0.23 in the probabilities, so later checkpoints cannot be
@@ -98,6 +105,22 @@ def replay_differences(n_checkpoints: int, scratch) -> list[dict]:
              if name in TOLERANCE} for k, e in enumerate(evals)]
 
 
+#: the bfloat16 arithmetic of the machine that made the stored sweep: ATen's AVX512 kernels,
+#: native AVX512-BF16 dot products, no AMX tiles
+STORED_BF16 = ("AVX512", "avx512_bf16", "amx_bf16")
+
+
+def same_bf16_arithmetic() -> bool:
+    """Whether this machine does bf16 as the one that made the stored sweep did
+    (:data:`STORED_BF16`): then a bf16 run replays exactly, else only its step 0 does."""
+    try:
+        flags = next((ln.split(":", 1)[1].split() for ln in open("/proc/cpuinfo") if ln.startswith("flags")), [])
+    except OSError:
+        return False
+    capability, has, lacks = STORED_BF16
+    return torch.backends.cpu.get_cpu_capability() == capability and has in flags and lacks not in flags
+
+
 def n_replayed(checkpoint_steps) -> int:
     """How many of a sweep's first checkpoints a replay compares: those up to step
     :data:`REPLAY_STEPS` (at least two).
@@ -132,6 +155,8 @@ def test_the_stored_run_is_replayed_within_tolerance(tmp_path):
         pytest.skip(f"the stored cpu sweep was made by earlier code (commit {EARLIER[made_by][0]}): today's code "
                     "samples every prompt in one chain, so it draws other samples; checkout that commit to replay it")
     n = n_replayed(res["meta"]["checkpoint_steps"])
+    if p.bf16 and not same_bf16_arithmetic():  # other bf16 rounding: only step 0 replays exactly
+        n = 1
     assert res["done"][i, j, :n].all() and res["meta"]["checkpoint_steps"][0] == 0
     diffs = replay_differences(n, tmp_path)
     assert not _excess(diffs), (f"today's code does not reproduce the stored cpu run dc={DC} seed={SEED}: "
