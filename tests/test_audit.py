@@ -25,3 +25,11 @@ def test_every_diffusion_and_capability_row_of_the_earlier_sweep_is_on_the_statu
     assert len(rows) == len(audit.EARLIER_SWEEP)
     for h in rows:
         assert h.earlier in verdicts.WORDS and h.now in words and h.change, h
+
+
+def test_every_row_changed_after_the_reading_is_on_the_status_page():
+    rows = audit.after_reading()
+    assert [h.row for h in rows] == list(audit.AFTER_READING)
+    for h in rows:
+        assert h.earlier in verdicts.WORDS and h.now in set(verdicts.WORDS) | {"illustration"} and h.change, h
+        assert h.now != h.earlier, h

@@ -457,8 +457,9 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
     P.plot_crossing_times(r, t, None, ax)
     fig, axes = plt.subplots(1, 3)
     P.plot_run_overview(r, 0, 1, axes)
-    ax3 = plt.figure().add_subplot(projection="3d")
-    P.plot_seeds_3d(r, 1, ax3)
+    fig, axes_s = plt.subplots(1, r["done"].shape[1])
+    P.plot_seed_panels(r, 1, axes_s)
+    assert len(fig.legends) == 1  # one legend, below the panels
     fig, axes = plt.subplots(1, 2)
     draw_capability_view(r, 1, 0, 3, 2, axes)
     monkeypatch.setenv("SWINGBY_STATIC", "0")  # live: controls (two rows) above the output area
@@ -472,10 +473,8 @@ def test_figures_draw_on_the_synthetic_sweep(monkeypatch):
     plt.close("all")
     with pytest.raises(ValueError, match="one Axes per colour separation"):
         P.plot_capability_behaviour(r, [ax])
-    with pytest.raises(ValueError, match="3-D"):
-        P.plot_seeds_3d(r, 0, ax)
     with pytest.raises(ValueError, match="dc_index"):
-        P.plot_seeds_3d(r, 9, ax3)
+        P.plot_seed_panels(r, 9, axes_s)
     with pytest.raises(ValueError, match="three Axes"):
         P.plot_run_overview(r, 0, 0, [ax])
     with pytest.raises(ValueError, match="times"):

@@ -67,3 +67,19 @@ def test_plot_speed_draws_without_fits():
     ax = DP.plot_speed(res, ax=plt.figure().gca())
     assert len(ax.lines) == 4  # a speed and a floor per separation, no fitted curve
     plt.close("all")
+
+
+def test_plot_run_speeds_draws_a_line_and_a_floor_per_run():
+    from swingby.claims.diffusion import DESIGN
+    from swingby.diffusion.fig6.confirm import slowing
+
+    res = _sweep(np.random.default_rng(3))
+    rp = run_paths(res)
+    mid, speed, level = DP.run_speeds(*rp.run(0, 0))
+    assert mid.size == speed.size == level.size == STEPS.size // DESIGN.sustain - 1
+    assert np.isfinite(slowing(*rp.run(0, 0)).ratio)
+    ax = DP.plot_run_speeds(res, ax=plt.figure().gca())
+    assert len(ax.lines) == 2 * 2 * 3  # a speed and a moving level per run
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels[0].endswith("(moving above it)") and len(labels) == 3
+    plt.close("all")

@@ -56,12 +56,26 @@ def test_rule_outcome_rebuilds_each_verdict():
 
 def test_explorer_answers():
     t = lean([0.1, 0.9], 0.3, "01")
-    assert "looks like red small (class 01), a lean of 0.80" in t and "still reddish" in t
+    assert "looks like red small (class 01): its P(small) exceeds its P(blue) by 0.80" in t
+    assert "still reddish" in t
     t = lean([0.6, 0.4], 0.8, "10")
-    assert "by only 0.20" in t and "it is blue" in t
+    assert "P(blue) exceeds its P(small) by 0.20, less than" in t and "it is blue" in t
     with pytest.raises(ValueError, match="toward"):
         lean([0.1, 0.9], 0.3, "11")
     assert seeds_blue([0.9, 0.8]).startswith("Yes: all of the 2")
     assert seeds_blue([0.1, 0.2]).startswith("No: none of the 2")
     t = seeds_blue([0.9, 0.2, 0.7])
     assert t.startswith("No: 2 of the 3") and "blurs" in t
+
+
+def test_counted_reads_well_for_any_count():
+    assert F6R.counted(0, "run") == "no run"
+    assert F6R.counted(1, "run") == "one run"
+    assert F6R.counted(3, "run") == "3 runs"
+    assert F6R.counted(1, "percentage point") == "one percentage point"
+    assert F6R.counted(0, "run", verb=("has", "have")) == "no run has"
+    assert F6R.counted(2, "run", verb=("has", "have")) == "2 runs have"
+    with pytest.raises(ValueError, match="k"):
+        F6R.counted(-1, "run")
+    with pytest.raises(ValueError, match="verb"):
+        F6R.counted(2, "run", verb="has")

@@ -286,3 +286,111 @@ def lead_null(behaviour_curves: np.ndarray, behaviour_times: np.ndarray, steps: 
         cap0 = noise_capability(behaviour_curves, n_samples, n_prompts, rng)
         return capability_lead(CrossingTimes(first_crossing(steps, cap0), behaviour_times), end)
     return make
+
+
+# ----------------------------------------------- yardsticks of prompts that change nothing
+def noise_lead(behaviour_curves: np.ndarray, steps: np.ndarray, end: float, n_samples: int, n_prompts: int,
+               rng: np.random.Generator, n_redraws: int = 20, timing=None) -> np.ndarray:
+    """The lead of prompts that change nothing: the median over ``n_redraws`` redraws of
+    :func:`noise_capability` of its lead over the runs' own behaviour (eq. ``eq-cap-lead``).
+
+    Used by ``book/capability.md`` as the yardstick beside the measured lead.
+
+    Parameters
+    ----------
+    behaviour_curves : array (D, S, K)
+        Plain-prompt accuracies in [0, 1].
+    steps : array (K,)
+        Checkpoint steps.
+    end : float
+        The last training step (a behaviour that never crosses is put there).
+    n_samples, n_prompts : int
+        Samples per prompt, and prompts besides the plain one.
+    rng : numpy.random.Generator
+        Source of the redraws.
+    n_redraws : int
+        Redraws of the null capability.
+    timing : callable or None
+        ``timing(steps, curves) -> times``; None: :func:`first_crossing` at 50 %.
+
+    Returns
+    -------
+    array (D, S)
+        Median lead per run; NaN where no redraw gives a lead (e.g. neither curve crosses).
+    """
+    n_redraws = _checks.positive_int("n_redraws", n_redraws)
+    timing = first_crossing if timing is None else timing
+    beh = np.asarray(behaviour_curves, float)
+    t_beh = timing(steps, beh)
+    leads = np.stack([capability_lead(CrossingTimes(timing(steps, noise_capability(beh, n_samples, n_prompts, rng)),
+                                                    t_beh), end).steps for _ in range(n_redraws)])
+    some = ~np.isnan(leads).all(axis=0)  # a median only where some redraw gives a lead
+    out = np.full(leads.shape[1:], np.nan)
+    out[some] = np.nanmedian(leads[:, some], axis=0)
+    return out
+
+
+class SpreadYardstick(NamedTuple):
+    """Mean discordant counts of the comparative part of ``claim-cap-robust`` when capability
+    is redrawn from prompts that change nothing (:func:`spread_yardstick`)."""
+
+    capability_closer: float  #: runs whose null capability lies closer to its median, mean over redraws
+    behaviour_closer: float   #: runs whose behaviour lies closer, mean over redraws
+    n_redraws: int
+
+
+def spread_yardstick(behaviour_curves: np.ndarray, n_samples: int, n_prompts: int, rng: np.random.Generator,
+                     n_redraws: int = 20) -> SpreadYardstick:
+    """The comparative part of the seed-robustness claim (study Figs. 8, 9) on a capability
+    of prompts that change nothing: :func:`swingby.capability.confirm.late_spread` per
+    separation on :func:`noise_capability` against the runs' own behaviour, counted over
+    the runs and averaged over ``n_redraws`` redraws (``book/capability.md``).
+
+    Parameters
+    ----------
+    behaviour_curves : array (D, S, K)
+        Behaviour of the separations the part judges (the weak-signal ones).
+    n_samples, n_prompts : int
+        Samples per prompt, and prompts besides the plain one.
+    rng : numpy.random.Generator
+        Source of the redraws.
+    n_redraws : int
+        Redraws of the null capability.
+
+    Returns
+    -------
+    SpreadYardstick
+    """
+    from swingby.capability.confirm import late_spread  # the registered check itself
+
+    beh = _checks.array("behaviour_curves", behaviour_curves, ndim=3)
+    n_redraws = _checks.positive_int("n_redraws", n_redraws)
+    counts = np.zeros((n_redraws, 2))
+    for r in range(n_redraws):
+        cap0 = noise_capability(beh, n_samples, n_prompts, rng)
+        for i in range(len(beh)):
+            closer = late_spread(cap0[i], beh[i])
+            counts[r] += [closer[0].sum(), closer[1].sum()]
+    return SpreadYardstick(float(counts[:, 0].mean()), float(counts[:, 1].mean()), n_redraws)
+
+
+def count_phrase(k: int, noun: str = "run", plural: str | None = None) -> str:
+    """``k`` things in words: "no run", "1 run", "3 runs" (the chapter's glued counts).
+
+    Parameters
+    ----------
+    k : int
+        The count, at least 0.
+    noun : str
+        The singular noun.
+    plural : str or None
+        The plural (None: ``noun + "s"``).
+
+    Returns
+    -------
+    str
+    """
+    k = _checks.integer("k", k, low=0)
+    if k == 0:
+        return f"no {noun}"
+    return f"{k} {noun if k == 1 else (plural or noun + 's')}"

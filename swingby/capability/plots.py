@@ -87,6 +87,27 @@ def plot_concept_memorization(res: dict, ax):
     return ax
 
 
+def legend_below(axes, ncol: int = 4):
+    """One legend for a figure of panels, below them (off the data), from the first
+    panel's labelled lines.
+
+    Parameters
+    ----------
+    axes : sequence of matplotlib Axes
+        The figure's panels; the first one holds the labels.
+    ncol : int
+        Legend columns.
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+    """
+    first = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()[0]
+    handles, labels = first.get_legend_handles_labels()
+    return first.figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
+                               fontsize=8, frameon=False)
+
+
 def _band(ax, steps, curves, colour, style, label):
     mean = np.nanmean(curves, axis=0)
     ax.plot(steps, mean, style, color=colour, lw=1.8, label=label)
@@ -119,7 +140,7 @@ def plot_capability_behaviour(res: dict, axes):
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
     label_panels(axes[:len(dcs)], "training step", "joint accuracy of class 11")
-    axes[0].legend(fontsize=7, loc="upper left")
+    legend_below(axes)
     return axes
 
 
@@ -144,13 +165,13 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
         ax.plot(steps, sb[i], "-", color=BEH_COLOUR, label="behaviour")
         ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
     label_panels(axes[:len(dcs)], "training step", "seed-to-seed std")
-    axes[0].legend(fontsize=7)
+    legend_below(axes)
     return axes
 
 
-def plot_seeds_3d(res: dict, dc_index: int, ax, by: str = "classifier"):
-    """Seed 003, Fig. 9: capability (green) and behaviour (red) of every seed at one
-    separation, as curves in (step, seed, accuracy).
+def plot_seed_panels(res: dict, dc_index: int, axes, by: str = "classifier"):
+    """Seed 003, Fig. 9 as small multiples: capability (green) and behaviour (red) of
+    every seed at one separation, one panel per seed, with one legend below them.
 
     Parameters
     ----------
@@ -158,36 +179,34 @@ def plot_seeds_3d(res: dict, dc_index: int, ax, by: str = "classifier"):
         A results dict.
     dc_index : int
         Which separation.
-    ax : matplotlib 3-D Axes
-        Where to draw (``projection="3d"``).
+    axes : sequence of matplotlib Axes
+        One per seed.
     by : {"classifier", "pixels"}
         Which reading.
     """
-    ax = _axes(ax, three_d=True)
     dcs, steps = _separations(res), _steps(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
-    cap, beh = CM.capability(res, by)[i], CM.behaviour(res, by)[i]
     seeds = res["meta"]["config"]["seeds"]
-    for j, s in enumerate(seeds):
-        if np.isnan(cap[j]).any():
-            continue
-        ax.plot(steps, np.full_like(steps, j), cap[j], color=CAP_COLOUR, label="capability" if j == 0 else None)
-        ax.plot(steps, np.full_like(steps, j), beh[j], color=BEH_COLOUR, label="behaviour" if j == 0 else None)
-    ax.set_yticks(range(len(seeds)), [str(s) for s in seeds])
-    ax.set_xlabel("training step")
-    ax.set_ylabel("seed")
-    ax.set_zlabel("joint accuracy")
-    ax.set_zlim(0, 1)
-    ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
-    return ax
+    axes = _axes_for(axes, len(seeds))
+    cap, beh = CM.capability(res, by)[i], CM.behaviour(res, by)[i]
+    for j, ax in enumerate(axes[:len(seeds)]):
+        ax.plot(steps, cap[j], "-", color=CAP_COLOUR, lw=1.5, label="capability")
+        ax.plot(steps, beh[j], "-", color=BEH_COLOUR, lw=1.5, label="behaviour")
+        ax.axhline(0.5, color="k", lw=0.6)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"seed {seeds[j]}", fontsize=9)
+    label_panels(axes[:len(seeds)], "training step", "joint accuracy")
+    legend_below(axes, ncol=2)
+    axes[0].figure.suptitle(f"dc = {dcs[i]:.3g}", fontsize=10)
+    return axes
 
 
 def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | None, ax):
     """Seed 003, Fig. 3: behaviour time against capability time, one dot per run, one
     colour per separation; runs whose behaviour never crosses 50 % are open triangles
     at the end of training (censored); the least-squares line over the runs where both
-    cross, with its R^2 and the 95 % interval of its slope.
+    cross, with its R^2 and the 95 % interval of its slope. Log axes (symlog where a
+    time is 0), as the times span more than a decade; the legend sits below the axes.
 
     Parameters
     ----------
@@ -208,26 +227,33 @@ def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | 
     tc, tb = np.asarray(times.capability, float), np.asarray(times.behaviour, float)
     if tc.shape != (len(dcs), tc.shape[1]) or tb.shape != tc.shape:
         raise ValueError(f"times must hold (separations = {len(dcs)}, seeds) arrays, got {tc.shape} and {tb.shape}")
+    finite = np.concatenate([tc[np.isfinite(tc)], tb[np.isfinite(tb)]])
+    low = max(float(finite[finite > 0].min()) if (finite > 0).any() else 1.0, 1.0) / 1.5
+    scale = dict(value="symlog", linthresh=low) if (finite <= 0).any() else dict(value="log")
     for i, dc in enumerate(dcs):
         col = dc_colour(i, len(dcs))
         both = np.isfinite(tc[i]) & np.isfinite(tb[i])
         never = np.isfinite(tc[i]) & np.isinf(tb[i])
         ax.plot(tc[i, both], tb[i, both], "o", color=col, label=f"dc = {dc:.3g}")
         ax.plot(tc[i, never], np.full(never.sum(), end), "^", mfc="none", mec=col, ms=8)
-    lim = np.array([0, end * 1.05])
+    lim = np.array([low, end * 1.3])
     ax.plot(lim, lim, "k:", lw=0.8, label="behaviour = capability")
     ax.axhline(end, color="grey", lw=0.6, ls="--")
-    ax.annotate("end of training: behaviour never reached 50 % (triangles)", (lim[1] * 0.02, end),
+    ax.annotate("end of training: behaviour never reached 50 % (triangles)", (low * 1.05, end),
                 textcoords="offset points", xytext=(0, 4), fontsize=7, color="grey")
     if fit is not None:
-        x = np.linspace(np.nanmin(tc), np.nanmax(tc[np.isfinite(tc)]), 2)
-        ax.plot(x, fit.slope * x + fit.intercept, "k-", lw=1.2,
+        x = np.geomspace(max(np.nanmin(tc), low), np.nanmax(tc[np.isfinite(tc)]), 50)
+        y = fit.slope * x + fit.intercept
+        ok = y > low
+        ax.plot(x[ok], y[ok], "k-", lw=1.2,
                 label=f"fit: slope {fit.slope:.2f} [{fit.slope_ci[0]:.2f}, {fit.slope_ci[1]:.2f}], R² = {fit.r2:.2f}")
+    ax.set_xscale(**scale)
+    ax.set_yscale(**scale)
     ax.set_xlim(*lim)
-    ax.set_ylim(0, end * 1.08)
-    ax.set_xlabel("capability time (step of first 50 %)")
-    ax.set_ylabel("behaviour time (step of first 50 %)")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_ylim(low, end * 1.3)
+    ax.set_xlabel("capability time (step of first 50 %, log scale)")
+    ax.set_ylabel("behaviour time (step of first 50 %, log scale)")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
     return ax
 
 
@@ -293,7 +319,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     _corners(a2)
     a2.set_ylabel("P(small)")
     a2.set_title("concept space", fontsize=10)
-    a2.legend(fontsize=7, loc="center")
+    a2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     return axes
 
 
@@ -325,7 +351,7 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
         ax.set_ylim(0, 1.02)
         ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
     label_panels(axes[:len(dcs)], "training step", "embedding disentanglement")
-    axes[0].legend(fontsize=7, loc="lower right")
+    legend_below(axes, ncol=min(8, ed.shape[1]))
     return axes
 
 

@@ -6,9 +6,11 @@
 * :mod:`.checks`, :mod:`.mse_checks`, :mod:`.slowing`: the checks of Fig. 6 under the
   fixed rules (:mod:`swingby.diffusion.rules`); :mod:`.slowing` also holds the old
   rule's slowing check;
-* :mod:`.report`: the checks under the old and the new rules, as markdown tables, and
-  the word of the Fig. 19 row;
+* :mod:`.report`: the checks under the old and the new rules, as markdown tables, the
+  earlier rule's word on the data of Fig. 19, and counts in words for glued sentences;
 * :mod:`.confirm`, :mod:`.confirm_nulls`: the registered checks of Fig. 6
   (:mod:`swingby.claims.diffusion`) and their wrong models, which the chapter judges;
+* :mod:`.power`: the positive control of the slowing check (Theorem 4.1's exponential
+  approach under the registered check) and the chapter's word it powers;
 * :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
 """

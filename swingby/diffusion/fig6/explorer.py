@@ -109,9 +109,10 @@ def lean(point, final: float, toward: str, swing_min: float = RULES.swing_min) -
     toward = _checks.choice("toward", toward, ("01", "10"))
     name = {"01": "red small (class 01)", "10": "blue big (class 10)"}[toward]
     by = p[1] - p[0] if toward == "01" else p[0] - p[1]
-    head = (f"there class 11 looks like {name}, a lean of {by:.2f} toward it (concept memorization, the swing)"
-            if by >= swing_min else f"class 11 leans toward {name} by only {by:.2f}, less than {swing_min:g}: "
-            "no clear swing in this run")
+    gap = "its P(small) exceeds its P(blue)" if toward == "01" else "its P(blue) exceeds its P(small)"
+    head = (f"there class 11 looks like {name}: {gap} by {by:.2f} (concept memorization, the swing)"
+            if by >= swing_min else f"class 11 is only a little like {name}: {gap} by {by:.2f}, less than "
+            f"{swing_min:g}; no clear swing in this run")
     end = "blue" if final > 0.5 else "still reddish"
     return f"{head}; at the end of training it is {end} (P(blue) = {final:.2f})"
 

@@ -288,6 +288,89 @@ def plot_speed(res: dict, checks: list | None = None, ax=None):
     return ax
 
 
+def run_speeds(steps: np.ndarray, points: np.ndarray, noise: np.ndarray,
+               design=DESIGN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The speeds the registered slowing check reads
+    (:func:`swingby.diffusion.fig6.confirm.slowing`): block means of ``design.sustain``
+    checkpoints (the last block ending at the last checkpoint), the concept-space speed
+    between consecutive blocks, and the level above which an interval counts as moving
+    (``design.z`` times its noise floor).
+
+    Parameters
+    ----------
+    steps : array (L,)
+        A run's checkpoint steps from its first disc checkpoint on.
+    points : array (L, 2)
+        Class 11's path there.
+    noise : array (2,)
+        The run's noise level per coordinate.
+    design : DiffusionDesign
+        Supplies ``sustain`` and ``z``.
+
+    Returns
+    -------
+    mid, speed, moving_level : array (nb - 1,)
+        Interval midpoints (steps), speeds per step and the moving level; empty where
+        the run has fewer than two blocks.
+    """
+    design = check_design(design)
+    p = _checks.array("points", points, shape=(None, 2))
+    t = _checks.array("steps", steps, shape=(p.shape[0],))
+    s = _checks.array("noise", noise, shape=(2,))
+    w = design.sustain
+    nb = t.size // w
+    if nb < 2:
+        return np.empty(0), np.empty(0), np.empty(0)
+    r = t.size - nb * w
+    B, T = p[r:].reshape(nb, w, 2).mean(1), t[r:].reshape(nb, w).mean(1)
+    dT = np.diff(T)
+    speed = np.linalg.norm(np.diff(B, axis=0), axis=1) / dT
+    level = design.z * np.sqrt(2 * (s ** 2).sum() / w) / dT
+    return 0.5 * (T[1:] + T[:-1]), speed, level
+
+
+def plot_run_speeds(res: dict, ax=None, design=DESIGN):
+    """Fig. 6(c) as the registered check reads it: class 11's speed of every run from its
+    first disc checkpoint on, on block means of ``design.sustain`` checkpoints
+    (:func:`run_speeds`), one thin line per run and one colour per separation, and in
+    grey the level above which an interval counts as moving (``design.z`` noise floors),
+    one line per run under one legend entry. Used in the diffusion chapter, Fig. 6(c).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (default: the current axes).
+    design : DiffusionDesign
+        The registered design.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    design = check_design(design)
+    rp = run_paths(res, design)
+    ax = _axes(plt.gca() if ax is None else ax)
+    cmap = plt.get_cmap("viridis")
+    floor_label = f"{design.z:g} x noise floor (moving above it)"
+    for i, dc in enumerate(rp.dc):
+        col = cmap(i / max(1, rp.dc.size - 1))
+        label = f"dc = {dc:.3g}"
+        for s in range(rp.onset.shape[1]):
+            mid, speed, level = run_speeds(*rp.run(i, s), design)
+            if mid.size == 0:
+                continue
+            ax.loglog(mid, np.maximum(level, 1e-7), "--", color="0.6", lw=0.6, alpha=0.6,
+                      label=floor_label)
+            ax.loglog(mid, np.maximum(speed, 1e-7), "-", color=col, lw=0.9, alpha=0.8, label=label)
+            label = floor_label = None
+    ax.set_xlabel("training step")
+    ax.set_ylabel("speed |dC/dt| per step")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return ax
+
+
 def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
     """The per-run read-outs of the registered swing (Fig. 6a) and bend (Fig. 6b) checks
     at weak colour signal (:func:`swingby.diffusion.fig6.confirm.swing`,

@@ -238,3 +238,34 @@ def rule_outcome(check) -> Outcome:
         n_meas = int(np.sum(check.measurable))
         return Outcome(n_pass, n_meas, check.null_pass_rate, n_meas > 0)
     raise ValueError(f"check must be a DipCheck, MSECheck or SlowingResult, got {type(check).__name__}")
+
+
+def counted(k: int, noun: str, plural: str | None = None, verb: tuple[str, str] | None = None) -> str:
+    """A count in words that reads well for any number: ``"no run"``, ``"one run"``,
+    ``"3 runs"`` (with ``verb=("has", "have")``: ``"one run has"``, ``"3 runs have"``).
+    Used by the diffusion chapter's glued sentences.
+
+    Parameters
+    ----------
+    k : int
+        The count, >= 0.
+    noun : str
+        The singular noun.
+    plural : str, optional
+        The plural (default: ``noun + "s"``).
+    verb : tuple of str, optional
+        ``(singular, plural)`` verb forms to append.
+
+    Returns
+    -------
+    str
+    """
+    k = _checks.integer("k", k, low=0)
+    _checks.instance("noun", noun, str)
+    many = noun + "s" if plural is None else _checks.instance("plural", plural, str)
+    text = "no " + noun if k == 0 else "one " + noun if k == 1 else f"{k} {many}"
+    if verb is not None:
+        if not (isinstance(verb, tuple) and len(verb) == 2 and all(isinstance(v, str) for v in verb)):
+            raise ValueError(f"verb must be a (singular, plural) pair of str, got {verb!r}")
+        text += " " + (verb[1] if k > 1 else verb[0])
+    return text
