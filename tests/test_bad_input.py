@@ -651,8 +651,6 @@ CASES = [
     case(DP.plot_trajectories, dict(res=RES_NAN), "unfinished"),
     case(DP.plot_mse, dict(res=RES, ax="x"), "ax must"),
     case(DP.plot_mse, dict(res={}), "res must"),
-    case(DP.plot_speed, dict(res=RES, checks=[]), "checks"),
-    case(DP.plot_speed, dict(res=RES, checks=[1, 2]), "checks[0]"),
     case(sweep_explorer, dict(res=RES, dc_index=5), "dc_index"),
     case(sweep_explorer, dict(res=RES, seed_index=-1), "seed_index"),
     case(sweep_explorer, dict(res=RES, checkpoint=99), "checkpoint"),

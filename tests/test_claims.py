@@ -127,7 +127,6 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     fig, axes = plt.subplots(1, 2)
     DP.plot_trajectories(res, axes)
     DP.plot_mse(res, plt.figure().gca())
-    DP.plot_speed(res, FS.slowing_checks(res, n=20), plt.figure().gca())
     DP.plot_image_grid(res["thumbs"][0, 0, -1], plt.figure().gca(), row_labels=list("abcd"))
     monkeypatch.setenv("SWINGBY_STATIC", "0")  # live: the controls above the output area
     explorer = sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2)

@@ -62,13 +62,6 @@ def test_plot_weak_runs_refuses_axes_of_the_wrong_shape():
     plt.close("all")
 
 
-def test_plot_speed_draws_without_fits():
-    res = _sweep(np.random.default_rng(2))
-    ax = DP.plot_speed(res, ax=plt.figure().gca())
-    assert len(ax.lines) == 4  # a speed and a floor per separation, no fitted curve
-    plt.close("all")
-
-
 def test_plot_run_speeds_draws_a_line_and_a_floor_per_run():
     from swingby.claims.diffusion import DESIGN
     from swingby.diffusion.fig6.confirm import slowing

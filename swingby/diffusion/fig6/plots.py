@@ -236,58 +236,6 @@ def plot_mse(res: dict, ax=None):
     return ax
 
 
-def _check_slowing(checks, n: int) -> None:
-    """One :class:`~swingby.diffusion.fig6.slowing.SlowingCheck` per separation."""
-    if not isinstance(checks, (list, tuple)) or len(checks) != n:
-        raise ValueError(f"checks must be a list of {n} results of slowing.slowing_checks(res), got {checks!r}"[:200])
-    for k, c in enumerate(checks):
-        if not all(hasattr(c, f) for f in ("start", "speeds", "fits")):
-            raise ValueError(f"checks[{k}] must be a SlowingCheck from slowing.slowing_checks(res)")
-
-
-def plot_speed(res: dict, checks: list | None = None, ax=None):
-    """Fig. 6(c): speed ``|dC/dt|`` of class 11 (seed mean) on a log scale, the sampling-noise
-    floor (thin dashed) and, where ``checks`` are given, over the late phase the better of
-    an exponential and a power law (dotted) fitted to the speeds above the floor (one
-    :class:`~swingby.diffusion.fig6.slowing.SlowingCheck` per separation). The diffusion
-    chapter draws it without fits.
-
-    Parameters
-    ----------
-    res : dict
-        A complete sweep.
-    checks : list of SlowingCheck, optional
-        From :func:`swingby.diffusion.fig6.slowing.slowing_checks`, one per separation;
-        None draws no fits.
-    ax : matplotlib.axes.Axes, optional
-        Where to draw (default: the current axes).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    mid, sp = A.speed(res)
-    floor = A.speed_noise_floor(res)
-    dcs = res["meta"]["config"]["separations"]
-    if checks is not None:
-        _check_slowing(checks, len(dcs))
-    cmap = plt.get_cmap("viridis")
-    ax = _axes(plt.gca() if ax is None else ax)
-    for i, (dc, c) in enumerate(zip(dcs, checks if checks is not None else [None] * len(dcs))):
-        col = cmap(i / max(1, len(dcs) - 1))
-        ax.semilogy(mid, np.maximum(sp[i], 1e-7), "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
-        ax.semilogy(mid, np.maximum(floor[i], 1e-7), "--", color=col, lw=0.7, alpha=0.7,
-                    label="sampling-noise floor" if i == len(dcs) - 1 else None)
-        if c is not None and c.fits is not None:
-            t = mid[c.start:]
-            ax.semilogy(t, c.fits.predict(t), ":", color=col, lw=2.5)
-    ax.set_xlabel("training step")
-    ax.set_ylabel("speed |dC/dt| per step")
-    ax.set_ylim(bottom=1e-7)
-    ax.legend(fontsize=8)
-    return ax
-
-
 def run_speeds(steps: np.ndarray, points: np.ndarray, noise: np.ndarray,
                design=DESIGN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The speeds the registered slowing check reads
