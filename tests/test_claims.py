@@ -124,6 +124,7 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     D, S, K = res["probs"].shape[:3]
     res["pixels"] = np.ones((D, S, K, 4, res["probs"].shape[4], 4), np.float32)
     res["thumbs"] = np.zeros((D, S, K, 4, 2, 3, 8, 8), np.uint8)
+    plt.close("all")
     fig, axes = plt.subplots(1, 2)
     DP.plot_trajectories(res, axes)
     DP.plot_mse(res, plt.figure().gca())
@@ -131,7 +132,7 @@ def test_the_fig6_plots_and_the_explorer_draw(runs, monkeypatch):
     monkeypatch.setenv("SWINGBY_STATIC", "0")  # live: the controls above the output area
     explorer = sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2)
     assert len(explorer.box.children) == 2 and explorer.values() == {"i": 1, "j": 0, "k": 2}
-    assert len(plt.get_fignums()) >= 4
+    assert len(plt.get_fignums()) == 3  # the trajectories, the MSE and the image grid
     monkeypatch.setenv("SWINGBY_STATIC", "1")
     assert sweep_explorer(res, dc_index=1, seed_index=0, checkpoint=2) is None
     plt.close("all")
