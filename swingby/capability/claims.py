@@ -311,7 +311,7 @@ def noise_lead(behaviour_curves: np.ndarray, steps: np.ndarray, end: float, n_sa
     n_redraws : int
         Redraws of the null capability.
     timing : callable or None
-        ``timing(steps, curves) -> times``; None: :func:`first_crossing` at 50 %.
+        ``timing(steps, curves) -> times``; None: :func:`~swingby.capability.measures.first_crossing` at 50 %.
 
     Returns
     -------
