@@ -31,7 +31,7 @@ TINY = dict(steps=8, classifier_steps=5, seeding="per_run")
 
 def test_the_design_is_fixed_before_the_runs_and_meets_the_issue():
     assert DI.fingerprint() == FROZEN_FINGERPRINT, (
-        "the design of Q1's diffusion contrast changed: say so in book/open_questions.md, then record "
+        "the design of Q1's diffusion contrast changed: say so in book/open_questions_diffusion.md, then record "
         "the new fingerprint here")
     assert DI.INIT_SCALE == OQ_RULES.init_scales[-1] > 1  # the SIM part's largest multiplier
     assert DI.SEPARATIONS == (0.689, 0.247) and 0.2 <= DI.SEPARATIONS[1] <= 0.3

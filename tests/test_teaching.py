@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 CHAPTERS = ("sim_task", "observations", "observations_variants", "ood_checks", "topological_order",
             "one_layer_theory", "two_layer_theory", "two_layer_checks", "jacobian_link",
-            "beyond_two_concepts", "failure_mode", "open_questions", "open_questions_training", "diffusion",
+            "beyond_two_concepts", "failure_mode", "open_questions", "open_questions_diffusion",
+            "open_questions_training", "diffusion",
             "capability")
 MAX_CODE_LINE = 88
 EXERCISE = re.compile(r"^```\{exercise\}(.*)$", re.M)

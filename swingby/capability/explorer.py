@@ -71,7 +71,7 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
     a1.plot(*pts[k, q], "o", mfc="none", mec="k", ms=13, mew=2, label="chosen prompt")
     _corners(a1)
     a1.set_ylabel("P(small)")
-    a1.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    a1.legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     a1.set_title(f"{labels[q]}\nblue-small: classifier {clf[q]:.0%}, pixels {pix[q]:.0%}; "
                  f"capability {max(clf):.0%}", fontsize=8)
     return axes

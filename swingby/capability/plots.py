@@ -83,7 +83,7 @@ def plot_concept_memorization(res: dict, ax):
     for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
         ax.annotate(cls, (x, y), textcoords="offset points", xytext=(6, -10 if y else 6), fontsize=8)
     ax.set_ylabel("P(small)")
-    ax.legend(fontsize=7, loc="center", title="class 11", title_fontsize=7)
+    ax.legend(loc="center", title="class 11")
     return ax
 
 
@@ -105,7 +105,7 @@ def legend_below(axes, ncol: int = 4):
     first = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()[0]
     handles, labels = first.get_legend_handles_labels()
     return first.figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
-                               fontsize=8, frameon=False)
+                               frameon=False)
 
 
 def _band(ax, steps, curves, colour, style, label):
@@ -253,7 +253,7 @@ def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | 
     ax.set_ylim(low, end * 1.3)
     ax.set_xlabel("capability time (step of first 50 %, log scale)")
     ax.set_ylabel("behaviour time (step of first 50 %, log scale)")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
     return ax
 
 
@@ -301,7 +301,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     a1.set_xlabel("training step")
     a1.set_ylabel("joint accuracy of class 11")
     a1.set_title("accuracy", fontsize=10)
-    a1.legend(fontsize=7)
+    a1.legend()
     for ax in (a0, a1):
         if np.isfinite(t_cap):
             ax.axvline(t_cap, color=CAP_COLOUR, ls="--", lw=1.2)
@@ -319,7 +319,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     _corners(a2)
     a2.set_ylabel("P(small)")
     a2.set_title("concept space", fontsize=10)
-    a2.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    a2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     return axes
 
 

@@ -95,7 +95,7 @@ def plot_position_search(rows: list[dict], axes) -> None:
     left.plot([], [], "o", color=PALETTE["purple"], label=f"pixels, dc {PS.DECISIVE_DC}")
     left.plot([], [], "o", color=PALETTE["purple"], mfc="none", label=f"pixels, dc {PS.WEAK_DC}")
     left.plot([], [], "x", color="k", label=f"classifier, dc {PS.DECISIVE_DC}")
-    left.legend(fontsize=8, loc="lower left")
+    left.legend(loc="lower left")
 
 
 def search_conclusion(rows: list[dict], choice: dict) -> str:
@@ -250,8 +250,8 @@ def plot_long_search(rows: list[dict], axes) -> None:
     handles = [Patch(color=c, label=f"bound, {by}") for c, by in ((colour["clf"], "classifier"),
                                                                    (colour["pix"], "pixels"))]
     handles.append(Line2D([], [], ls="", marker="o", color="0.45", label="one run (classifier)"))
-    left.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
+    left.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
     right.legend(handles=[Line2D([], [], ls="", marker="s", color=colour["disc"], label=f"dc {LS.DECISIVE_DC}"),
                           Line2D([], [], ls="", marker="^", color=colour["disc"], mfc="none",
                                  label=f"dc {LS.WEAK_DC}")],
-                 fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
+                 loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)

@@ -132,7 +132,7 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
     if title:
         ax.set_title(title, fontsize=10)
     if legend:
-        ax.legend(fontsize=8, loc="best")
+        ax.legend(loc="best")
     return ax
 
 
@@ -171,7 +171,7 @@ def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | Non
     ax.set_ylabel(r"OOD test loss $\frac{1}{2}\|f(\hat{x}) - \hat{x}\|^2$")
     if title:
         ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend()
     return ax
 
 

@@ -1,6 +1,6 @@
 """Q1 in a diffusion model (issue 27): does the held-out class still generalise when the
-U-Net starts from a clearly larger initialisation? Chapter: ``book/open_questions.md``,
-section "Q1 in a diffusion model".
+U-Net starts from a clearly larger initialisation? Chapter:
+``book/open_questions_diffusion.md``.
 
 Everything that decides the answer is fixed here, before any of its runs:
 

@@ -1,6 +1,6 @@
 """Q1 in a diffusion model (issue 27): the runs of the contrast fixed in
 :mod:`swingby.open_questions.diffusion_init`, and their reader. Chapter:
-``book/open_questions.md``, section "Q1 in a diffusion model".
+``book/open_questions_diffusion.md``.
 
 * :func:`run_contrast`: the larger-initialisation runs, resumable, through the diffusion
   sweep driver, into :func:`contrast_dir`;

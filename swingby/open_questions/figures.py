@@ -177,7 +177,7 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("weight norm / its start")
     ax.set_ylabel("share of the turning done")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax = axes[1]
     ax.scatter(result.linear.share, result.relu.share, s=14, color=PALETTE["vermillion"])
     lo = float(np.nanmin([result.linear.share.min(), result.relu.share.min(), share_min])) - 0.05
@@ -251,4 +251,4 @@ def plot_init_contrast(axes, contrast) -> None:
         ax.set_xlabel("training step + 1")
         ax.set_title(f"dc = {dc:g}", fontsize=10)
     axes[0].set_ylabel("class 11: blue small (pixels)")
-    axes[0].legend(fontsize=8)
+    axes[0].legend()

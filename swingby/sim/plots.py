@@ -63,5 +63,5 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
     ax.set_xlabel("concept 1")
     ax.set_ylabel("concept 2")
     ax.set_zlabel("concept 3")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left")
     return ax

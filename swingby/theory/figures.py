@@ -62,25 +62,47 @@ def descents_text(n: int) -> str:
     return f"{n} descent" + ("" if n == 1 else "s")
 
 
-def _entries(ax, record, s: int, max_minor: int = 6) -> list[str]:
-    """Draw the major and minor entries of ``W(t)`` as :func:`plot_jacobian_entries` does; their labels."""
+def _minor_colour(i: int, j: int, s: int, grouped: bool, k: int) -> str:
+    """Colour of the ``k``-th line, minor ``w_ij`` (``i < j``): its own colour, or, when
+    ``grouped``, the colour of ``w_jj`` (of ``w_ii`` when ``j >= s``)."""
+    if grouped:
+        return ENTRY_COLOURS[(j if j < s else i) % len(ENTRY_COLOURS)]
+    return ENTRY_COLOURS[k % len(ENTRY_COLOURS)]
+
+
+def _entries(ax, record, s: int, max_minor: int = 6) -> list:
+    """Draw the major (solid) and minor (dashed) entries of ``W(t)``; their legend handles.
+
+    Each line has a colour of its own while :data:`ENTRY_COLOURS` suffice; beyond (``d =
+    s = 4``: ten lines), each minor ``w_ij`` takes the colour of ``w_jj`` (of ``w_ii``
+    when ``j >= s``), so that a colour never names two different things: it names a
+    concept, solid its major entry, dashed the minor entries of its group.
+    """
     d = record.W.shape[-1]
     if s > d:
         raise ValueError(f"mu has {s} entries but the record has d = {d}")
-    entries = [(p, p) for p in range(s)] + [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
-    labels = [f"{'major' if i == j else 'minor'} $w_{{{i + 1}{j + 1}}}$" for i, j in entries]
-    for k, ((i, j), label) in enumerate(zip(entries, labels)):
-        ax.plot(record.time, record.W[:, i, j], color=ENTRY_COLOURS[k % len(ENTRY_COLOURS)],
-                lw=1.8 if i == j else 1.2, ls="-" if i == j else "--", label=label)
-    return labels
+    minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
+    grouped = s + len(minors) > len(ENTRY_COLOURS)
+    handles, groups = [], {}
+    for p in range(s):
+        colour = ENTRY_COLOURS[p % len(ENTRY_COLOURS)]
+        ax.plot(record.time, record.W[:, p, p], color=colour, lw=1.8)
+        handles.append(Line2D([], [], color=colour, lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$"))
+    for k, (i, j) in enumerate(minors, start=s):
+        colour = _minor_colour(i, j, s, grouped, k)
+        ax.plot(record.time, record.W[:, i, j], color=colour, lw=1.2, ls="--")
+        groups.setdefault(colour, []).append(f"w_{{{i + 1}{j + 1}}}")
+    for colour, names in groups.items():
+        handles.append(Line2D([], [], color=colour, lw=1.2, ls="--",
+                              label=f"minor ${', '.join(names)}$"))
+    return handles
 
 
-def _entry_legend(s: int, labels: list[str]) -> list:
+def _entry_legend(handles: list) -> list:
     """Legend handles of the entries' lines, the shaded ascents and the growth lines."""
-    lines = [Line2D([], [], color=ENTRY_COLOURS[k % len(ENTRY_COLOURS)], lw=1.8 if k < s else 1.2,
-                    ls="-" if k < s else "--", label=label) for k, label in enumerate(labels)]
-    return lines + [Patch(color=ASCENT_GREY, alpha=0.25, lw=0, label="test loss rises"),
-                    Line2D([], [], color="0.3", ls=":", lw=1.5, label="major entry passes 1/2\n(dotted, in its colour)")]
+    return handles + [Patch(color=ASCENT_GREY, alpha=0.25, lw=0, label="test loss rises"),
+                      Line2D([], [], color="0.3", ls=":", lw=1.5,
+                             label="major entry passes 1/2\n(dotted, in its colour)")]
 
 
 def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | None = None) -> Figure:
@@ -128,7 +150,7 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
         ax = top if k == 0 else fig.add_subplot(grid[2 * k, 0], sharex=top, sharey=top)
         lax = fig.add_subplot(grid[2 * k + 1, 0], sharex=top)
         plane = fig.add_subplot(grid[2 * k:2 * k + 2, 1])
-        labels = _entries(ax, _single_record(f"panels[{k}].record", panel.record), s)
+        handles = _entries(ax, _single_record(f"panels[{k}].record", panel.record), s)
         lax.plot(panel.record.time, panel.record.test_loss, color="k", lw=2)
         lax.set_ylim(bottom=0)
         for a in (ax, lax):
@@ -147,7 +169,7 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
         plane.set_title(r"output $W(t)\hat{x}$" + ("" if dims == (0, 1) else f", concepts {dims[0] + 1} and {dims[1] + 1}"))
         for a in (plane.xaxis, plane.yaxis) if logx else (lax.xaxis, plane.xaxis, plane.yaxis):
             a.set_major_locator(MaxNLocator(5))  # few ticks: no label runs into the next
-    fig.legend(handles=_entry_legend(s, labels), loc="outside upper center", ncols=4)
+    fig.legend(handles=_entry_legend(handles), loc="outside upper center", ncols=4)
     handles, names = plane.get_legend_handles_labels()
     fig.legend(handles, names, loc="outside lower center", ncols=len(names))
     return fig

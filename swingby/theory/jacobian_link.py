@@ -221,7 +221,7 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0, label="fall of $y_w$")
     ax.set_xlabel("SGD step + 1")
     ax.set_ylabel("entry of the Jacobian at $\\hat{x}$")
-    ax.legend(fontsize=8)
+    ax.legend()
     ax = axes[1]
     ax.plot(y[:, 0], y[:, 1], color=PALETTE["vermillion"])
     for tt, mk in ((o.t_turn, "v"), (o.t_back, "^")):

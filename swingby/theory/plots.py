@@ -85,7 +85,7 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     handles = [Patch(color=c, label=n) for c, n in zip(colours, ["irrelevant", "minor", "major"])]
     if group is not None:
         handles.append(Patch(fill=False, ec="k", lw=2, label=f"minor, group {group + 1}"))
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1))
     return ax
 
 
@@ -189,7 +189,8 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
     ax.set_ylabel("entry value")
     handles, labels = ax.get_legend_handles_labels()
     lh, ll = lax.get_legend_handles_labels()
-    ax.legend(handles + lh, labels + ll, fontsize=8, ncol=2)
+    # below the axes, off the data (seven entries would cover the curves)
+    ax.legend(handles + lh, labels + ll, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     return ax
 
 
@@ -230,7 +231,7 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
             plot_trajectory(ax, traj, label=f"output at centre {p + 1}", color=c, dims=dims,
                             marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
     mark_concept_plane(ax, mu, dims=dims)
-    ax.legend(fontsize=8)
+    ax.legend()
     return ax
 
 
@@ -368,7 +369,7 @@ def plot_swing_by_schematic(ax, setting=None):
     ax.set_ylabel("output along concept 2")
     handles, labels = ax.get_legend_handles_labels()  # the stages first, then the closest approach
     ax.legend(handles[1:] + handles[:1], labels[1:] + labels[:1], loc="upper left", bbox_to_anchor=(1.03, 1.0),
-              fontsize=8, frameon=False, handlelength=1.6, labelspacing=1.1,
+              frameon=False, handlelength=1.6, labelspacing=1.1,
               title=f"output at $\\hat{{x}}$ over training\n(the paper's {setting.name} setting)",
-              title_fontsize=8, alignment="left")
+              alignment="left")
     return ax

@@ -232,7 +232,7 @@ def plot_mse(res: dict, ax=None):
         ax.fill_between(steps, mean[i] - se[i], mean[i] + se[i], color=col, alpha=0.2, lw=0)
     ax.set_xlabel("training step")
     ax.set_ylabel("concept-space MSE of class 11")
-    ax.legend(fontsize=8)
+    ax.legend()
     return ax
 
 
@@ -315,7 +315,7 @@ def plot_run_speeds(res: dict, ax=None, design=DESIGN):
             label = floor_label = None
     ax.set_xlabel("training step")
     ax.set_ylabel("speed |dC/dt| per step")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax
 
 
@@ -376,4 +376,4 @@ def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
     grid[0, 0].plot([], [], "-", color=PALETTE["blue"], label="run passes")
     grid[0, 0].plot([], [], ":", color=PALETTE["black"], alpha=0.5, label="run does not")
     grid[0, 0].plot([], [], "o", ms=3.5, color=PALETTE["vermillion"], label="turning point")
-    grid[0, 0].legend(fontsize=7, loc="lower right")
+    grid[0, 0].legend(loc="lower right")
