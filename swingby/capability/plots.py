@@ -83,7 +83,7 @@ def plot_concept_memorization(res: dict, ax):
     for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
         ax.annotate(cls, (x, y), textcoords="offset points", xytext=(6, -10 if y else 6), fontsize=8)
     ax.set_ylabel("P(small)")
-    ax.legend(loc="center", title="class 11")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), title="class 11")  # off the data
     return ax
 
 

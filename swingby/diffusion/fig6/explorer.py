@@ -69,7 +69,7 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
             a1.plot(*traj[i, j, k, c], "o", color=CLASS_COLOURS[cls], label=CLASS_NAMES[cls])
         _corners(a1)
         a1.set_ylabel("P(small)")
-        a1.legend(loc="center")
+        a1.legend(loc="center left", bbox_to_anchor=(1.02, 0.5))  # off the paths
         a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)
         plt.tight_layout()
         return fig
