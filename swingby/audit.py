@@ -130,9 +130,10 @@ EARLIER_SWEEP: dict[str, tuple[str, str]] = {
 AFTER_READING: dict[str, tuple[str, str]] = {
     "Fig. 6(c)": ("not reproduced", "15 of 32 runs against 73 of 200 units of a drifting logit (p = 0.18); a "
                   "positive control added after the reading, Theorem 4.1's exponential approach sampled like each "
-                  "run, passes the same check in only 75 of 200 units, no more than the wrong model: the check "
-                  "could not have seen the effect, so the word is inconclusive until a check shown to pass the "
-                  "control is judged on a fresh sweep (swingby.diffusion.fig6.power)"),
+                  "run, passes the same check in only 75 of 200 units, no more than the wrong model (an exponential "
+                  "approach in probability is a constant drift in the logit, which the check's logit clause "
+                  "rejects): the check could not have seen the effect, so the word is inconclusive until a check "
+                  "shown to pass the control is judged on a fresh sweep (swingby.diffusion.fig6.power)"),
     "diffusion: order set by colour signal": ("not reproduced", "the weakest of its four words, as the Fig. 6(c) "
                                               "row"),
     "Fig. 19": ("partly", "judged by the earlier rule, whose 'partly' came from the disc diameters (the authors' "
