@@ -244,7 +244,8 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     with ex.batch():
         jobs = [ex.submit(RunJob(p.to_dict(), dc, s, str(scratch), clf_state, p.classifier_width, device))
                 for dc, s in todo]
-    log(f"submitted {len(jobs)} run(s) of {name} ({executor}): job ids {[j.job_id for j in jobs]}; "
+    runs = "one run" if len(jobs) == 1 else f"{len(jobs)} runs"
+    log(f"submitted {runs} of {name} ({executor}): job ids {[j.job_id for j in jobs]}; "
         f"logs in {jobs_dir}; states in {scratch}")
     if not wait:
         return jobs, None
