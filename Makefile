@@ -13,6 +13,10 @@
 # explorers draw their default view as a plain image and create no widget, and no
 # progress bar is drawn. In Jupyter or Colab, without the variable, they are live.
 #
+#   make records  execute every chapter with SWINGBY_RECORDS=write: store the status
+#                 page's rows they compute (swingby/status_records/), after a change that
+#                 moves a result; without it a chapter whose row moved fails
+#
 #   make stress   (not part of CI) execute every chapter with an explorer 10 times in
 #                 fresh kernels through the build's client; print the slowest cells
 #
@@ -33,7 +37,7 @@ export SWINGBY_STATIC := 1
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-.PHONY: book test stress venv sync clean
+.PHONY: book test records stress venv sync clean
 
 venv: $(STAMP)
 
@@ -75,6 +79,13 @@ test: $(STAMP)
 	$(BIN)/jupyter-book build . --all --builder html -W -n --keep-going 2>&1 | tee _build/build.log
 	$(BIN)/python tools/chapters.py check-build-log _build/build.log
 	SWINGBY_HTML=_build/html $(BIN)/python -m pytest tests/test_offline_html.py
+
+# observations first: observations_variants builds its Fig. 2 and swing-by rows from the
+# order and Fig. 3 rows that observations stores
+records: $(STAMP)
+	SWINGBY_RECORDS=write $(BIN)/python -m pytest --nbval-cell-timeout=$(CELL_TIMEOUT) book/observations.ipynb
+	SWINGBY_RECORDS=write $(BIN)/python -m pytest -n $(JOBS) --dist loadfile \
+	  --nbval-cell-timeout=$(CELL_TIMEOUT) $(filter-out book/observations.ipynb,$(wildcard book/*.ipynb))
 
 stress: $(STAMP)
 	$(BIN)/python tools/chapters.py stress --repeats 10

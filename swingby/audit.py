@@ -151,80 +151,31 @@ class HistoryRow(NamedTuple):
     change: str   #: what changed in its check
 
 
-def _word(cell: str) -> str:
-    """The word a status cell starts with."""
-    return next((w for w in ("not reproduced", "reproduced", "partly", "inconclusive", "differs",
-                             "illustration", "exploratory") if cell.startswith(w)), cell.split(" ")[0])
+#: the history tables by name, as :func:`history` takes them
+TABLES = {"earlier rule": EARLIER, "re-judged": REJUDGED, "earlier sweep": EARLIER_SWEEP,
+          "after reading": AFTER_READING}
 
 
-def _history(table: dict, path) -> list[HistoryRow]:
-    """The rows of ``table`` (row -> (word then, change)) beside the status page's word now."""
-    from swingby.chapter import status_cell
-
-    return [HistoryRow(row, then, _word(status_cell(row, path)[0]), change)
-            for row, (then, change) in table.items()]
-
-
-def rule_history(path=None) -> list[HistoryRow]:
-    """The rule history: each re-judged row's earlier word beside today's.
+def history(name: str) -> list[HistoryRow]:
+    """One table of the rule history, each row's word then beside the status page's word now.
 
     Parameters
     ----------
-    path : str or pathlib.Path, optional
-        The status page (default: :func:`swingby.chapter.status_page`).
+    name : str
+        ``"earlier rule"`` (each re-judged row's word under the earlier rule),
+        ``"re-judged"`` (the register's first word on a second fresh block),
+        ``"earlier sweep"`` (the diffusion and capability rows on the 2400-step sweep) or
+        ``"after reading"`` (the words changed after a referee read the confirmatory sweep).
 
     Returns
     -------
     list of HistoryRow
     """
-    return _history(EARLIER, path)
+    from swingby.status import word_of
 
-
-def rejudged(path=None) -> list[HistoryRow]:
-    """The rows judged again on a second fresh block: the register's first word beside today's.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path, optional
-        The status page (default: :func:`swingby.chapter.status_page`).
-
-    Returns
-    -------
-    list of HistoryRow
-    """
-    return _history(REJUDGED, path)
-
-
-def sweep_history(path=None) -> list[HistoryRow]:
-    """The diffusion and capability rows: the earlier rule's word on the 2400-step sweep
-    beside today's on the confirmatory sweep.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path, optional
-        The status page (default: :func:`swingby.chapter.status_page`).
-
-    Returns
-    -------
-    list of HistoryRow
-    """
-    return _history(EARLIER_SWEEP, path)
-
-
-def after_reading(path=None) -> list[HistoryRow]:
-    """The rows whose word changed after a referee read the confirmatory sweep's result:
-    the word the registered check gave beside today's.
-
-    Parameters
-    ----------
-    path : str or pathlib.Path, optional
-        The status page (default: :func:`swingby.chapter.status_page`).
-
-    Returns
-    -------
-    list of HistoryRow
-    """
-    return _history(AFTER_READING, path)
+    if name not in TABLES:
+        raise ValueError(f"name must be one of {tuple(TABLES)}, got {name!r}")
+    return [HistoryRow(row, then, word_of(row), change) for row, (then, change) in TABLES[name].items()]
 
 
 def redesigned_run_checks() -> str:

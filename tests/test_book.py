@@ -236,23 +236,3 @@ def test_bookkeeping_cells_are_folded(md):
             if cell.cell_type == "code" and not FOLDED & set(cell.metadata.get("tags", []))
             and is_bookkeeping(cell.source)]
     assert not bare, f"{md.name}: bookkeeping cells without hide-input, starting with {bare}"
-
-
-def test_the_status_page_is_found_beside_the_package_or_through_its_variable(tmp_path, monkeypatch):
-    """An installed copy (Colab) has no book/ beside the package: the chapters' status
-    checks read the page that SWINGBY_STATUS_PAGE names, and say how when it is unset."""
-    from swingby import chapter
-
-    assert chapter.status_page() == ROOT / "book" / "status.md"  # a checkout: beside the package
-    monkeypatch.setattr(chapter, "__file__", str(tmp_path / "site" / "swingby" / "chapter.py"))
-    monkeypatch.delenv(chapter.STATUS_PAGE_VAR, raising=False)
-    with pytest.raises(ValueError, match="SWINGBY_STATUS_PAGE"):
-        chapter.status_page()
-    monkeypatch.setenv(chapter.STATUS_PAGE_VAR, str(tmp_path / "nowhere.md"))
-    with pytest.raises(ValueError, match="no such file"):
-        chapter.status_page()
-    page = tmp_path / "status.md"
-    page.write_text("| Fig. 1 | what | where | reproduced (check) |\n")
-    monkeypatch.setenv(chapter.STATUS_PAGE_VAR, str(page))
-    assert chapter.status_page() == page
-    assert chapter.status_cell("Fig. 1") == ("reproduced (check) |", "status.md")

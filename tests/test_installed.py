@@ -1,7 +1,7 @@
 """A chapter runs from an installed, non-editable copy of the package, as in Colab or
 on a fresh machine: `pip install` of the repository, the stored results found through
 SWINGBY_RESULTS (and the open questions' through SWINGBY_OPEN_QUESTIONS_RESULTS), the
-status page through SWINGBY_STATUS_PAGE, the notebook executed outside the checkout."""
+status page's rows from the package's own data, the notebook executed outside the checkout."""
 import os
 import shutil
 import subprocess
@@ -23,6 +23,7 @@ def test_a_chapter_runs_from_an_installed_copy(tmp_path, monkeypatch):
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
                     "--disable-pip-version-check", "--target", str(site), str(src)], check=True)
     assert (site / "swingby" / "__init__.py").exists() and not (site / "swingby" / "results").exists()
+    assert (site / "swingby" / "status_records" / "cap-robust.json").exists()  # package data
     run.mkdir()
     nb = nbformat.read(ROOT / "book" / CHAPTER, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(
@@ -34,8 +35,6 @@ def test_a_chapter_runs_from_an_installed_copy(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(site))
     monkeypatch.setenv("SWINGBY_RESULTS", str(ROOT / "results" / "diffusion"))
     monkeypatch.setenv("SWINGBY_OPEN_QUESTIONS_RESULTS", str(ROOT / "results" / "open_questions"))
-    # the status page its claims are checked against (an installed copy has no book/)
-    monkeypatch.setenv("SWINGBY_STATUS_PAGE", str(ROOT / "book" / "status.md"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("SWINGBY_STATIC", "1")  # executed with nobody at it: no widgets
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(run)}}).execute()

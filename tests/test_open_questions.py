@@ -168,19 +168,6 @@ def test_checks():
         C.prediction_test([True], [True, False], [True, False])
 
 
-def test_status_answer(tmp_path):
-    page = tmp_path / "status.md"
-    page.write_text("| q | x | y | z |\n|---|---|---|---|\n| Q3. batch | a | b | depends on batching: more |\n"
-                    "| Q1. init | a | b | maybe |\n")
-    assert C.status_answer("Q3", page) == "depends on"
-    with pytest.raises(ValueError, match="answer word"):
-        C.status_answer("Q1", page)
-    with pytest.raises(ValueError, match="row"):
-        C.status_answer("Q9", page)
-    with pytest.raises(ValueError, match="path"):
-        C.status_answer("Q3", tmp_path / "none.md")
-
-
 @pytest.mark.skipif(not (RESULTS / "batch.npz").is_file(), reason="no stored results")
 def test_replay_one_stored_entry():
     """Recompute the full-batch equal-epochs cell (cheap) for two seeds and compare with

@@ -46,15 +46,6 @@ def test_the_design_is_fixed_before_the_runs_and_meets_the_issue():
     assert DI.design()["criterion"] == PS.CRITERION
 
 
-def test_the_status_row_names_the_design_while_it_is_pending():
-    from swingby.chapter import status_cell
-    from swingby.open_questions.checks import status_answer
-
-    cell, _ = status_cell("Q1 diffusion")
-    if status_answer("Q1 diffusion") == "pending":
-        assert DI.fingerprint() in cell and "python -m swingby.open_questions diffusion-init" in cell
-
-
 def test_the_scale_acts_inside_the_initial_network_whose_output_starts_at_zero():
     one = DI.initial_measures(get_preset("tiny", attention=True))
     three = DI.initial_measures(get_preset("tiny", attention=True, init_scale=3.0))

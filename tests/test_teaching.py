@@ -31,10 +31,21 @@ def exercise_titles(text):
     return EXERCISE.findall(text)
 
 
+HIDDEN = {"remove-cell", "remove-input"}  # code a reader never sees
+
+
 def long_code_lines(md):
     nb = jupytext.read(md)
     return [line for cell in nb.cells if cell.cell_type == "code"
+            and not HIDDEN & set(cell.metadata.get("tags", []))
             for line in cell.source.splitlines() if len(line) > MAX_CODE_LINE]
+
+
+def shown_text(md):
+    """A page's source without the code cells a reader never sees."""
+    nb = jupytext.read(md)
+    return "\n".join(cell.source for cell in nb.cells
+                     if not (cell.cell_type == "code" and HIDDEN & set(cell.metadata.get("tags", []))))
 
 
 def long_block_lines(text):
@@ -46,6 +57,9 @@ def long_block_lines(text):
         if kind.startswith("{") and not kind.startswith("{code-cell"):
             continue
         body = fence.group(3)
+        if kind.startswith("{code-cell") and re.search(r"^(:tags:|tags:).*\b(remove-cell|remove-input)\b",
+                                                       body, flags=re.M):
+            continue  # code a reader never sees
         if kind.startswith("{code-cell"):  # drop the cell's options (--- ... ---)
             body = re.sub(r"\A---\n.*?^---\n", "", body, flags=re.S | re.M)
             body = "\n".join(line for line in body.splitlines() if not line.startswith(":tags:"))
@@ -137,7 +151,7 @@ def test_the_notation_page_has_every_greek_letter_of_the_chapter(name):
 
 @pytest.mark.parametrize("name", CHAPTERS)
 def test_the_notation_page_has_every_capital_letter_of_the_chapter(name):
-    missing = math_capitals((BOOK / f"{name}.md").read_text()) - math_capitals((BOOK / "notation.md").read_text())
+    missing = math_capitals(shown_text(BOOK / f"{name}.md")) - math_capitals((BOOK / "notation.md").read_text())
     assert not missing, f"{name}.md uses symbols the notation page does not list: {sorted(missing)}"
 
 

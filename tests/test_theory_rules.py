@@ -78,20 +78,6 @@ def test_row_verdict():
         tr.row_verdict(["fine"])
 
 
-def test_status_word_reads_the_status_page(tmp_path):
-    page = tmp_path / "status.md"
-    page.write_text("| Fig. 5 | x | y | not reproduced (z) |\n| Fig. 6 | x | y | fine |\n")
-    assert tr.status_word("Fig. 5", page) == "not reproduced"
-    with pytest.raises(ValueError, match="no verdict word"):
-        tr.status_word("Fig. 6", page)
-    with pytest.raises(ValueError, match="row"):
-        tr.status_word("Fig. 7", page)
-    with pytest.raises(ValueError, match="path"):
-        tr.status_word("Fig. 5", tmp_path / "none.md")
-    assert tr.status_word("Fig. 10") in ("reproduced", "partly", "inconclusive", "differs",
-                                         "not reproduced")
-
-
 def test_phase_diagrams_independent_seeds_per_width(monkeypatch):
     """Issue 23: by default every width draws seeds 0..n-1 (shared random streams, a
     paired design); with independent_seeds width i draws seeds i n .. (i + 1) n - 1."""

@@ -376,3 +376,23 @@ def probe_table(scores: list) -> str:
         rows.append(f"| {s.name} | {f(s.r_capability, '.2f')} | {f(s.p_value, '.3f')} | {f(s.median_gap, '.0f')} "
                     f"| {f(s.r_behaviour, '.2f')} | {s.n} |")
     return "\n".join(rows)
+
+
+def plot_crossing_times_pair(res: dict, lds, fits: tuple, axes):
+    """Study Fig. 3 by first (left) and by held crossings (right): :func:`plot_crossing_times`
+    of each timing of :func:`swingby.capability.probe_claims.leads`, with its fit.
+
+    Parameters
+    ----------
+    res : dict
+    lds : Leads
+    fits : tuple of two LinearFit, the fits of the first and of the held times
+    axes : two matplotlib Axes
+    """
+    for ax, times, fit, name in zip(axes, (lds.first, lds.held), fits, ("first", "held"), strict=True):
+        plot_crossing_times(res, times, fit, ax)
+        ax.set_title(f"{name} crossings of 50 %", fontsize=10)
+        ax.set_xlabel(f"capability time (step, {name} crossing, log scale)")
+        ax.set_ylabel(f"behaviour time (step, {name} crossing, log scale)")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False, fontsize=8)
+    return axes

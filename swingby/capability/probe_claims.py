@@ -175,3 +175,112 @@ def coincidence_with_null(t_probe: np.ndarray, t_cap: np.ndarray, steps: np.ndar
     def check(t: np.ndarray) -> bool:
         return coincidence_check(t, t_cap, tol)
     return check(t_probe), pass_rate(check, lambda g: permute_seeds(t_probe, g), n=n, seed=seed)
+
+
+# ------------------------------------------------------- the chapter's two timings of every run
+class Leads(NamedTuple):
+    """Capability and behaviour times of every run by first and by held crossings of 50 %,
+    and the leads ``book/capability.md`` reads from them (:func:`leads`)."""
+
+    first: CrossingTimes           #: first crossings (the study's timing), classifier
+    held: CrossingTimes            #: held crossings (``checks.sustained_crossing``), classifier
+    onset: np.ndarray              #: each run's first checkpoint step that draws discs
+    lead_first: np.ndarray         #: lead of capability by first crossings (eq. ``eq-cap-lead``)
+    lead_held: np.ndarray          #: lead by held crossings, classifier
+    lead_held_pixels: np.ndarray   #: lead by held crossings, pixel check
+    noise_held: np.ndarray         #: held lead of prompts that change nothing, median of redraws
+    censored: np.ndarray           #: runs whose behaviour never reaches 50 % (first crossings)
+
+
+def leads(res: dict, sustain: int, seed: int = 0, n_redraws: int = 20) -> Leads:
+    """Both timings of every run of a sweep and the leads of capability over behaviour
+    (study Figs. 2, 7; ``book/capability.md``).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    sustain : int
+        Checkpoints a held crossing stays at or above 50 %.
+    seed : int
+        Seeds the redraws of prompts that change nothing (``claims.noise_lead``).
+    n_redraws : int
+        Redraws of that yardstick.
+
+    Returns
+    -------
+    Leads
+    """
+    from swingby.capability import measures as M
+    from swingby.capability.checks import sustained_crossing
+    from swingby.capability.claims import capability_lead, noise_lead
+    from swingby.diffusion.readouts import sweep_onsets
+
+    sustain = _checks.positive_int("sustain", sustain)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    end = float(steps[-1])
+
+    def held(s, y):
+        return sustained_crossing(s, y, 0.5, sustain)
+
+    def held_times(by):
+        return CrossingTimes(held(steps, M.capability(res, by)), held(steps, M.behaviour(res, by)))
+
+    first = M.crossing_times(res)
+    lead = capability_lead(first, end)
+    hc, hp = held_times("classifier"), held_times("pixels")
+    n_s, n_p = int(res["meta"]["config"]["samples_per_class"]), int(res["cap_probs"].shape[3])
+    noise = noise_lead(M.behaviour(res), steps, end, n_s, n_p, np.random.default_rng(seed),
+                       n_redraws=n_redraws, timing=held)
+    return Leads(first, hc, steps[sweep_onsets(res)], lead.steps, capability_lead(hc, end).steps,
+                 capability_lead(hp, end).steps, noise, lead.censored)
+
+
+def leads_table(res: dict, lds: Leads) -> str:
+    """Per separation, the capability times and the median leads of :func:`leads` as a
+    Markdown table (``book/capability.md``).
+
+    Parameters
+    ----------
+    res : dict
+        The sweep (for its separations).
+    lds : Leads
+    """
+    dcs = res["meta"]["config"]["separations"]
+    tc, th = lds.first.capability, lds.held.capability
+    rows = ["| dc | first $t_C$, median (range) | $t_C$ before discs: first, held "
+            "| lead: first | held | held, pixels | held, prompts that change nothing |",
+            "|---|---|---|---|---|---|---|"]
+    for i, dc in enumerate(dcs):
+        rows.append(
+            f"| {dc:.3g} | {np.median(tc[i]):.0f} ({tc[i].min():.0f} to {tc[i].max():.0f}) "
+            f"| {np.sum(tc[i] < lds.onset[i])}, {np.sum(th[i] < lds.onset[i])} of {tc[i].size} "
+            f"| {np.nanmedian(lds.lead_first[i]):.0f} | {np.nanmedian(lds.lead_held[i]):.0f} "
+            f"| {np.nanmedian(lds.lead_held_pixels[i]):.0f} | {np.nanmedian(lds.noise_held[i]):.0f} |")
+    return "\n".join(rows)
+
+
+def probe_table_pair(first: list, held: list) -> str:
+    """The probe table of ``book/capability.md`` for both timings: per probe, the
+    correlations with the capability and the behaviour time by first and by held
+    crossings, and the permutation p-value of the held correlation with capability.
+
+    Parameters
+    ----------
+    first, held : list of ProbeScore
+        :func:`probe_score` of each probe against the first and the held crossing times,
+        in the same order.
+    """
+    if not first or len(first) != len(held) or \
+            not all(isinstance(s, ProbeScore) for s in (*first, *held)):
+        raise ValueError("first and held must be equally long non-empty lists of ProbeScore")
+
+    def f(v, fmt):
+        return "—" if not np.isfinite(v) else format(v, fmt)
+    rows = ["| probe | first: r, capability | r, behaviour | held: r, capability | p "
+            "| r, behaviour |", "|---|---|---|---|---|---|"]
+    for a, b in zip(first, held):
+        cells = (f(a.r_capability, ".2f"), f(a.r_behaviour, ".2f"), f(b.r_capability, ".2f"),
+                 f(b.p_value, ".3f"), f(b.r_behaviour, ".2f"))
+        rows.append(f"| {a.name} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

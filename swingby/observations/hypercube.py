@@ -10,7 +10,7 @@ model, data with entangled concepts (:func:`~swingby.observations.hypercube.enta
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 import torch
@@ -316,3 +316,52 @@ def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: st
     steps = np.union1d(record_grid(epochs * spe), spe * np.arange(epochs + 1))  # every whole epoch too
     return train_batched(models, datas, epochs=epochs, seed=run_seeds, record_steps=steps,
                          record_train_loss=False)
+
+
+class OrderSummary(NamedTuple):
+    """What :func:`order_summary` returns: how often eq. (B.2) holds over a set of runs."""
+
+    per_time: np.ndarray      #: ``(runs, R)`` literal share of pairs in order, after step 0
+    per_time_x0: np.ndarray   #: the same without the pairs ``u = 0``
+    epochs: np.ndarray        #: ``(R,)`` epochs of those records
+    all: float                #: mean of ``per_time``
+    x0: float                 #: mean of ``per_time_x0``
+    untrained: float          #: mean share of pairs in order at step 0
+    share: np.ndarray         #: ``(runs,)`` share of pairs with ``u != 0`` in order as learning times
+    origin_above: float       #: share of (run, time) with the origin's loss above every single concept's
+
+
+def order_summary(records: Sequence[TrainRecord], level: float = 0.1) -> OrderSummary:
+    """How often the order property of eq. (B.2) holds over runs on one hypercube of test
+    points: literally at every recorded time (:func:`order_property`), with and without
+    the pairs at the origin, at step 0, and as learning times on the whole-epoch grid
+    (:func:`hypercube_learning_times`). Used in ``book/topological_order.md``.
+
+    Parameters
+    ----------
+    records : sequence of TrainRecord
+        Finite runs with the same test points and records, non-empty.
+    level : float
+        The loss at which a test point counts as learned, ``> 0``.
+
+    Returns
+    -------
+    OrderSummary
+    """
+    records = [_record("records[i]", r) for r in records]
+    if not records:
+        raise ValueError("records must hold at least one run")
+    level = _checks.positive_float("level", level)
+    index = np.asarray(records[0].test_index)
+    pairs = np.array(comparable_pairs(index))
+    nonzero = index[pairs[:, 0]].sum(axis=1) > 0
+    singles = np.flatnonzero(index.sum(axis=1) == 1)
+    per_time = np.stack([order_property(r) for r in records])
+    per_time_x0 = np.stack([order_property(r, exclude_origin=True) for r in records])
+    T = np.stack([hypercube_learning_times(r, level=level, whole_epochs=True) for r in records])
+    L = np.stack([r.test_point_losses() for r in records])
+    return OrderSummary(
+        per_time, per_time_x0, records[0].epochs[1:], float(per_time.mean()), float(per_time_x0.mean()),
+        float(np.mean([order_property(r, skip_initial=False)[0] for r in records])),
+        (T[:, pairs[:, 0]] <= T[:, pairs[:, 1]])[:, nonzero].mean(axis=1),
+        float(np.mean(L[:, 1:, 0] > L[:, 1:, singles].min(axis=2))))

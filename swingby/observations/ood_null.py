@@ -31,6 +31,8 @@ is quadratic in ``W``, so the path is computed exactly in the Gram matrix's eige
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import torch
 
@@ -147,3 +149,48 @@ def rbf_twin_delta(full: SimData, truncated: SimData, centers: torch.Tensor, *, 
     a, lr = rbf_outputs(full, centers, bandwidth=bandwidth, steps=steps)
     b, _ = rbf_outputs(truncated, centers, bandwidth=bandwidth, steps=steps, lr=lr)
     return float(np.linalg.norm(a - b, axis=1).max() / float(full.x_hat.norm()))
+
+
+def fresh_draw_runs(configs: Sequence[dict], seeds: Sequence[int], *, record_steps, d: int = 64,
+                    data_offset: int = 100) -> list:
+    """One-layer runs on a fresh, untruncated draw of the data: the null of Fig. 16 that
+    changes every training point and nothing else. Used in ``book/ood_checks.md``.
+
+    Run ``(c, s)`` draws its data with seed ``data_offset + s`` and turns them by the
+    rotation of the seed-``s`` data of :func:`truncation_twins`, so that its rotation,
+    test points, initial weights and shuffling are those of the full twin of seed ``s``.
+
+    Parameters
+    ----------
+    configs : sequence of dict
+        Dicts with keys ``mu`` and ``sigma`` (origin cluster, 5000 points per cluster).
+    seeds : sequence of int
+        The twins' seeds.
+    record_steps : array_like of int
+        The steps the twins were recorded at (``full[0][0].steps``).
+    d : int
+        Input dimension.
+    data_offset : int
+        Added to a seed to draw the fresh data, ``>= 1``.
+
+    Returns
+    -------
+    list of swingby.sim.train_loop.TrainRecord
+        One record per (config, seed), configs outer.
+    """
+    from swingby.observations.runs import _check_configs_seeds
+    from swingby.sim.batched import train_batched
+    from swingby.sim.models import MLP
+
+    configs, seeds, _ = _check_configs_seeds(configs, seeds, d)
+    data_offset = _checks.integer("data_offset", data_offset, low=1)
+    fresh = []
+    for cfg in configs:
+        for s in seeds:
+            f = make_sim(cfg["mu"], cfg["sigma"], d, origin_cluster=True, seed=data_offset + s)
+            p = make_sim(cfg["mu"], cfg["sigma"], d, origin_cluster=True, rotate=True, seed=s)
+            fresh.append(f._replace(X=f.X @ p.rotation.T, x_hat=p.x_hat, rotation=p.rotation,
+                                    test_points=p.test_points))
+    run_seeds = [s for _ in configs for s in seeds]
+    return train_batched([MLP(d, 1, seed=s) for s in run_seeds], fresh, seed=run_seeds,
+                         record_steps=record_steps, record_train_loss=False)

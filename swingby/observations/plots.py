@@ -304,3 +304,75 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
     if title:
         ax.set_title(title, fontsize=10)
     return sc
+
+
+def plot_trajectory_over_data(ax, record, data, *, radius: float, every: int = 10, label: str | None = None,
+                              title: str | None = None):
+    """Fig. 15 panel: a run's output trajectory at ``x_hat`` drawn over its training
+    points in concept coordinates (every ``every``-th point, grey), with the dashed ball of
+    radius ``radius`` around ``x_hat`` that truncation empties. Used in
+    ``book/ood_checks.md``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    record : TrainRecord
+        A finite run on ``data``.
+    data : swingby.sim.data.SimData
+        Its training set.
+    radius : float
+        The truncation radius, ``> 0``.
+    every : int
+        Draw every ``every``-th training point, ``> 0``.
+    label, title : str or None
+        The trajectory's legend label and the panel title.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
+    import matplotlib.pyplot as plt
+
+    radius = _checks.positive_float("radius", radius)
+    every = _checks.positive_int("every", every)
+    points = data.to_concept(data.X).numpy()[::every]
+    ax.scatter(points[:, 0], points[:, 1], s=2, alpha=0.3, color="grey",
+               label=f"training points (every {every}th)")
+    centre = tuple(float(v) for v in record.test_points[-1, :2])
+    ax.add_patch(plt.Circle(centre, radius, fill=False, ls="--", color="k"))
+    return plot_sweep_trajectories(ax, [record], [label or "output at $\\hat{x}$"], title=title)
+
+
+def plot_order_over_time(ax, summaries: dict):
+    """The share of comparable pairs that satisfy eq. (B.2) literally at each recorded
+    time, mean over the runs, with all pairs (solid) and without those at the origin
+    (dashed), one colour per set of runs. Used in ``book/topological_order.md``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    summaries : dict
+        ``{name: OrderSummary}`` from :func:`~swingby.observations.hypercube.order_summary`,
+        non-empty, at most four.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
+    _axes(ax)
+    if not isinstance(summaries, dict) or not 1 <= len(summaries) <= 4:
+        raise ValueError("summaries must be a dict of one to four OrderSummary values, got "
+                         f"{type(summaries).__name__} {summaries if not isinstance(summaries, dict) else len(summaries)}")
+    for name, st in summaries.items():
+        (line,) = ax.plot(st.epochs, st.per_time.mean(axis=0), label=f"{name}: all pairs")
+        ax.plot(st.epochs, st.per_time_x0.mean(axis=0), ls="--", color=line.get_color(),
+                label=f"{name}: pairs with $u \\neq 0$")
+    ax.set_xscale("log")
+    ax.set_xlabel("epoch (log scale)")
+    ax.set_ylabel("fraction of comparable pairs\nsatisfying eq. (B.2)")
+    ax.legend(fontsize=7)
+    return ax

@@ -14,7 +14,6 @@ definitions of :mod:`swingby.open_questions.rules`.
   better than the raw one (a sign test over the runs where they differ).
 * :func:`late_over_early`: how much less the output moves late in training than early
   (the slowing down of Sec. 3.2, read from a stored trajectory).
-* :func:`status_answer`: the answer the status page gives a question's row.
 """
 from __future__ import annotations
 
@@ -24,10 +23,9 @@ import numpy as np
 from scipy import stats
 
 from swingby import _checks
-from swingby.chapter import status_cell
 from swingby.diffusion.rules import Outcome, verdict
 from swingby.observations.swingby import fisher_seeds_needed
-from swingby.open_questions.rules import ANSWER_OF_VERDICT, OQ_RULES, OpenRules, answer
+from swingby.open_questions.rules import OQ_RULES, OpenRules, answer
 
 WHATS = ("nonmonotone", "order", "reach")
 
@@ -284,30 +282,3 @@ def late_over_early(trajectory, epochs) -> float:
     if early == 0:
         raise ValueError("trajectory does not move in the first half of training: the ratio is undefined")
     return float(steps[late].sum() / early)
-
-
-def status_answer(row: str, path=None) -> str:
-    """The answer word that the status page's table of questions beyond the paper gives
-    a row (first cell ``row`` or starting with it, :func:`swingby.chapter.status_cell`), so that the chapter can assert that
-    the page says what its checks computed.
-
-    Parameters
-    ----------
-    row : str
-        The row's first cell or how it starts (``"Q3"``).
-    path : str or pathlib.Path, optional
-        The status page (default: ``book/status.md``).
-
-    Returns
-    -------
-    str
-        One of the answers (:data:`~swingby.open_questions.rules.ANSWER_OF_VERDICT` values, ``"depends on ..."``,
-        ``"no detectable dependence"``, ``"pending"``).
-    """
-    cell, name = status_cell(row, path)
-    words = sorted(set(ANSWER_OF_VERDICT.values()) | {"depends on", "no detectable dependence", "pending"},
-                   key=len, reverse=True)
-    for word in words:
-        if cell.startswith(word):
-            return word
-    raise ValueError(f"the row {row!r} of {name} starts with no answer word: {cell[:40]!r}")

@@ -204,3 +204,177 @@ def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size
     """
     title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
     return _stage_figure(panels, mu, dims=tuple(dims), logx=True, figsize=figsize, title_kw=title_kw)
+
+
+def plot_descent_counts(ax, n_descents: dict, labels: dict, max_descents: int = 3) -> None:
+    """Grouped bars: the share of runs whose test loss descends once, twice, ...
+    (:func:`swingby.theory.stages.count_descents`), one bar colour per data set.
+    The frequency figure of Fig. 5 in ``book/two_layer_theory.md``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    n_descents : dict of str to array_like(int, ndim=1)
+        Per data set, the number of descents of each run.
+    labels : dict of str to str
+        The legend's label of each key of ``n_descents``.
+    max_descents : int
+        Bars for 1 to ``max_descents`` descents (at most four data sets).
+    """
+    import numpy as np
+
+    if not n_descents or len(n_descents) > 4:
+        raise ValueError(f"n_descents must hold one to four data sets, got {len(n_descents)}")
+    max_descents = _checks.positive_int("max_descents", max_descents)
+    width = 0.8 / len(n_descents)
+    x = np.arange(1, max_descents + 1)
+    for k, (key, counts) in enumerate(n_descents.items()):
+        counts = np.asarray(counts, dtype=int)
+        share = np.bincount(counts, minlength=max_descents + 1)[1:max_descents + 1] / counts.size
+        ax.bar(x + (k - (len(n_descents) - 1) / 2) * width, 100 * share, width, label=labels[key])
+    ax.set_xlabel("number of descents of the test loss")
+    ax.set_ylabel("% of the initialisations")
+    ax.set_xticks(x)
+    ax.legend(fontsize=8)
+
+
+def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *,
+                               max_descents: int = 5) -> Figure:
+    """Bars of how many times the test loss descends, one colour per setting, one panel
+    per tolerance (App. E.1, Figs. 8 and 9; ``book/beyond_two_concepts.md``).
+
+    Parameters
+    ----------
+    test_losses : dict of str to array_like(float)
+        Per setting (its name, the legend entry), the ``(n, R)`` test losses of its runs,
+        e.g. :attr:`swingby.theory.beyond_checks.DescentUnits.test_loss`.
+    tolerances : sequence of float
+        One panel per tolerance, each ``>= 0``: a rise counts if it exceeds this share of
+        the initial test loss (:func:`swingby.theory.stages.count_descents`).
+    max_descents : int
+        The largest number of descents shown, ``>= 1``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import numpy as np
+
+    from swingby.theory.stages import count_descents
+
+    if not isinstance(test_losses, dict) or not test_losses:
+        raise ValueError(f"test_losses must be a non-empty mapping of setting name to test losses, "
+                         f"got {_checks.short_repr(test_losses)}")
+    tolerances = [_checks.number("tolerances", t, low=0) for t in tolerances]
+    if not tolerances:
+        raise ValueError("tolerances must hold at least one tolerance, got none")
+    max_descents = _checks.positive_int("max_descents", max_descents)
+    n_set = len(test_losses)
+    width = 0.8 / n_set
+    fig, axes = plt.subplots(1, len(tolerances), figsize=(8, 3.6), sharey=True, layout="constrained",
+                             squeeze=False)
+    bins = np.arange(1, max_descents + 1)
+    for ax, tol in zip(axes[0], tolerances):
+        for k, (name, loss) in enumerate(test_losses.items()):
+            nd = count_descents(loss, tol)
+            share = np.bincount(nd, minlength=max_descents + 1)[1:max_descents + 1] / nd.size * 100
+            ax.bar(bins + (k - (n_set - 1) / 2) * width, share, width, label=name)
+        ax.set_title(f"a rise counts if > {tol:.1%} of the initial loss", fontsize=10)
+        ax.set_xticks(bins)
+        ax.set_xlabel("number of descents of the test loss")
+    axes[0, 0].set_ylabel("% of initialisations")
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=n_set)
+    return fig
+
+
+def plot_initial_entries(d: int, d_primes: Sequence[int], tau: float, seeds_per_width: Sequence) -> Figure:
+    """Histograms of the initial major ``w_11`` and minor ``w_12`` entries of
+    ``W = UU^T`` for Gaussian ``U``, one panel per width ``d'``, with the mean
+    ``d' tau^2`` of the major entry marked (App. E.2, eq. E.1;
+    ``book/beyond_two_concepts.md``).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``>= 2``.
+    d_primes : sequence of int
+        The widths, one panel each.
+    tau : float
+        ``> 0``, the standard deviation of the entries of ``U``.
+    seeds_per_width : sequence of sequences of int
+        The seeds of the draws at each width (one block per width).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import numpy as np
+
+    from swingby.theory.simulation import initial_U
+
+    d = _checks.integer("d", d, low=2)
+    tau = _checks.positive_float("tau", tau)
+    d_primes = [_checks.positive_int("d_primes", v) for v in d_primes]
+    if not d_primes or len(d_primes) != len(seeds_per_width):
+        raise ValueError(f"d_primes and seeds_per_width must have the same non-zero length, got "
+                         f"{len(d_primes)} and {len(seeds_per_width)}")
+    fig, axes = plt.subplots(1, len(d_primes), figsize=(8, 3.4), sharey=True, layout="constrained",
+                             squeeze=False)
+    for ax, d_prime, block in zip(axes[0], d_primes, seeds_per_width):
+        U = initial_U(d, block, d_prime=d_prime, init="gaussian", init_scale=tau)
+        W = U @ np.swapaxes(U, -1, -2)
+        ax.hist(W[:, 0, 1], bins=60, alpha=0.6, density=True, label="minor $w_{12}$")
+        ax.hist(W[:, 0, 0], bins=60, alpha=0.6, density=True, label="major $w_{11}$")
+        ax.axvline(d_prime * tau**2, color="k", ls="--", label=r"$d'\tau^2$")
+        ax.set_title(f"$d' = {d_prime}$")
+        ax.set_xlabel("initial entry value")
+    axes[0, 0].set_ylabel("density")
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+def plot_percent_grids(grids: dict, x_values: Sequence, y_values: Sequence, *,
+                       xlabel: str, ylabel: str, vmax: float = 40.0,
+                       figsize: tuple = (8, 3.6)) -> Figure:
+    """Heat maps of the percentage of runs that swing by, one panel per grid, each cell
+    written in (App. E.2; the phase diagrams of ``book/beyond_two_concepts.md``).
+
+    Parameters
+    ----------
+    grids : dict of str to array_like(float)
+        Per panel (its title), the ``(len(y_values), len(x_values))`` percentages.
+    x_values, y_values : sequence
+        The tick labels of the columns and of the rows.
+    xlabel, ylabel : str
+        The axis labels.
+    vmax : float
+        ``> 0``, the percentage at the top of the colour scale.
+    figsize : tuple
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import numpy as np
+
+    if not isinstance(grids, dict) or not grids:
+        raise ValueError(f"grids must be a non-empty mapping of title to percentages, got "
+                         f"{_checks.short_repr(grids)}")
+    shape = (len(y_values), len(x_values))
+    grids = {t: _checks.array(f"grids[{t!r}]", g, shape=shape, nonneg=True) for t, g in grids.items()}
+    vmax = _checks.positive_float("vmax", vmax)
+    fig, axes = plt.subplots(1, len(grids), figsize=figsize, layout="constrained", squeeze=False)
+    for ax, (title, grid) in zip(axes[0], grids.items()):
+        im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", vmin=0, vmax=vmax)
+        ax.set_xticks(range(len(x_values)), [str(v) for v in x_values])
+        ax.set_yticks(range(len(y_values)), [str(v) for v in y_values])
+        for (i, j), v in np.ndenumerate(grid):
+            ax.text(j, i, f"{v:.0f}", ha="center", va="center", color="w" if v < vmax / 2 else "k")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(False)
+    fig.colorbar(im, ax=axes[0], label="% of runs that swing by")
+    return fig

@@ -298,3 +298,56 @@ def monotone_counts(seeds, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
     one_loss = 0.5 * ((one - two.x_hat) ** 2).sum(axis=-1)
     return Counts(count_descents(one_loss, rules.monotone_rel_tol) == 1,
                   count_descents(two.test_loss, rules.monotone_rel_tol) == 1, paired=True)
+
+
+def default_init_descents(a, x_hat, mean, *, n_init: int = 200, seed: int = 0,
+                          rel_tol: float = 1e-3) -> dict:
+    """Number of descents of the one-layer test loss at ``x_hat`` under Theorem 4.1,
+    without bias (eq. 4.2) and with it (the augmented flow), from ``n_init`` draws of
+    PyTorch's default ``nn.Linear(d, d)`` weights and bias (uniform in
+    ``[-1/sqrt(d), 1/sqrt(d))``). Used in ``book/one_layer_theory.md`` (Sec. 4.1, "one
+    layer cannot swing by").
+
+    Parameters
+    ----------
+    a : array_like(float, ndim=1)
+        The diagonal of ``A``, ``(d,)``.
+    x_hat : array_like(float, ndim=1)
+        The test point in concept coordinates, ``(d,)``.
+    mean : array_like(float, ndim=1)
+        The data mean, ``(d,)`` (:func:`~swingby.theory.one_layer.mean_vector`).
+    n_init : int
+        Number of initial weights, ``> 0``.
+    seed : int
+        Seed of the numpy generator that draws them (weights, then bias, per draw).
+    rel_tol : float
+        Hysteresis of :func:`~swingby.theory.stages.count_descents`.
+
+    Returns
+    -------
+    dict
+        ``{False: descents, True: descents}``, each an ``(n_init,)`` integer array.
+    """
+    from swingby.live import progress
+    from swingby.theory.stages import count_descents
+
+    a = _checks.array("a", a, ndim=1)
+    d = len(a)
+    x_hat = _checks.array("x_hat", x_hat, ndim=1)
+    mean = _checks.array("mean", mean, ndim=1)
+    if x_hat.shape != (d,) or mean.shape != (d,):
+        raise ValueError(f"x_hat and mean must have shape ({d},) like a, got {x_hat.shape} and {mean.shape}")
+    n_init = _checks.positive_int("n_init", n_init)
+    rng = np.random.default_rng(_checks.integer("seed", seed, low=0))
+    t_grid = np.concatenate([[0.0], np.geomspace(1e-3, 200, 300)])
+    bound = 1 / np.sqrt(d)
+    descents = {False: [], True: []}
+    for _ in progress(range(n_init), desc="initialisations"):
+        W0 = rng.uniform(-bound, bound, size=(d, d))
+        b0 = rng.uniform(-bound, bound, size=d)
+        outputs = {False: one_layer_output(W0, a, x_hat, t_grid).output,
+                   True: one_layer_output_with_bias(W0, b0, a, mean, x_hat, t_grid)}
+        for bias, f in outputs.items():
+            loss = 0.5 * ((f - x_hat) ** 2).sum(axis=1)
+            descents[bias].append(count_descents(loss, rel_tol=rel_tol)[0])
+    return {bias: np.array(v) for bias, v in descents.items()}

@@ -373,3 +373,82 @@ def plot_swing_by_schematic(ax, setting=None):
               title=f"output at $\\hat{{x}}$ over training\n(the paper's {setting.name} setting)",
               alignment="left")
     return ax
+
+
+def plot_growth_noise(ax, t, out, a, *, s: int = 2):
+    """Theorem 4.1's output at ``x_hat`` split into its growth and noise terms (eq. 4.2):
+    for each concept coordinate the output (solid), the growth term (dashed) and the
+    noise term (dotted), and in grey the largest noise term of the other coordinates.
+    Used in ``book/one_layer_theory.md``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    t : array_like(float, ndim=1)
+        The times of ``out``.
+    out : OneLayerOutput
+        :func:`~swingby.theory.one_layer.one_layer_output` at ``x_hat`` over ``t``.
+    a : array_like(float, ndim=1)
+        The diagonal of ``A`` (for the legend).
+    s : int
+        Number of concept coordinates drawn (at most two colours), 1 or 2.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
+    _axes(ax)
+    t = _checks.array("t", t, ndim=1)
+    a = _checks.array("a", a, ndim=1)
+    s = _checks.integer("s", s, low=1, high=2)
+    if out.output.shape != (len(t), len(a)):
+        raise ValueError(f"out must hold ({len(t)}, {len(a)}) outputs (times, d), got {out.output.shape}")
+    for k, c in zip(range(s), (PALETTE["blue"], PALETTE["orange"])):
+        ax.plot(t, out.output[:, k], color=c, lw=2.2, label=f"output $f_{k + 1}$ ($a_{k + 1}$ = {a[k]:.2f})")
+        ax.plot(t, out.growth[:, k], color=c, ls="--", label=rf"growth $\tilde G_{k + 1}$")
+        ax.plot(t, out.noise[:, k], color=c, ls=":", label=rf"noise $\tilde N_{k + 1}$")
+    ax.plot(t, np.abs(out.noise[:, s:]).max(axis=1), color="grey", ls=":",
+            label=rf"max$_{{k>{s}}}|\tilde N_k|$")
+    ax.set_xlabel("gradient-flow time $t$")
+    ax.set_ylabel(r"output at $\hat{x}$ (concept coordinates)")
+    ax.legend(fontsize=8, ncol=2, loc="center right")
+    return ax
+
+
+def plot_trained_vs_theory(ax, runs: dict, mu, *, title: str | None = None):
+    """Trained one-layer output trajectories at ``x_hat``, without bias (blue) and with it
+    (vermillion), each with its closed form (dashed black: eq. 4.2 without bias, the
+    augmented flow with it). Used in ``book/one_layer_theory.md``.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    runs : dict
+        ``{False: r, True: r}`` with ``r["rec"]`` the TrainRecord, ``r["plain"]`` and
+        ``r["aug"]`` the closed forms at its records, ``(R, d)``.
+    mu : sequence of float
+        The cluster centres' distances (for the concept plane's marks).
+    title : str or None
+        Panel title.
+
+    Returns
+    -------
+    matplotlib Axes
+        The axes drawn on.
+    """
+    _axes(ax)
+    if set(runs) != {False, True}:
+        raise ValueError(f"runs must have the keys False and True (bias), got {sorted(runs)}")
+    for bias, c in ((False, PALETTE["blue"]), (True, PALETTE["vermillion"])):
+        r = runs[bias]
+        plot_trajectory(ax, r["rec"].trajectory, color=c, label=f"trained, bias={bias}")
+        ax.plot(*np.asarray(r["aug" if bias else "plain"])[:, :2].T, color="k", ls="--", lw=1)
+    ax.plot([], [], "k--", lw=1, label="theory (eq. 4.2 / augmented)")
+    mark_concept_plane(ax, mu)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax

@@ -362,30 +362,3 @@ def shifted_timing(record: SymmetricRecord, stages: Stages, seed: int,
         passes += all(_timing_ok(record.time, np.roll(_minor_mass(record, g), k), seg.t_start, seg.t_end,
                                  rules.suppression_lag) for seg, g in zip(stages.ascents, groups))
     return passes / rules.n_shifts
-
-
-def status_word(row: str, path=None) -> str:
-    """The verdict word that the status page (``book/status.md``) gives a row, so that a
-    chapter can assert that the page says what its checks computed.
-
-    Parameters
-    ----------
-    row : str
-        The row's first cell, or how it starts (e.g. ``"Fig. 5"``, ``"failure mode"``);
-        an exact match wins over rows that only start with it.
-    path : str or pathlib.Path, optional
-        The status page (default: ``book/status.md`` beside the package).
-
-    Returns
-    -------
-    str
-        One of :data:`swingby.diffusion.rules.VERDICTS`.
-    """
-    from swingby.chapter import status_cell
-    from swingby.diffusion.rules import VERDICTS
-
-    cell, name = status_cell(row, path)
-    for word in sorted(VERDICTS, key=len, reverse=True):
-        if cell.startswith(word):
-            return word
-    raise ValueError(f"the row {row!r} of {name} starts with no verdict word: {cell[:40]!r}")

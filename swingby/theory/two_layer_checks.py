@@ -365,3 +365,58 @@ def fig18_counts(record: SymmetricRecord, null_record: SymmetricRecord,
     """
     return _paired(fig18_stage_gap, record, null_record, rules)
 
+
+
+class ClockErrors(NamedTuple):
+    """How far one gradient step on ``U`` is from one step of (D.2), per learning rate."""
+
+    lrs: tuple            #: the learning rates ``lr`` of the step on ``U``
+    paper: np.ndarray     #: largest entry of ``|W_autograd - D.2(eta = 2 lr)|``, the paper's clock
+    d1: np.ndarray        #: the same with ``eta = lr``, the clock of (D.1)
+
+
+def clock_errors(U0, a, lrs) -> ClockErrors:
+    """One autograd step on ``U`` (loss 4.1, ``f = U U^T x``) against one step of eq.
+    (D.2) on ``W = U U^T``, with the paper's clock ``eta = 2 lr`` and with ``eta = lr``.
+
+    With ``eta = 2 lr`` the error is of second order in ``lr`` (halving ``lr`` divides it
+    by about 4); with ``eta = lr`` it is of first order. Section "From U to W" of
+    ``book/two_layer_theory.md``.
+
+    Parameters
+    ----------
+    U0 : array_like(float, ndim=2)
+        ``(d, d')``, the first layer before the step.
+    a : array_like(float, ndim=1)
+        ``(d,)``, the diagonal of ``A``, entries ``>= 0``.
+    lrs : sequence of float
+        Learning rates ``> 0``.
+
+    Returns
+    -------
+    ClockErrors
+    """
+    import torch
+
+    U0 = np.asarray(U0, dtype=float)
+    a = np.asarray(a, dtype=float)
+    if U0.ndim != 2 or a.ndim != 1 or U0.shape[0] != a.size:
+        raise ValueError(f"U0 must be (d, d') and a (d,), got U0 {U0.shape} and a {a.shape}")
+    if np.any(a < 0) or not np.all(np.isfinite(a)) or not np.all(np.isfinite(U0)):
+        raise ValueError("a must be finite and >= 0 and U0 finite")
+    lrs = tuple(_checks.positive_float("lr", lr) for lr in lrs)
+    if not lrs:
+        raise ValueError("lrs must hold at least one learning rate")
+    W0 = U0 @ U0.T
+    root_A = torch.diag(torch.tensor(np.sqrt(a)))
+    eye = torch.eye(a.size, dtype=torch.float64)
+    paper, d1 = [], []
+    for lr in lrs:
+        U = torch.tensor(U0, dtype=torch.float64, requires_grad=True)
+        loss = 0.5 * (((U @ U.T - eye) @ root_A) ** 2).sum()
+        (grad,) = torch.autograd.grad(loss, U)
+        U1 = U0 - lr * grad.numpy()
+        W1 = U1 @ U1.T
+        paper.append(np.abs(W1 - symmetric_step(W0, a, u_step_to_w_eta(lr))).max())
+        d1.append(np.abs(W1 - symmetric_step(W0, a, lr)).max())
+    return ClockErrors(lrs, np.array(paper), np.array(d1))

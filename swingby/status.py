@@ -1,0 +1,318 @@
+"""The status page's rows, one record per row, written by the chapter that computes it.
+
+Every row of the book's status page (``book/status.md``) is a :class:`Row`: the claim,
+where the paper makes it, the chapter, the verdict word, one sentence of evidence and
+the counts behind the word. The chapter that judges the claim builds the row from its
+own results and passes it to :func:`record`, which compares it with the row stored in
+``swingby/status_records/<key>.json``: a chapter whose result no longer matches the
+stored row fails, naming what changed. The status page and the findings of the
+introduction render the stored rows (:func:`table`, :mod:`swingby.findings`), so a word
+exists in one place, the record its chapter checks.
+
+After a change that moves a result, ``make records`` executes the chapters with
+``SWINGBY_RECORDS=write``, which stores the rows they compute; the diff of
+``swingby/status_records/`` is then the change of the status page.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from swingby import verdicts
+
+#: where the stored rows live (package data: an installed copy has them too)
+RECORDS = Path(__file__).resolve().parent / "status_records"
+
+#: set to ``write`` to store the rows the chapters compute instead of checking them
+MODE_VAR = "SWINGBY_RECORDS"
+
+#: the status page's sections, each with its rows' keys in the page's order
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "figures": ("fig1ab", "fig1c", "fig2", "fig3", "fig4", "fig5", "fig6a", "fig6b", "fig6c", "fig7",
+                "fig8-9", "fig10", "fig11-12", "fig13-14", "fig15", "fig16", "fig17-18", "fig19"),
+    "claims": ("loss-2-1", "a-diag", "no-near-point", "order", "slowing", "reach", "swingby",
+               "order-homomorphism", "thm41", "one-layer-monotone", "gsn", "multistage", "jacobian-link",
+               "multiple-descents", "failure-mode", "diffusion-sec5"),
+    "study": ("cap-memorization", "cap-precedes", "cap-robust", "cap-linear", "cap-turn", "cap-embedding",
+              "cap-probes", "cap-colour", "cap-big-blue"),
+    "questions": ("q1", "q1-diffusion", "q2", "q3", "q4", "q5"),
+}
+
+#: the words a row of a section other than the questions may carry
+WORDS = verdicts.WORDS + ("illustration", "exploratory")
+
+#: each section's column headings: name, what it shows, chapter, status
+HEADINGS = {"figures": ("figure", "what it shows"), "claims": ("claim", "where in the paper"),
+            "study": ("figure or claim", "what it shows"), "questions": ("question", "asked where")}
+
+
+class Part(NamedTuple):
+    """One judged part of a row: its counts, its test and its word."""
+
+    label: str               #: what the part judges ("" for a row with one part)
+    form: str                #: the claim's form, one of :data:`swingby.verdicts.FORMS`
+    k: int                   #: passing units
+    n: int                   #: units
+    null_k: int | None       #: passing units of the wrong model (or of the other group)
+    null_n: int | None       #: units of the wrong model
+    p: float | None          #: the two-sample (or paired) test's p-value
+    p_share: float | None    #: the share test's p-value (typical, subtle claims)
+    word: str                #: the part's word
+
+    @classmethod
+    def of(cls, label: str, judgement: verdicts.Judgement) -> "Part":
+        """The part that ``judgement`` (from :func:`swingby.verdicts.judge`) decides.
+
+        Parameters
+        ----------
+        label : str
+            What the part judges, as the status page names it ("" for a single part).
+        judgement : swingby.verdicts.Judgement
+
+        Returns
+        -------
+        Part
+        """
+        if not isinstance(label, str):
+            raise ValueError(f"label must be a str, got {label!r}")
+        if not isinstance(judgement, verdicts.Judgement):
+            raise ValueError(f"judgement must be a swingby.verdicts.Judgement, got {type(judgement).__name__}")
+        j = judgement
+        return cls(label, j.form, j.k, j.n, j.null_k, j.null_n, j.p, j.p_share, j.word)
+
+    def effect(self) -> str:
+        """The part in words: ``"label: form, k of n vs k0 of n0, p = ..."``."""
+        text = f"{self.form}, {self.k} of {self.n}"
+        if self.null_n is not None:
+            text += f" vs {self.null_k} of {self.null_n}"
+        if self.p is not None:
+            text += f", p = {verdicts.format_p(self.p)}"
+        return f"{self.label}: {text}" if self.label and self.label != self.form else text
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the status page.
+
+    Parameters
+    ----------
+    key : str
+        The row's key, one of :data:`SECTIONS`' keys.
+    name : str
+        The first cell: the figure or claim, as the paper names it (MyST).
+    shows : str
+        The second cell: what it shows, or where in the paper the claim is made.
+    chapter : str
+        The third cell: MyST references to the chapter (and its figure).
+    word : str
+        The verdict word (one of :data:`WORDS`), or a question's short answer.
+    evidence : str
+        One or two sentences written by a person, with the numbers filled in by code.
+    parts : tuple of Part
+        The judged parts behind the word (none for an illustration or an exploratory row).
+    checks : tuple of str
+        Labels of the claim checks (admonitions) that back the word.
+    """
+
+    key: str
+    name: str
+    shows: str
+    chapter: str
+    word: str
+    evidence: str
+    parts: tuple = field(default=())
+    checks: tuple = field(default=())
+
+    def __post_init__(self):
+        section = section_of(self.key)
+        for name in ("name", "shows", "chapter", "word", "evidence"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{name} must be a non-empty str, got {value!r}")
+        if section != "questions" and self.word not in WORDS:
+            raise ValueError(f"word must be one of {WORDS}, got {self.word!r}")
+        parts = tuple(Part(*p) for p in self.parts)
+        if any(p.form not in verdicts.FORMS or p.word not in verdicts.WORDS for p in parts):
+            raise ValueError(f"parts must be Part.of(label, judgement) values, got {self.parts!r}")
+        if not all(isinstance(c, str) and c for c in self.checks):
+            raise ValueError(f"checks must be labels of claim checks, got {self.checks!r}")
+        object.__setattr__(self, "parts", parts)
+        object.__setattr__(self, "checks", tuple(self.checks))
+
+    def cell(self) -> str:
+        """The status cell: the word, the evidence, the parts' counts and the check links."""
+        counts = "; ".join(_effects(self.parts))
+        kind = "claim" if self.word == "exploratory" else "check"  # an exploratory row has no check
+        links = ", ".join(f"{{ref}}`{kind} <{c}>`" for c in self.checks)
+        tail = "; ".join(t for t in (counts, links) if t)
+        text = f"**{self.word}**: {self.evidence.strip()}"
+        return f"{text} ({tail})" if tail else text
+
+
+def _effects(parts) -> list[str]:
+    """The parts in words, a run of parts that share their form, units and wrong model as one."""
+    runs: list[list[Part]] = []
+    for p in parts:
+        last = runs[-1][-1] if runs else None
+        same = last is not None and (p.form, p.n, p.null_k, p.null_n) == (last.form, last.n, last.null_k, last.null_n)
+        runs[-1].append(p) if same and p.p is not None and last.p is not None else runs.append([p])
+    out = []
+    for run in runs:
+        if len(run) == 1:
+            out.append(run[0].effect())
+            continue
+        first = run[0]
+        ks = [str(p.k) for p in run]
+        text = f"{first.form}, {', '.join(ks[:-1])} and {ks[-1]} of {first.n}"
+        if first.null_n is not None:
+            text += f" vs {first.null_k} of {first.null_n}"
+        ps = sorted(p.p for p in run)
+        out.append(text + f", p = {verdicts.format_p(ps[0])} to {verdicts.format_p(ps[-1])}")
+    return out
+
+
+def section_of(key: str) -> str:
+    """The section whose rows include ``key``."""
+    for section, keys in SECTIONS.items():
+        if key in keys:
+            return section
+    raise ValueError(f"key must be a row of the status page ({', '.join(k for ks in SECTIONS.values() for k in ks)}), "
+                     f"got {key!r}")
+
+
+def _path(key: str) -> Path:
+    """The stored row's file."""
+    return RECORDS / f"{key}.json"
+
+
+def _as_json(row: Row) -> dict:
+    """The row as the JSON file stores it."""
+    data = asdict(row)
+    data["parts"] = [p._asdict() for p in row.parts]
+    data["checks"] = list(row.checks)
+    return data
+
+
+def load(key: str) -> Row:
+    """The stored row ``key``.
+
+    Parameters
+    ----------
+    key : str
+        One of :data:`SECTIONS`' keys.
+
+    Returns
+    -------
+    Row
+    """
+    section_of(key)
+    path = _path(key)
+    if not path.is_file():
+        raise ValueError(f"key {key!r} has no stored row ({path}): execute its chapter with "
+                         f"{MODE_VAR}=write (make records)")
+    data = json.loads(path.read_text())
+    data["parts"] = tuple(Part(**p) for p in data["parts"])
+    data["checks"] = tuple(data["checks"])
+    return Row(**data)
+
+
+def record(row: Row) -> Row:
+    """Check the row a chapter computed against the stored one (or store it, with
+    ``SWINGBY_RECORDS=write``).
+
+    Parameters
+    ----------
+    row : Row
+        The row as the chapter's results give it.
+
+    Returns
+    -------
+    Row
+        ``row``.
+
+    Raises
+    ------
+    ValueError
+        When the stored row differs from ``row`` (the status page would be stale) or is
+        missing; the message names the fields that differ.
+    """
+    if not isinstance(row, Row):
+        raise ValueError(f"row must be a swingby.status.Row, got {type(row).__name__}")
+    mode = os.environ.get(MODE_VAR, "check")
+    if mode not in ("check", "write"):
+        raise ValueError(f"${MODE_VAR} must be 'check' or 'write', got {mode!r}")
+    if mode == "write":
+        RECORDS.mkdir(exist_ok=True)
+        _path(row.key).write_text(json.dumps(_as_json(row), indent=1, ensure_ascii=False) + "\n")
+        return row
+    stored = _as_json(load(row.key))
+    now = _as_json(row)
+    changed = [name for name in now if now[name] != stored[name]]
+    if changed:
+        detail = "; ".join(f"{name}: stored {stored[name]!r}, computed {now[name]!r}" for name in changed)
+        raise ValueError(f"the status page's row {row.key!r} is stale ({detail}); store the computed rows "
+                         f"with make records")
+    return row
+
+
+def rows(section: str) -> list[Row]:
+    """The stored rows of a section, in the page's order.
+
+    Parameters
+    ----------
+    section : str
+        One of :data:`SECTIONS`.
+
+    Returns
+    -------
+    list of Row
+    """
+    if section not in SECTIONS:
+        raise ValueError(f"section must be one of {tuple(SECTIONS)}, got {section!r}")
+    return [load(key) for key in SECTIONS[section]]
+
+
+def word_of(name: str) -> str:
+    """The stored word of the row whose first cell is ``name`` or starts with it (an
+    exact match wins), as the audit appendix looks rows up.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty str, got {name!r}")
+    every = [load(key) for keys in SECTIONS.values() for key in keys]
+    hits = [r for r in every if r.name == name] or [r for r in every if r.name.startswith(name)]
+    if len(hits) != 1:
+        raise ValueError(f"name must start exactly one row of the status page, {name!r} starts {len(hits)}")
+    return hits[0].word
+
+
+def table(section: str):
+    """The section's rows as a MyST table, for a status page cell to display.
+
+    Parameters
+    ----------
+    section : str
+        One of :data:`SECTIONS`.
+
+    Returns
+    -------
+    IPython.display.Markdown
+    """
+    from IPython.display import Markdown
+
+    first, second = HEADINGS.get(section, ("", ""))
+    lines = [f"| {first} | {second} | chapter | status |", "|---|---|---|---|"]
+    for row in rows(section):
+        cells = (row.name, row.shows, row.chapter, row.cell())
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return Markdown("\n".join(lines))
