@@ -53,7 +53,7 @@ def plot_fig2ab(fig2a, fig2b, equal_mu):
 
 
 def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
-    """Sec. 3.2 figure: :func:`plot_relative_displacements` of SGD runs (left) and of the
+    """Sec. 3.2 figure: :func:`~swingby.observations.plots.plot_relative_displacements` of SGD runs (left) and of the
     wrong model's normalised-SGD runs (right), on one shared axis. Used in
     ``book/observations.md`` (``fig-obs-displacement``).
 
@@ -168,7 +168,7 @@ def rise_table(stats: Mapping[int, SeedStatistics], comparator: SeedStatistics, 
     Parameters
     ----------
     stats : mapping of int to SeedStatistics
-        :func:`seed_statistics` of the four-layer runs at ``mu = FIG2C_MU`` per dimension
+        :func:`~swingby.observations.swingby.seed_statistics` of the four-layer runs at ``mu = FIG2C_MU`` per dimension
         ``d``, each a key of :data:`~swingby.observations.runs.FIG2C_SETTINGS`.
     comparator : SeedStatistics
         The equal-signal network's runs.

@@ -157,7 +157,7 @@ def fresh_draw_runs(configs: Sequence[dict], seeds: Sequence[int], *, record_ste
     changes every training point and nothing else. Used in ``book/ood_checks.md``.
 
     Run ``(c, s)`` draws its data with seed ``data_offset + s`` and turns them by the
-    rotation of the seed-``s`` data of :func:`truncation_twins`, so that its rotation,
+    rotation of the seed-``s`` data of :func:`~swingby.observations.ood.truncation_twins`, so that its rotation,
     test points, initial weights and shuffling are those of the full twin of seed ``s``.
 
     Parameters
