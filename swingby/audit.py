@@ -42,7 +42,8 @@ EARLIER: dict[str, tuple[str, str]] = {
                     "two-layer d = 64 runs, which are now the comparator"),
     "Fig. 15": ("partly", "the earlier rule asked every draw; judged draw by draw as a typical claim "
                 "beside the wide Fig. 2(b) clusters"),
-    "Fig. 16": ("reproduced", "twins against pairs of different seeds, as a typical claim with paired units"),
+    "Fig. 16": ("reproduced", "twins against pairs of different seeds, as a typical claim with paired units "
+                "(that comparator was replaced in turn: see the rows judged again)"),
     "Fig. 17, 18": ("inconclusive", "the null (the loss of other data) answered a claim the paper never "
                     "makes; now the same dynamics with a step too large for the monotone guarantee"),
     "loss (2.1)": ("reproduced", "one draw before; now 20 independent draws against three slips"),
@@ -62,8 +63,9 @@ EARLIER: dict[str, tuple[str, str]] = {
     "growth / suppression / noise decomposition": ("reproduced", "the identity on 60 fresh draws against "
                                                    "three slips"),
     "multi-stage Jacobian evolution": ("partly", "a typical claim, not one about every seed"),
-    "on trained networks": ("inconclusive", "another seed's Jacobian is a replicate, not a null; now the "
-                            "one-layer model on the same data, which has no suppression stage"),
+    "on trained networks": ("inconclusive", "another seed's Jacobian is a replicate, not a null; then the "
+                            "one-layer model on the same data, which has no suppression stage (replaced in "
+                            "turn: see the rows judged again)"),
     "multiple descents, initialisation breakdown": ("partly", "forms: subtle (multiple descents), "
                                                    "identity (eq. E.1), comparative (width)"),
     "failure mode": ("differs", "as the Fig. 10 row"),

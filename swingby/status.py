@@ -146,27 +146,33 @@ class Row:
         """The status cell: the word, the evidence, the parts' counts and the check links."""
         counts = "; ".join(_effects(self.parts))
         kind = "claim" if self.word == "exploratory" else "check"  # an exploratory row has no check
-        links = ", ".join(f"{{ref}}`{kind} <{c}>`" for c in self.checks)
+        if len(self.checks) == 1:
+            links = f"{{ref}}`{kind} <{self.checks[0]}>`"
+        else:  # named by their labels, less "claim-" and the chapter's prefix
+            names = [" ".join(c.split("-")[2:]) or c for c in self.checks]
+            links = f"{kind}s: " + ", ".join(f"{{ref}}`{n} <{c}>`" for n, c in zip(names, self.checks))
         tail = "; ".join(t for t in (counts, links) if t)
         text = f"**{self.word}**: {self.evidence.strip()}"
         return f"{text} ({tail})" if tail else text
 
 
 def _effects(parts) -> list[str]:
-    """The parts in words, a run of parts that share their form, units and wrong model as one."""
+    """The parts in words; a run of three or more parts that share their form, units and
+    wrong model reads as one, its settings named together."""
     runs: list[list[Part]] = []
     for p in parts:
         last = runs[-1][-1] if runs else None
-        same = last is not None and (p.form, p.n, p.null_k, p.null_n) == (last.form, last.n, last.null_k, last.null_n)
-        runs[-1].append(p) if same and p.p is not None and last.p is not None else runs.append([p])
+        same = last is not None and p.p is not None and last.p is not None and \
+            (p.form, p.n, p.null_k, p.null_n) == (last.form, last.n, last.null_k, last.null_n)
+        runs[-1].append(p) if same else runs.append([p])
     out = []
     for run in runs:
-        if len(run) == 1:
-            out.append(run[0].effect())
+        if len(run) < 3:
+            out += [p.effect() for p in run]
             continue
-        first = run[0]
-        ks = [str(p.k) for p in run]
-        text = f"{first.form}, {', '.join(ks[:-1])} and {ks[-1]} of {first.n}"
+        first, ks = run[0], [str(p.k) for p in run]
+        labels = f" ({', '.join(p.label for p in run)})" if all(p.label for p in run) else ""
+        text = f"{first.form}{labels}: {', '.join(ks[:-1])} and {ks[-1]} of {first.n}"
         if first.null_n is not None:
             text += f" vs {first.null_k} of {first.null_n}"
         ps = sorted(p.p for p in run)

@@ -104,7 +104,7 @@ class Judgement(NamedTuple):
         if self.p is not None:
             text += f", p = {format_p(self.p)}"
         if self.p_share is not None:
-            text += f" (share test p = {format_p(self.p_share)})"
+            text += f"; share test p = {format_p(self.p_share)}"
         return text
 
 

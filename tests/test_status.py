@@ -48,11 +48,14 @@ def test_the_status_pages_render_every_section_and_hold_no_word_of_their_own():
 
 
 def test_a_run_of_parts_with_one_form_and_wrong_model_reads_as_one():
-    parts = [status.Part.of(f"setting {k}", verdicts.judge("subtle", k, 1000, 0, 1000)) for k in (238, 8)]
+    parts = [status.Part.of(f"s{k}", verdicts.judge("subtle", k, 1000, 0, 1000)) for k in (238, 8, 14)]
     parts.append(status.Part.of("aligned", verdicts.judge("typical", 30, 31, 0, 31)))
-    row = _row(parts=parts)
-    assert "(subtle, 238 and 8 of 1000 vs 0 of 1000, p = " in row.cell()
-    assert "; aligned: typical, 30 of 31 vs 0 of 31" in row.cell()
+    parts.append(status.Part.of("bend", verdicts.judge("typical", 29, 31, 0, 31)))
+    row = _row(parts=parts, checks=["claim-obs-order", "claim-two-fig5-stages"])
+    assert "(subtle (s238, s8, s14): 238, 8 and 14 of 1000 vs 0 of 1000, p = " in row.cell()
+    assert "; aligned: typical, 30 of 31 vs 0 of 31" in row.cell()  # two parts stay apart
+    assert "; bend: typical, 29 of 31" in row.cell()
+    assert "checks: {ref}`order <claim-obs-order>`, {ref}`fig5 stages <claim-two-fig5-stages>`" in row.cell()
 
 
 def test_the_findings_read_their_numbers_from_the_records():

@@ -132,7 +132,7 @@ def search_conclusion(rows: list[dict], choice: dict) -> str:
         parts.append("On the model of the `cpu` preset the held-out class is drawn by the criterion, in "
                      "every seed, by " + (", ".join(ok) or "none of the position candidates") + "; not by "
                      + (", ".join(bad) or "none") + " (disc centres uniform within 0.5 of the middle in the "
-                     "authors' code)" + (f"; in {short} of these {len(bad)} the trained classes fall short of "
+                     "authors' code)" + (f"; in {_of_these(short, len(bad))} the trained classes fall short of "
                                          "the criterion too." if bad else "."))
     larger = [n for n in display_order() if n not in dose_names()]
     run = [n for n in larger if n in by and by[n]["decided"]]
@@ -255,3 +255,10 @@ def plot_long_search(rows: list[dict], axes) -> None:
                           Line2D([], [], ls="", marker="^", color=colour["disc"], mfc="none",
                                  label=f"dc {LS.WEAK_DC}")],
                  loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
+
+
+def _of_these(k: int, n: int) -> str:
+    """``k`` of ``n`` candidates in words ("both of them", "none of them", "2 of these 3")."""
+    if k == n:
+        return {1: "it", 2: "both of them"}.get(n, f"all {n} of them")
+    return "none of them" if k == 0 else f"{k} of these {n}"
