@@ -146,7 +146,9 @@ class Row:
         """The status cell: the word, the evidence, the parts' counts and the check links."""
         counts = "; ".join(_effects(self.parts))
         kind = "claim" if self.word == "exploratory" else "check"  # an exploratory row has no check
-        if len(self.checks) == 1:
+        if not self.checks:
+            links = ""
+        elif len(self.checks) == 1:
             links = f"{{ref}}`{kind} <{self.checks[0]}>`"
         else:  # named by their labels, less "claim-" and the chapter's prefix
             names = [" ".join(c.split("-")[2:]) or c for c in self.checks]
@@ -171,7 +173,8 @@ def _effects(parts) -> list[str]:
             out += [p.effect() for p in run]
             continue
         first, ks = run[0], [str(p.k) for p in run]
-        labels = f" ({', '.join(p.label for p in run)})" if all(p.label for p in run) else ""
+        named = ", ".join(p.label for p in run)
+        labels = f" ({named})" if all(p.label for p in run) and len(named) <= 60 else f" ({len(run)} settings)"
         text = f"{first.form}{labels}: {', '.join(ks[:-1])} and {ks[-1]} of {first.n}"
         if first.null_n is not None:
             text += f" vs {first.null_k} of {first.null_n}"
@@ -302,6 +305,14 @@ def word_of(name: str) -> str:
     return hits[0].word
 
 
+def _short_chapters(cell: str) -> str:
+    """Chapter references named by their labels ("observations"), not their long titles."""
+    import re
+
+    return re.sub(r"\{ref\}`ch-([a-z-]+)`", lambda m: f"{{ref}}`{m.group(1).replace('-', ' ')} <ch-{m.group(1)}>`",
+                  cell)
+
+
 def table(section: str):
     """The section's rows as a MyST table, for a status page cell to display.
 
@@ -319,6 +330,6 @@ def table(section: str):
     first, second = HEADINGS.get(section, ("", ""))
     lines = [f"| {first} | {second} | chapter | status |", "|---|---|---|---|"]
     for row in rows(section):
-        cells = (row.name, row.shows, row.chapter, row.cell())
+        cells = (row.name, row.shows, _short_chapters(row.chapter), row.cell())
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return Markdown("\n".join(lines))

@@ -93,6 +93,7 @@ def test_a_row_is_validated_and_its_cell_escapes_the_tables_bar(tmp_path, monkey
     with pytest.raises(ValueError, match="row"):
         status.record("fig3")
     assert _row().cell().startswith("**reproduced**: in 3 of 4 runs (possibility, 3 of 4 vs 0 of 4, p = ")
+    assert _row(word="illustration", parts=[], checks=[]).cell() == "**illustration**: in 3 of 4 runs"
     monkeypatch.setattr(status, "RECORDS", tmp_path)
     monkeypatch.setattr(status, "SECTIONS", {"figures": ("fig3",)})
     monkeypatch.setenv(status.MODE_VAR, "write")
