@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -307,8 +308,6 @@ def word_of(name: str) -> str:
 
 def _short_chapters(cell: str) -> str:
     """Chapter references named by their labels ("observations"), not their long titles."""
-    import re
-
     return re.sub(r"\{ref\}`ch-([a-z-]+)`", lambda m: f"{{ref}}`{m.group(1).replace('-', ' ')} <ch-{m.group(1)}>`",
                   cell)
 

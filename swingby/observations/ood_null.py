@@ -37,7 +37,10 @@ import numpy as np
 import torch
 
 from swingby import _checks
+from swingby.observations.runs import _check_configs_seeds
+from swingby.sim.batched import train_batched
 from swingby.sim.data import SimData, make_sim
+from swingby.sim.models import MLP
 
 
 def rbf_centers(cfg: dict, seed: int, rotation: torch.Tensor, n_centers: int, *,
@@ -178,10 +181,6 @@ def fresh_draw_runs(configs: Sequence[dict], seeds: Sequence[int], *, record_ste
     list of swingby.sim.train_loop.TrainRecord
         One record per (config, seed), configs outer.
     """
-    from swingby.observations.runs import _check_configs_seeds
-    from swingby.sim.batched import train_batched
-    from swingby.sim.models import MLP
-
     configs, seeds, _ = _check_configs_seeds(configs, seeds, d)
     data_offset = _checks.integer("data_offset", data_offset, low=1)
     fresh = []
