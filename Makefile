@@ -53,8 +53,8 @@ unexport PYTHONDONTWRITEBYTECODE
 WARM := torch numpy scipy.stats scipy.optimize matplotlib.pyplot IPython ipykernel.kernelapp \
 	ipywidgets tqdm yaml pytest xdist nbval jupytext nbclient jupyter_cache submitit \
 	sphinx.application myst_nb jupyter_book.cli.main sphinx_book_theme sphinxcontrib.bibtex \
-	sphinx_exercise swingby.diffusion.runs.cli swingby.capability.report \
-	swingby.diffusion.fig6.report swingby.open_questions.figures swingby.theory.figures \
+	sphinx_exercise swingby.diffusion.runs.cli swingby.capability.plots \
+	swingby.diffusion.fig6.confirm swingby.open_questions.figures swingby.theory.figures \
 	swingby.observations.plots swingby.sim.explorer
 
 $(STAMP): requirements.txt pyproject.toml

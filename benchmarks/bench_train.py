@@ -9,7 +9,7 @@ different seeds (init, data and shuffling). Prints wall times and their ratio.
     python benchmarks/bench_train.py --layouts  # the batched SGD step, features-first vs
                                                 # batch-first activations, by width
 
-``--layouts`` times the two layouts of the batched step (``_StackedMLPs``) on the same
+``--layouts`` times the two layouts of the batched step (``StackedMLPs``) on the same
 weights and batches, interleaved over repeats, and prints the median ms per step, the
 range and the ratio; the engine switches to features-first up to
 ``FEATURES_FIRST_MAX``.
@@ -22,7 +22,7 @@ import time
 import numpy as np
 import torch
 
-from swingby.sim.batched import FEATURES_FIRST_MAX, _StackedMLPs, train_batched
+from swingby.sim.batched import FEATURES_FIRST_MAX, StackedMLPs, train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
 from swingby.sim.train import train
@@ -36,7 +36,7 @@ def layouts(repeats: int = 7, steps: int = 40) -> None:
         spec = dict(d=d, depth=4, width=d, activation="linear", bias=True)
         nets = {}
         for first in (False, True):
-            nets[first] = _StackedMLPs([MLP(d, 4, seed=s) for s in range(runs)], spec)
+            nets[first] = StackedMLPs([MLP(d, 4, seed=s) for s in range(runs)], spec)
             nets[first].features_first = first
         xs = [torch.randn(runs, 128, d) for _ in range(steps)]
         times = {False: [], True: []}

@@ -1,11 +1,7 @@
-"""Argument checks shared by the package: every bad input gets a ``ValueError``
-that names the argument and says what is allowed.
-
-Conventions: integers are Python or NumPy integers (never ``bool`` or a float such as
-``1.5``), numbers are finite reals (never ``bool``, a string, NaN or inf), flags are
-``bool`` or ``numpy.bool_``, seeds are integers in ``[0, 2**32)`` (what NumPy's and
-PyTorch's seeding both accept), and no call may ask for more than :data:`MAX_BYTES`
-of memory (the book targets a 2-core machine with 24 GB).
+"""The argument checks the public entry points share: a bad input gets a ``ValueError`` that names
+the argument and says what is allowed. Integers are Python or NumPy integers (never ``bool`` or
+``1.5``), numbers finite reals, flags ``bool`` or ``numpy.bool_``, seeds integers in ``[0, 2**32)``,
+and no call may ask for more than :data:`MAX_BYTES` of memory (the book targets a 2-core, 24 GB machine).
 """
 from __future__ import annotations
 
@@ -13,6 +9,8 @@ import numbers
 from typing import Sequence
 
 import numpy as np
+
+__all__ = []
 
 #: The most memory one call may ask for; larger requests fail at once with a ValueError.
 MAX_BYTES = 12 * 2**30
@@ -22,6 +20,7 @@ SEED_LIMIT = 2**32
 INT_LIMIT = 2**63
 # ------------------------------------------------------------------ scalars
 def _is_bool(value) -> bool:
+    """Whether ``value`` is a Python or NumPy bool."""
     return isinstance(value, (bool, np.bool_))
 
 
@@ -40,59 +39,21 @@ def _interval(low, high, low_open: bool = False, high_open: bool = False) -> str
 
 
 def integer(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
-    """Return ``value`` as an ``int`` if it is an integer in ``[low, high]``, else raise.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    low, high : int, optional
-        Inclusive bounds.
-
-    Returns
-    -------
-    int
-    """
+    """``value`` as an ``int`` if it is an integer in ``[low, high]``, else a ValueError naming ``name``."""
     if not is_integer(value) or (low is not None and value < low) or (high is not None and value > high):
         raise ValueError(f"{name} must be an integer{_interval(low, high)}, got {value!r}")
     return int(value)
 
 
 def positive_int(name: str, value) -> int:
-    """Return ``value`` as an ``int`` if it is a positive integer (below 2**63), else raise.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-
-    Returns
-    -------
-    int
-    """
+    """``value`` as an ``int`` if it is a positive integer (below 2**63), else a ValueError."""
     if not is_integer(value) or not 0 < value < INT_LIMIT:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
 def seed(name: str, value) -> int:
-    """Return ``value`` as an ``int`` if it is a seed: an integer in ``[0, 2**32)``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-
-    Returns
-    -------
-    int
-    """
+    """``value`` as an ``int`` if it is a seed, an integer in ``[0, 2**32)``, else a ValueError."""
     if not is_integer(value) or not 0 <= value < SEED_LIMIT:
         raise ValueError(f"{name} must be an integer in [0, 2**32), got {value!r}")
     return int(value)
@@ -113,25 +74,7 @@ def as_real(value) -> float | None:
 
 def number(name: str, value, *, low: float | None = None, high: float | None = None,
            low_open: bool = False, high_open: bool = False) -> float:
-    """Return ``value`` as a ``float`` if it is a finite real in the given range, else raise.
-
-    ``low_open`` / ``high_open`` exclude the end points.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    low, high : float, optional
-        Bounds of the allowed range.
-    low_open, high_open : bool
-        Exclude ``low`` / ``high`` themselves.
-
-    Returns
-    -------
-    float
-    """
+    """``value`` as a ``float`` if it is a finite real in the range (``*_open``: end point excluded), else raise."""
     v = as_real(value)
     ok = v is not None and bool(np.isfinite(v))
     ok = ok and (low is None or (v > low if low_open else v >= low))
@@ -143,19 +86,7 @@ def number(name: str, value, *, low: float | None = None, high: float | None = N
 
 
 def positive_float(name: str, value) -> float:
-    """Return ``value`` as a ``float`` if it is finite and > 0, else raise.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-
-    Returns
-    -------
-    float
-    """
+    """``value`` as a ``float`` if it is finite and > 0, else a ValueError."""
     v = as_real(value)
     if v is None or not np.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a positive number (finite and > 0), got {value!r}")
@@ -163,64 +94,21 @@ def positive_float(name: str, value) -> float:
 
 
 def flag(name: str, value) -> bool:
-    """Return ``value`` as a ``bool`` if it is ``True`` or ``False`` (NumPy's too), else raise.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-
-    Returns
-    -------
-    bool
-    """
+    """``value`` as a ``bool`` if it is ``True`` or ``False`` (NumPy's too), else a ValueError."""
     if not _is_bool(value):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
 
 
 def choice(name: str, value, allowed: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``allowed``, else raise.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    allowed : sequence of str
-        The allowed values.
-
-    Returns
-    -------
-    str
-    """
+    """``value`` if it is one of ``allowed``, else a ValueError."""
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {list(allowed)}, got {value!r}")
     return value
 
 
 def instance(name: str, value, cls, what: str | None = None):
-    """Return ``value`` if it is an instance of ``cls``, else raise.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    cls : type or tuple of type
-        The allowed class(es).
-    what : str, optional
-        How the message names the class (default: its ``__name__``).
-
-    Returns
-    -------
-    object
-        ``value`` itself.
-    """
+    """``value`` if it is an instance of ``cls`` (named ``what`` in the message), else a ValueError."""
     if not isinstance(value, cls):
         what = what or getattr(cls, "__name__", str(cls))
         raise ValueError(f"{name} must be a {what}, got {type(value).__name__}")
@@ -236,37 +124,7 @@ def short_repr(value) -> str:
 
 def array(name: str, value, *, ndim=None, shape=None, min_size: int = 1, finite: bool = True,
           nonneg: bool = False, allow_bool: bool = False) -> np.ndarray:
-    """Return ``value`` as a ``float`` ndarray after checking it.
-
-    ``ndim`` is an int or a tuple of allowed ones; ``shape`` a tuple with ``None`` for
-    any length; ``min_size`` the fewest entries; ``finite`` forbids NaN and inf;
-    ``nonneg`` forbids negative entries; booleans are refused unless ``allow_bool``.
-    Torch tensors are read as arrays.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : array_like or torch.Tensor
-        The value to check.
-    ndim : int or tuple of int, optional
-        Allowed numbers of dimensions.
-    shape : tuple, optional
-        Required shape, ``None`` for an axis of any length.
-    min_size : int
-        Fewest entries.
-    finite : bool
-        Refuse NaN and inf.
-    nonneg : bool
-        Refuse negative entries.
-    allow_bool : bool
-        Accept a boolean array.
-
-    Returns
-    -------
-    numpy.ndarray
-        Of dtype ``float``.
-    """
+    """``value`` (array or tensor) as a float ndarray, checked for ``ndim``, ``shape``, size, NaN, sign, bools."""
     if hasattr(value, "detach"):
         value = value.detach().cpu().numpy()
     try:
@@ -295,24 +153,7 @@ def array(name: str, value, *, ndim=None, shape=None, min_size: int = 1, finite:
 
 
 def nonneg_vector(name: str, value, length: int | None = None) -> np.ndarray:
-    """Return a 1-D float array of non-negative finite entries.
-
-    A scalar is broadcast to ``length`` when ``length`` is given.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : float or array_like
-        The vector, or one number.
-    length : int, optional
-        Required length; a single number is broadcast to it.
-
-    Returns
-    -------
-    numpy.ndarray
-        1-D, of dtype ``float``.
-    """
+    """A non-empty 1-D float array of finite entries >= 0 (a number broadcast to ``length``)."""
     arr = array(name, value, min_size=0, finite=False)
     if arr.ndim == 0 and length is not None:
         arr = np.full(length, float(arr))
@@ -329,36 +170,13 @@ def nonneg_vector(name: str, value, length: int | None = None) -> np.ndarray:
 
 
 def index(name: str, value, size: int) -> int:
-    """Return ``value`` as an ``int`` if it is an index in ``[0, size)``, else raise.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    size : int
-        Length of the sequence it indexes.
-
-    Returns
-    -------
-    int
-    """
+    """``value`` as an ``int`` if it indexes a sequence of length ``size``, else a ValueError."""
     return integer(name, value, low=0, high=size - 1)
 
 
 # ------------------------------------------------------------------ resources
 def memory(n_bytes: float, what: str) -> None:
-    """Raise if a call needs more than :data:`MAX_BYTES`; ``what`` names the arguments
-    that set the size (e.g. ``"n_per_cluster = 10**9 with d = 64"``).
-
-    Parameters
-    ----------
-    n_bytes : float
-        Memory the call would need.
-    what : str
-        The arguments that set the size, for the message.
-    """
+    """A ValueError if a call needs more than :data:`MAX_BYTES`; ``what`` names the sizes that set it."""
     if not n_bytes <= MAX_BYTES:
         raise ValueError(
             f"{what} needs about {n_bytes / 2**30:.3g} GiB of memory, more than the "

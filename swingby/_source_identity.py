@@ -1,28 +1,15 @@
-"""What the code identities of stored results read from a source file: its syntax tree
-without docstrings or comments (comments never reach the tree), so that editing a
-description keeps an identity and editing code changes it. Used by
-:mod:`swingby.diffusion.runs.identity` (the diffusion sweeps) and
-:mod:`swingby.open_questions.store` (the open-question sweeps)."""
+"""The code of a source file as the identities of stored results read it: its syntax tree without
+docstrings or comments, so that editing a description keeps an identity and editing code changes it
+(:mod:`swingby.diffusion.runs.identity`, :mod:`swingby.open_questions.store`)."""
 from __future__ import annotations
 
 import ast
 
+__all__ = []
+
 
 def strip_docstrings(tree: ast.AST) -> ast.AST:
-    """Remove every bare string statement (docstrings, attribute docstrings) in place.
-
-    Parameters
-    ----------
-    tree : ast.AST
-        A parsed module or definition.
-
-    Returns
-    -------
-    ast.AST
-        The same tree; a body left empty holds ``pass``.
-    """
-    if not isinstance(tree, ast.AST):
-        raise ValueError(f"tree must be an ast.AST, got {type(tree).__name__}")
+    """``tree`` with every bare string statement removed in place (a body left empty holds ``pass``)."""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list):
@@ -33,18 +20,5 @@ def strip_docstrings(tree: ast.AST) -> ast.AST:
 
 
 def code_only(source: str) -> str:
-    """The syntax tree of ``source`` without docstrings, comments or line numbers, as
-    text: what runs, not how it is described.
-
-    Parameters
-    ----------
-    source : str
-        Python source.
-
-    Returns
-    -------
-    str
-    """
-    if not isinstance(source, str):
-        raise ValueError(f"source must be Python source text, got {type(source).__name__}")
+    """The syntax tree of ``source`` without docstrings, comments or line numbers, as text."""
     return ast.dump(strip_docstrings(ast.parse(source)), include_attributes=False)

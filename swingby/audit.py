@@ -1,22 +1,11 @@
-"""The book's rule history: the words the status page gave before the verdict rule of
-:mod:`swingby.verdicts`, and what changed in each check (the audit appendix,
-``book/audit.md``).
-
-Until commit ``d9263be`` every row was judged by the earlier rule
-(:func:`swingby.diffusion.rules.verdict_rule_text`): a check had to pass in every seed
-for "reproduced" and half of them for "partly", and a null that passed more than 5 % of
-its units made the row "inconclusive" whatever the data showed. The SIM and theory rows
-were then re-judged on fresh seeds under the register :mod:`swingby.claims`, committed
-(``e3c3217``) before any of those runs; the diffusion and capability rows were judged by
-the earlier rule on the 2400-step sweep until the confirmatory sweep replaced it
-(:data:`EARLIER_SWEEP`).
+"""The rule history of the audit appendix (``book/audit.md``): each re-judged row's earlier word
+beside its word now, and what changed in its check.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
-#: the last commit whose status page the earlier rule made, and the commit of the register
-EARLIER_COMMIT, REGISTER_COMMIT = "d9263be", "e3c3217"
+__all__ = ["HistoryRow", "history", "redesigned_run_checks"]
 
 #: row of the status page (its first cell, or how it starts) -> (earlier word, what changed)
 EARLIER: dict[str, tuple[str, str]] = {
@@ -84,9 +73,8 @@ REJUDGED: dict[str, tuple[str, str]] = {
 }
 
 
-#: the sweep the earlier rule judged (2400 steps, seeds 0-7), kept for the open questions as
-#: ``results/diffusion/sweep_cpu-custom-f39cf8e8.npz``, and the last commit whose status page read it
-EARLIER_SWEEP_FILE, EARLIER_SWEEP_COMMIT = "sweep_cpu-custom-f39cf8e8.npz", "b5c5795"
+#: the sweep the earlier rule judged (2400 steps, seeds 0-7), in ``results/diffusion/``
+EARLIER_SWEEP_FILE = "sweep_cpu-custom-f39cf8e8.npz"
 _REGISTERED = ("the run is the unit, read from its first checkpoint that shows discs, against the registered "
                "check and wrong model (swingby.claims.diffusion), on the 4800-step confirmatory sweep")
 _EXPLORATORY = ("no check of it was registered before the confirmatory sweep: the chapter now describes it "
@@ -153,26 +141,13 @@ class HistoryRow(NamedTuple):
     change: str   #: what changed in its check
 
 
-#: the history tables by name, as :func:`history` takes them
+#: the history tables by name
 TABLES = {"earlier rule": EARLIER, "re-judged": REJUDGED, "earlier sweep": EARLIER_SWEEP,
           "after reading": AFTER_READING}
 
 
 def history(name: str) -> list[HistoryRow]:
-    """One table of the rule history, each row's word then beside the status page's word now.
-
-    Parameters
-    ----------
-    name : str
-        ``"earlier rule"`` (each re-judged row's word under the earlier rule),
-        ``"re-judged"`` (the register's first word on a second fresh block),
-        ``"earlier sweep"`` (the diffusion and capability rows on the 2400-step sweep) or
-        ``"after reading"`` (the words changed after a referee read the confirmatory sweep).
-
-    Returns
-    -------
-    list of HistoryRow
-    """
+    """One table of the rule history (a name of :data:`TABLES`), each row's earlier word beside its word now."""
     from swingby.status import word_of
 
     if name not in TABLES:
@@ -181,19 +156,13 @@ def history(name: str) -> list[HistoryRow]:
 
 
 def redesigned_run_checks() -> str:
-    """The checks of how the diffusion model is run that were redesigned after their
-    first data (the paired bfloat16 check; the position search's criterion), as a
-    markdown table read from their stored results.
-
-    Returns
-    -------
-    str
-    """
+    """The checks of how the diffusion model is run that were redesigned after their first data (the
+    paired bfloat16 check, the position search's criterion), as a markdown table from their stored results."""
     import json
 
-    from swingby.diffusion.runs.storage import results_dir
+    from swingby.results import part_dir
 
-    prec = json.loads((results_dir() / "precision_check.json").read_text())
+    prec = json.loads((part_dir("diffusion") / "precision_check.json").read_text())
     first, second = prec["first"], prec["second"]
     ratios = [d / c for d, c in zip(first["difference"], first["comparator"])]
     worst = max(range(len(ratios)), key=ratios.__getitem__)

@@ -1,15 +1,13 @@
-"""Exact tests and their power, for the verdict rule of :mod:`swingby.verdicts`.
-
-One-sided Fisher exact tests (``scipy.stats.fisher_exact``) for two groups of
-independent units, the exact McNemar test (a sign test on the discordant pairs) for
-paired units, exact binomial tests, and the power of each, summed exactly over the
-binomial outcomes, so that "not reproduced" can say the test had the power to see the
-effect and "inconclusive" how many units would decide.
+"""Exact tests and their power for the verdict rule of :mod:`swingby.verdicts`: one-sided Fisher
+tests for two groups of units, the exact McNemar test (a sign test on the discordant pairs) for
+paired units, binomial tests, and their power summed exactly over the binomial outcomes.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+
+__all__ = ["fisher_p", "binomial_power"]
 
 #: level of every test
 ALPHA = 0.05
@@ -20,8 +18,7 @@ MAX_UNITS = 5000
 
 
 def fisher_p(k: int, n: int, null_k: int, null_n: int, alternative: str = "greater") -> float:
-    """One-sided Fisher exact p-value that ``k`` of ``n`` is a higher pass rate than
-    ``null_k`` of ``null_n`` (``alternative="less"``: lower).
+    """One-sided Fisher exact p-value that ``k`` of ``n`` is a higher pass rate than ``null_k`` of ``null_n``.
 
     Parameters
     ----------
@@ -30,33 +27,14 @@ def fisher_p(k: int, n: int, null_k: int, null_n: int, alternative: str = "great
     null_k, null_n : int
         Passing and checked units of the comparator.
     alternative : {"greater", "less"}
-        The direction tested.
-
-    Returns
-    -------
-    float
+        ``"less"``: a lower pass rate.
     """
     table = [[k, n - k], [null_k, null_n - null_k]]
     return float(stats.fisher_exact(table, alternative=alternative).pvalue)
 
 
 def sign_test_p(b: int, c: int, alternative: str = "greater") -> float:
-    """Exact McNemar test of paired units: a sign test on the discordant pairs.
-
-    Parameters
-    ----------
-    b : int
-        Pairs in which only the claimed side passes.
-    c : int
-        Pairs in which only the other side passes.
-    alternative : {"greater", "less"}
-        ``"greater"``: the claimed side passes more often.
-
-    Returns
-    -------
-    float
-        1.0 when there is no discordant pair.
-    """
+    """Exact McNemar p-value: a sign test on ``b`` pairs where only the claimed side passes, ``c`` only the other."""
     if b + c == 0:
         return 1.0
     return float(stats.binomtest(b, b + c, 0.5, alternative=alternative).pvalue)
@@ -69,22 +47,7 @@ def _window(n: int, p: float) -> np.ndarray:
 
 
 def fisher_power(p1: float, n1: int, p0: float, n0: int, alpha: float = ALPHA) -> float:
-    """Power of the one-sided Fisher test (:func:`fisher_p`) when the claimed group passes
-    at rate ``p1`` in ``n1`` units and the comparator at ``p0`` in ``n0`` (exact sum).
-
-    Parameters
-    ----------
-    p1, p0 : float
-        True pass rates of the two groups, in [0, 1].
-    n1, n0 : int
-        Units per group.
-    alpha : float
-        Level of the test.
-
-    Returns
-    -------
-    float
-    """
+    """Power of :func:`fisher_p` with true rates ``p1`` in ``n1`` units and ``p0`` in ``n0``."""
     if n1 == 0 or n0 == 0:
         return 0.0
     a, b = _window(n1, p1), _window(n0, p0)
@@ -96,7 +59,7 @@ def fisher_power(p1: float, n1: int, p0: float, n0: int, alpha: float = ALPHA) -
 
 def binomial_power(p1: float, n: int, p0: float = 0.5, alpha: float = ALPHA,
                    alternative: str = "greater") -> float:
-    """Power of the exact one-sided binomial test of ``p0`` in ``n`` units at true rate ``p1``.
+    """Power of the exact one-sided binomial test of ``p0`` in ``n`` units at the true rate ``p1``.
 
     Parameters
     ----------
@@ -110,10 +73,6 @@ def binomial_power(p1: float, n: int, p0: float = 0.5, alpha: float = ALPHA,
         Level.
     alternative : {"greater", "less"}
         Direction of the test.
-
-    Returns
-    -------
-    float
     """
     if n == 0:
         return 0.0
@@ -126,20 +85,7 @@ def binomial_power(p1: float, n: int, p0: float = 0.5, alpha: float = ALPHA,
 
 
 def smallest_units(power_at, start: int) -> int | None:
-    """Smallest number of units ``n >= start`` at which ``power_at(n)`` reaches
-    :data:`POWER`, by doubling and bisection; None above :data:`MAX_UNITS`.
-
-    Parameters
-    ----------
-    power_at : callable
-        Power of a test as a function of the number of units.
-    start : int
-        Where the search starts.
-
-    Returns
-    -------
-    int or None
-    """
+    """Smallest ``n >= start`` at which ``power_at(n)`` reaches :data:`POWER` (None above :data:`MAX_UNITS`)."""
     n = max(int(start), 1)
     if power_at(n) >= POWER:
         return n
@@ -155,18 +101,7 @@ def smallest_units(power_at, start: int) -> int | None:
 
 
 def discordant_pairs(passes, null_passes) -> tuple[int, int]:
-    """The discordant pairs of paired units: ``(b, c)``, the units where only the claim's
-    side passes and where only the other side passes (the counts of :func:`sign_test_p`).
-
-    Parameters
-    ----------
-    passes, null_passes : array_like(bool, ndim=1)
-        One outcome per unit, paired by position, at least one unit.
-
-    Returns
-    -------
-    tuple of int
-    """
+    """``(b, c)``: the paired units where only ``passes`` is true, and where only ``null_passes`` is."""
     a, b = np.asarray(passes), np.asarray(null_passes)
     if a.ndim != 1 or a.shape != b.shape or a.size == 0 or a.dtype != bool or b.dtype != bool:
         raise ValueError(f"passes and null_passes must be boolean 1-D arrays of one length (one outcome per "

@@ -1,12 +1,13 @@
-"""What a reader should leave the book with: the findings that open the introduction and
-the status page, each a sentence written by a person with its numbers and its word read
-from the status page's records (:mod:`swingby.status`), so that a finding cannot say
-other than the row it rests on.
+"""The findings that open the introduction and the status page: sentences written by a person,
+their numbers and words read from the status page's records (:mod:`swingby.status`), so that a
+finding cannot say other than the row it rests on.
 """
 from __future__ import annotations
 
 from swingby.status import Part, Row, load
-from swingby.verdicts import format_p
+from swingby.verdicts import format_p, weakest
+
+__all__ = ["findings"]
 
 
 def _part(row: Row, label: str) -> Part:
@@ -37,13 +38,7 @@ def _check(row: Row) -> str:
 
 
 def sentences() -> list[str]:
-    """The findings, in the order a reader meets them.
-
-    Returns
-    -------
-    list of str
-        MyST sentences.
-    """
+    """The findings as MyST sentences, in the order a reader meets them."""
     order, two, slow, fig3 = load("order"), load("fig11-12"), load("slowing"), load("fig3")
     mono, fig5, stages, fail = load("one-layer-monotone"), load("fig5"), load("multistage"), load("failure-mode")
     topo, link, multi = load("fig7"), load("jacobian-link"), load("fig8-9")
@@ -76,7 +71,7 @@ def sentences() -> list[str]:
         f"({_check(mono)}).",
         f"**In the two-layer model of Sec. 4 the swing-by is typical on the data and "
         f"initialisation the authors' script ran, its stages timed as the paper says** "
-        f"({weakest_of(fig5, stages)}): {_of(f5)} runs swung by ({_count(f5.null_k)} with equal "
+        f"({_weakest_of(fig5, stages)}): {_of(f5)} runs swung by ({_count(f5.null_k)} with equal "
         f"signal), each rise with the minor entry's suppression in {_of(st)}; at the caption's "
         f"$\\mu$, or from weights of both signs, a minority ({_check(stages)}).",
         "**The proofs' assumptions are far from the experiments**: at Fig. 5's setting D.2, "
@@ -102,7 +97,7 @@ def sentences() -> list[str]:
         "$\\mu' \\approx (1, 2.25)$) and a cluster at the origin; the book runs theirs by "
         "default, the captions' beside them ({ref}`ch-authors-code`).",
         f"**A small diffusion model on a CPU shows the order and the transient bend, with the "
-        f"discs near the image centre** ({weakest_of(d6a, d6b)}): at weak colour signal the "
+        f"discs near the image centre** ({_weakest_of(d6a, d6b)}): at weak colour signal the "
         f"held-out class learned size first in {_of(d_order)} runs (strong: "
         f"{_of(d_order, True)}), swung toward red small and back in {_of(d_swing)} (share test "
         f"p = {format_p(d_swing.p_share)}), and its concept-space error rose and fell in "
@@ -119,20 +114,13 @@ def sentences() -> list[str]:
     ]
 
 
-def weakest_of(*rows: Row) -> str:
-    """The weakest word of ``rows`` (:func:`swingby.verdicts.weakest`)."""
-    from swingby.verdicts import weakest
-
+def _weakest_of(*rows: Row) -> str:
+    """The weakest word of ``rows``."""
     return weakest([r.word for r in rows])
 
 
 def findings():
-    """The findings as a MyST list, for the introduction and the status page to display.
-
-    Returns
-    -------
-    IPython.display.Markdown
-    """
+    """The findings as a MyST list (``IPython.display.Markdown``), for the introduction and the status page."""
     from IPython.display import Markdown
 
     return Markdown("\n".join(f"- {s}" for s in sentences()))

@@ -1,17 +1,11 @@
-"""The status page's rows, one record per row, written by the chapter that computes it.
+"""The status page's rows (``book/status.md``), one stored record per row, written by the chapter
+that computes it.
 
-Every row of the book's status page (``book/status.md``) is a :class:`Row`: the claim,
-where the paper makes it, the chapter, the verdict word, one sentence of evidence and
-the counts behind the word. The chapter that judges the claim builds the row from its
-own results and passes it to :func:`record`, which compares it with the row stored in
-``swingby/status_records/<key>.json``: a chapter whose result no longer matches the
-stored row fails, naming what changed. The status page and the findings of the
-introduction render the stored rows (:func:`table`, :mod:`swingby.findings`), so a word
-exists in one place, the record its chapter checks.
-
-After a change that moves a result, ``make records`` executes the chapters with
-``SWINGBY_RECORDS=write``, which stores the rows they compute; the diff of
-``swingby/status_records/`` is then the change of the status page.
+A chapter builds its :class:`Row` from its own results and passes it to :func:`record`, which
+fails when the row stored in ``swingby/status_records/<key>.json`` says otherwise; the status
+page and the introduction's findings render the stored rows (:func:`table`,
+:mod:`swingby.findings`). ``make records`` (``SWINGBY_RECORDS=write``) stores the rows the
+chapters compute after a change that moves a result.
 """
 from __future__ import annotations
 
@@ -23,6 +17,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from swingby import verdicts
+
+__all__ = ["Part", "Row", "load", "record", "table"]
 
 #: where the stored rows live (package data: an installed copy has them too)
 RECORDS = Path(__file__).resolve().parent / "status_records"
@@ -45,7 +41,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 #: the words a row of a section other than the questions may carry
 WORDS = verdicts.WORDS + ("illustration", "exploratory")
 
-#: each section's column headings: name, what it shows, chapter, status
+#: each section's first two column headings
 HEADINGS = {"figures": ("figure", "what it shows"), "claims": ("claim", "where in the paper"),
             "study": ("figure or claim", "what it shows"), "questions": ("question", "asked where")}
 
@@ -65,17 +61,13 @@ class Part(NamedTuple):
 
     @classmethod
     def of(cls, label: str, judgement: verdicts.Judgement) -> "Part":
-        """The part that ``judgement`` (from :func:`swingby.verdicts.judge`) decides.
+        """The part that ``judgement`` (:func:`swingby.verdicts.judge`) decides.
 
         Parameters
         ----------
         label : str
             What the part judges, as the status page names it ("" for a single part).
         judgement : swingby.verdicts.Judgement
-
-        Returns
-        -------
-        Part
         """
         if not isinstance(label, str):
             raise ValueError(f"label must be a str, got {label!r}")
@@ -96,36 +88,16 @@ class Part(NamedTuple):
 
 @dataclass(frozen=True)
 class Row:
-    """One row of the status page.
+    """One row of the status page."""
 
-    Parameters
-    ----------
-    key : str
-        The row's key, one of :data:`SECTIONS`' keys.
-    name : str
-        The first cell: the figure or claim, as the paper names it (MyST).
-    shows : str
-        The second cell: what it shows, or where in the paper the claim is made.
-    chapter : str
-        The third cell: MyST references to the chapter (and its figure).
-    word : str
-        The verdict word (one of :data:`WORDS`), or a question's short answer.
-    evidence : str
-        One or two sentences written by a person, with the numbers filled in by code.
-    parts : tuple of Part
-        The judged parts behind the word (none for an illustration or an exploratory row).
-    checks : tuple of str
-        Labels of the claim checks (admonitions) that back the word.
-    """
-
-    key: str
-    name: str
-    shows: str
-    chapter: str
-    word: str
-    evidence: str
-    parts: tuple = field(default=())
-    checks: tuple = field(default=())
+    key: str                    #: the row's key, one of :data:`SECTIONS`' keys
+    name: str                   #: the first cell: the figure or claim, as the paper names it (MyST)
+    shows: str                  #: the second cell: what it shows, or where in the paper the claim is made
+    chapter: str                #: the third cell: MyST references to the chapter (and its figure)
+    word: str                   #: the verdict word (one of :data:`WORDS`), or a question's short answer
+    evidence: str               #: one or two sentences written by a person, its numbers filled in by code
+    parts: tuple = field(default=())   #: the :class:`Part` s behind the word (none for an illustration)
+    checks: tuple = field(default=())  #: labels of the claim checks (admonitions) that back the word
 
     def __post_init__(self):
         section = section_of(self.key)
@@ -160,8 +132,7 @@ class Row:
 
 
 def _effects(parts) -> list[str]:
-    """The parts in words; a run of three or more parts that share their form, units and
-    wrong model reads as one, its settings named together."""
+    """The parts in words; three or more in a row with one form, units and wrong model read as one."""
     runs: list[list[Part]] = []
     for p in parts:
         last = runs[-1][-1] if runs else None
@@ -185,17 +156,12 @@ def _effects(parts) -> list[str]:
 
 
 def section_of(key: str) -> str:
-    """The section whose rows include ``key``."""
+    """The section whose rows include ``key``, else a ValueError."""
     for section, keys in SECTIONS.items():
         if key in keys:
             return section
     raise ValueError(f"key must be a row of the status page ({', '.join(k for ks in SECTIONS.values() for k in ks)}), "
                      f"got {key!r}")
-
-
-def _path(key: str) -> Path:
-    """The stored row's file."""
-    return RECORDS / f"{key}.json"
 
 
 def _as_json(row: Row) -> dict:
@@ -207,19 +173,9 @@ def _as_json(row: Row) -> dict:
 
 
 def load(key: str) -> Row:
-    """The stored row ``key``.
-
-    Parameters
-    ----------
-    key : str
-        One of :data:`SECTIONS`' keys.
-
-    Returns
-    -------
-    Row
-    """
+    """The stored row ``key`` (one of :data:`SECTIONS`' keys)."""
     section_of(key)
-    path = _path(key)
+    path = RECORDS / f"{key}.json"
     if not path.is_file():
         raise ValueError(f"key {key!r} has no stored row ({path}): execute its chapter with "
                          f"{MODE_VAR}=write (make records)")
@@ -230,25 +186,8 @@ def load(key: str) -> Row:
 
 
 def record(row: Row) -> Row:
-    """Check the row a chapter computed against the stored one (or store it, with
-    ``SWINGBY_RECORDS=write``).
-
-    Parameters
-    ----------
-    row : Row
-        The row as the chapter's results give it.
-
-    Returns
-    -------
-    Row
-        ``row``.
-
-    Raises
-    ------
-    ValueError
-        When the stored row differs from ``row`` (the status page would be stale) or is
-        missing; the message names the fields that differ.
-    """
+    """Check the row a chapter computed against the stored one, naming the fields that differ (or store
+    it, with ``SWINGBY_RECORDS=write``); returns ``row``."""
     if not isinstance(row, Row):
         raise ValueError(f"row must be a swingby.status.Row, got {type(row).__name__}")
     mode = os.environ.get(MODE_VAR, "check")
@@ -256,7 +195,7 @@ def record(row: Row) -> Row:
         raise ValueError(f"${MODE_VAR} must be 'check' or 'write', got {mode!r}")
     if mode == "write":
         RECORDS.mkdir(exist_ok=True)
-        _path(row.key).write_text(json.dumps(_as_json(row), indent=1, ensure_ascii=False) + "\n")
+        (RECORDS / f"{row.key}.json").write_text(json.dumps(_as_json(row), indent=1, ensure_ascii=False) + "\n")
         return row
     stored = _as_json(load(row.key))
     now = _as_json(row)
@@ -268,37 +207,8 @@ def record(row: Row) -> Row:
     return row
 
 
-def rows(section: str) -> list[Row]:
-    """The stored rows of a section, in the page's order.
-
-    Parameters
-    ----------
-    section : str
-        One of :data:`SECTIONS`.
-
-    Returns
-    -------
-    list of Row
-    """
-    if section not in SECTIONS:
-        raise ValueError(f"section must be one of {tuple(SECTIONS)}, got {section!r}")
-    return [load(key) for key in SECTIONS[section]]
-
-
 def word_of(name: str) -> str:
-    """The stored word of the row whose first cell is ``name`` or starts with it (an
-    exact match wins), as the audit appendix looks rows up.
-
-    Parameters
-    ----------
-    name : str
-
-    Returns
-    -------
-    str
-    """
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"name must be a non-empty str, got {name!r}")
+    """The stored word of the one row whose first cell is ``name`` or starts with it (an exact match wins)."""
     every = [load(key) for keys in SECTIONS.values() for key in keys]
     hits = [r for r in every if r.name == name] or [r for r in every if r.name.startswith(name)]
     if len(hits) != 1:
@@ -313,22 +223,14 @@ def _short_chapters(cell: str) -> str:
 
 
 def table(section: str):
-    """The section's rows as a MyST table, for a status page cell to display.
-
-    Parameters
-    ----------
-    section : str
-        One of :data:`SECTIONS`.
-
-    Returns
-    -------
-    IPython.display.Markdown
-    """
+    """The stored rows of a section (one of :data:`SECTIONS`) as a MyST table (``IPython.display.Markdown``)."""
     from IPython.display import Markdown
 
-    first, second = HEADINGS.get(section, ("", ""))
+    if section not in SECTIONS:
+        raise ValueError(f"section must be one of {tuple(SECTIONS)}, got {section!r}")
+    first, second = HEADINGS[section]
     lines = [f"| {first} | {second} | chapter | status |", "|---|---|---|---|"]
-    for row in rows(section):
+    for row in (load(key) for key in SECTIONS[section]):
         cells = (row.name, row.shows, _short_chapters(row.chapter), row.cell())
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return Markdown("\n".join(lines))

@@ -1,10 +1,6 @@
-"""The figure helpers every part shares: the book's one figure style (the Okabe-Ito
-colour-blind-safe :data:`PALETTE`, applied by :func:`apply_style`, which
-:func:`swingby.chapter.setup` calls at the top of every chapter) and argument checks of
-an ``Axes``, of the plotted dimensions and of colours and titles. The parts' figures are
-in :mod:`swingby.sim.plots`, :mod:`swingby.observations.plots`, :mod:`swingby.theory.plots`,
-:mod:`swingby.diffusion.fig6.plots` and :mod:`swingby.capability.plots`; they take their
-colours from :data:`PALETTE` (and greys), one meaning per colour within a figure.
+"""The book's one figure style, applied by :func:`swingby.chapter.setup` at the top of every chapter:
+the Okabe-Ito colour-blind-safe :data:`PALETTE` as the colour cycle, 150 dpi, framed legends; and the
+argument checks the parts' plots share (an ``Axes``, the plotted dimensions, colours and titles).
 """
 from __future__ import annotations
 
@@ -13,7 +9,8 @@ from matplotlib.axes import Axes
 from matplotlib.colors import is_color_like
 
 from swingby import _checks
-from swingby.observations.learning import _record
+
+__all__ = []
 
 # ----------------------------------------------------------------------------- style
 #: The Okabe-Ito palette (Okabe and Ito 2008, "Color universal design"): eight colours
@@ -57,75 +54,35 @@ RC_PARAMS = {
 
 
 def rc_params(grid: bool = True) -> dict:
-    """The book's figure style as matplotlib rcParams: :data:`RC_PARAMS` with the
-    Okabe-Ito colour cycle (:data:`PALETTE` in the order of :data:`CYCLE`).
-
-    Parameters
-    ----------
-    grid : bool
-        Draw a light grid on every axes.
-
-    Returns
-    -------
-    dict
-        rcParams, for ``plt.rcParams.update`` or ``plt.rc_context``.
-    """
+    """The book's style as rcParams: :data:`RC_PARAMS`, the Okabe-Ito cycle, a grid or none."""
     from cycler import cycler
 
-    grid = _checks.flag("grid", grid)
     return dict(RC_PARAMS, **{"axes.grid": grid,
                               "axes.prop_cycle": cycler(color=[PALETTE[name] for name in CYCLE])})
 
 
 def cycle_colour(k: int) -> str:
-    """The ``k``-th colour of the book's cycle (:data:`CYCLE`, repeated): for one line
-    per seed or per run where the cycle of the axes is not used.
-
-    Parameters
-    ----------
-    k : int
-        Index of the line, ``>= 0``.
-
-    Returns
-    -------
-    str
-        A ``#rrggbb`` colour of :data:`PALETTE`.
-    """
-    k = _checks.integer("k", k, low=0)
+    """The ``k``-th colour of the book's cycle (:data:`CYCLE`, repeated)."""
     return PALETTE[CYCLE[k % len(CYCLE)]]
 
 
 def apply_style(grid: bool = True) -> dict:
-    """Apply the book's figure style (:func:`rc_params`) to matplotlib's rcParams, for
-    every figure drawn after the call; :func:`swingby.chapter.setup` calls it at the top
-    of every chapter.
-
-    Parameters
-    ----------
-    grid : bool
-        Draw a light grid on every axes (the topological-order chapter turns it off
-        for its heat maps).
-
-    Returns
-    -------
-    dict
-        The rcParams that were set.
-    """
+    """Set matplotlib's rcParams to :func:`rc_params` for every later figure; returns them."""
     params = rc_params(grid)
     plt.rcParams.update(params)
     return params
 
 
-
 # ----------------------------------------------------------------------------- checks
-def _axes(ax, *, three_d: bool = False):
+def check_axes(ax, *, three_d: bool = False):
+    """``ax`` if it is a matplotlib ``Axes`` (a 3-D one with ``three_d``), else a ValueError."""
     if not isinstance(ax, Axes) or (three_d and not hasattr(ax, "set_zlabel")):
         kind = "3-D (projection='3d') " if three_d else ""
         raise ValueError(f"ax must be a matplotlib {kind}Axes, got {type(ax).__name__}")
     return ax
 
 
-def _dims(dims, d: int) -> tuple[int, int]:
+def check_dims(dims, d: int) -> tuple[int, int]:
     """Two different axes in ``[0, d)``."""
     if isinstance(dims, (str, bytes)) or not hasattr(dims, "__len__") or len(dims) != 2:
         raise ValueError(f"dims must be a pair of axis indices (i, j), got {dims!r}")
@@ -135,19 +92,7 @@ def _dims(dims, d: int) -> tuple[int, int]:
     return i, j
 
 
-def _records_labels(records, labels) -> tuple[list, list]:
-    """Finite :class:`~swingby.sim.train_loop.TrainRecord` s and one label each."""
-    if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
-        raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
-    records = [_record(f"records[{k}]", r) for k, r in enumerate(records)]
-    labels = [] if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__") else list(labels)
-    if not records or len(labels) != len(records):
-        raise ValueError(f"records and labels must be non-empty and of one length (one label per record), "
-                         f"got {len(records)} records and labels {labels!r}")
-    return records, labels
-
-
-def _style(color=None, title=None, cmap=None) -> None:
+def check_style(color=None, title=None, cmap=None) -> None:
     """A matplotlib colour (or None), a str title (or None), a colormap name (or None)."""
     if color is not None and not is_color_like(color):
         raise ValueError(f"color must be a matplotlib colour (a name such as 'black', '#rrggbb' as in "

@@ -1,10 +1,6 @@
-"""The book's verdict rule: one exact test per form of claim.
-
-Every claim of the paper has a *form*, and each form is judged by its own one-sided
-exact test at level :data:`ALPHA`, always on independent units (a run with its own
-randomness; a seed shared across settings is one unit) and always beside a *wrong
-model*: a plausible model that lacks the paper's mechanism by the paper's own theory.
-The wrong model is a comparator in a two-sample test, never a veto.
+"""The book's verdict rule: one exact one-sided test per form of claim, at level :data:`ALPHA`,
+on independent units, beside a *wrong model* (a plausible model without the paper's mechanism,
+by the paper's own theory), which is a comparator in a two-sample test, never a veto.
 
 ========================  ==========================================================
 form                      reproduced when
@@ -12,32 +8,20 @@ form                      reproduced when
 ``identity``              every unit passes and every wrong variant fails
 ``universal``             no unit fails, in at least :data:`UNIVERSAL_MIN_UNITS`
                           units, and the wrong model fails significantly more often
-                          (one failing unit refutes the claim)
-``typical``               more than half the units pass (binomial test) and more
-                          than the wrong model's (two-sample test)
-``possibility``           passing units occur, significantly more often than for
-                          the wrong model
-``subtle``                a possibility "only with a subtle choice": as
-                          ``possibility``, and the share is below one half
-``comparative``           the group the claim says is larger passes significantly
-                          more often than the other (``null_k`` of ``null_n``)
+``typical``               more than half the units pass (binomial test), more than
+                          the wrong model's
+``possibility``           passing units occur, more often than the wrong model's
+``subtle``                a possibility whose share is below one half
+``comparative``           the group the claim says is larger passes more often
 ========================  ==========================================================
 
-Each part of a claim is *passed* (significant), *failed* (not significant although the
-test had :data:`POWER` for the effect the claim implies, or significant the other way)
-or *undecided*. The word: every part passed, "reproduced"; a comparison significant in
-the other direction, "differs"; parts decided both ways, "partly"; failed parts and no
-passed one, "not reproduced"; otherwise "inconclusive", with the units that would
-decide (:attr:`Judgement.units_needed`). The effect a claim implies, for the power of
-its test: every unit passing for a universal claim, :data:`TYPICAL_SHARE` of the units
-for a typical one, and pass rates :data:`EFFECT` apart for a comparison with a wrong
-model or between groups.
-
-Two-sample tests are Fisher's exact test (``scipy.stats.fisher_exact``); where the units
-are paired (the same seed with and without a change) the exact McNemar test, a sign
-test on the discordant pairs (``pairs=(b, c)``: pairs in which only the claimed side
-passes, and only the other). :func:`fingerprint` hashes any plain-data description; the
-claim registers of the chapters are hashed with it before the runs they judge.
+A part of a claim is passed (significant), failed (not significant although the test had
+:data:`POWER` for the effect the claim implies, or significant the other way) or undecided.
+Every part passed: "reproduced"; significant the other way: "differs"; decided both ways:
+"partly"; failed and none passed: "not reproduced"; else "inconclusive" (:attr:`Judgement.units_needed`).
+Two groups are compared by Fisher's exact test, paired units by the exact McNemar test
+(:mod:`swingby.exact_tests`). :func:`outcome_verdict` is the earlier rule, a check's pass
+count against its null's pass rate, by which the open questions and the Jacobian link are judged.
 """
 from __future__ import annotations
 
@@ -51,7 +35,7 @@ import numpy as np
 from scipy import stats
 
 from swingby import exact_tests
-from swingby.exact_tests import (  # noqa: F401  (exposed beside the rule)
+from swingby.exact_tests import (  # noqa: F401  (binomial_power, fisher_p: the chapters read them here)
     binomial_power,
     discordant_pairs,
     fisher_p,
@@ -60,12 +44,16 @@ from swingby.exact_tests import (  # noqa: F401  (exposed beside the rule)
     smallest_units,
 )
 
+__all__ = ["ALPHA", "POWER", "EFFECT", "TYPICAL_SHARE", "UNIVERSAL_MIN_UNITS", "FORMS", "WORDS", "Claim",
+           "Judgement", "judge", "judge_units", "weakest", "combine_parts", "format_p", "fingerprint", "Outcome",
+           "outcome_verdict", "verdict_rule_text"]
+
 #: level of every test
 ALPHA = exact_tests.ALPHA
-#: power a failed test must have had for "not reproduced"; also the power of "units needed"
+#: power a failed test must have had for "not reproduced", and the power of "units needed"
 POWER = exact_tests.POWER
-#: fewest units in which a universal claim can be accepted: with none failing in this many,
-#: a failure rate of 5 % is excluded at level 0.05 (ln 0.05 / ln 0.95 = 58.4)
+#: fewest units that can accept a universal claim: none failing in this many excludes a failure
+#: rate of 5 % at level 0.05 (ln 0.05 / ln 0.95 = 58.4)
 UNIVERSAL_MIN_UNITS = math.ceil(math.log(ALPHA) / math.log(1 - ALPHA))
 #: share of passing units "the typical run" implies, for the power of the share test
 TYPICAL_SHARE = 0.75
@@ -83,7 +71,7 @@ _PASSED, _FAILED, _UNDECIDED, _OPPOSITE = "passed", "failed", "undecided", "oppo
 
 
 class Judgement(NamedTuple):
-    """A claim's verdict with the numbers behind it."""
+    """A claim's verdict with the numbers behind it (:func:`judge`)."""
 
     word: str                #: one of :data:`WORDS`
     form: str                #: one of :data:`FORMS`
@@ -97,7 +85,7 @@ class Judgement(NamedTuple):
     units_needed: int | None  #: units per group that would decide an undecided part
 
     def effect(self) -> str:
-        """The effect in words: ``"k of n vs null k0 of n0, p = ..."``."""
+        """The effect in words: ``"k of n vs k0 of n0, p = ..."``."""
         text = f"{self.k} of {self.n}"
         if self.null_n is not None:
             text += f" vs {self.null_k} of {self.null_n}"
@@ -109,16 +97,7 @@ class Judgement(NamedTuple):
 
 
 def format_p(p: float | None) -> str:
-    """A p-value in two significant digits (``"-"`` for None), as tables and effects print it.
-
-    Parameters
-    ----------
-    p : float or None
-
-    Returns
-    -------
-    str
-    """
+    """A p-value in two significant digits (``"-"`` for None), as the tables print it."""
     if p is None:
         return "-"
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
@@ -161,7 +140,7 @@ def _compare(k, n, null_k, null_n, pairs, p1_implied):
 
 
 def _word(parts) -> str:
-    """The word for a claim's parts (see the module docstring)."""
+    """The word for a claim's part states."""
     if _OPPOSITE in parts:
         return "differs"
     if all(s == _PASSED for s in parts):
@@ -184,22 +163,11 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
     k, n : int
         ``k`` of ``n`` independent units pass the check.
     null_k, null_n : int
-        ``null_k`` of ``null_n`` units of the wrong model pass the same check (for
-        ``identity``: wrong variants that pass; for ``comparative``: the group the claim
-        says is smaller). Required for every form.
+        ``null_k`` of ``null_n`` units of the wrong model pass (``identity``: wrong variants
+        that pass; ``comparative``: the group the claim says is smaller). Required.
     pairs : tuple of int, optional
-        ``(b, c)`` discordant pairs where the units are paired (only the claimed side
-        passes, only the other): the comparison is then the exact McNemar test.
-
-    Returns
-    -------
-    Judgement
-
-    Raises
-    ------
-    ValueError
-        For an unknown form, counts that are not non-negative integers, ``k > n``,
-        a missing wrong model, or no units.
+        ``(b, c)``, the discordant pairs of paired units (only the claimed side passes, only
+        the other): the comparison is then the exact McNemar test.
     """
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
@@ -254,7 +222,7 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
 
 
 def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judgement:
-    """:func:`judge` from one outcome per unit.
+    """:func:`judge` from one boolean outcome per unit.
 
     Parameters
     ----------
@@ -263,8 +231,8 @@ def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judg
     passes, null_passes : array_like(bool, ndim=1)
         One outcome per unit of the claim and of its wrong model.
     paired : bool
-        Unit ``i`` of both comes from the same seed or run: the exact McNemar test on
-        :func:`~swingby.exact_tests.discordant_pairs` (equally long); else two groups (Fisher).
+        Unit ``i`` of both comes from the same seed: the exact McNemar test (equal lengths);
+        else Fisher's test.
     """
     a, b = np.asarray(passes), np.asarray(null_passes)
     for name, x in (("passes", a), ("null_passes", b)):
@@ -274,51 +242,25 @@ def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judg
     return judge(form, int(a.sum()), a.size, int(b.sum()), b.size, pairs=pairs)
 
 
-def verdict(form: str, k: int, n: int, null_k: int | None = None, null_n: int | None = None,
-            *, pairs: tuple[int, int] | None = None) -> str:
-    """The word of :func:`judge` (same arguments; :func:`judge` has the numbers)."""
-    return judge(form, k, n, null_k, null_n, pairs=pairs).word
+def _words(words) -> list[str]:
+    """``words`` (one word or a sequence) as a list of :data:`WORDS`, else a ValueError."""
+    words = [words] if isinstance(words, str) else list(words)
+    if not words or any(w not in WORDS for w in words):
+        raise ValueError(f"words must be a non-empty sequence of {WORDS}, got {words!r}")
+    return words
 
 
 def weakest(words) -> str:
-    """The word of a row resting on several checks: the weakest, in the order of :data:`WORDS`.
-
-    Parameters
-    ----------
-    words : sequence of str
-        Each one of :data:`WORDS`.
-
-    Returns
-    -------
-    str
-    """
-    words = [words] if isinstance(words, str) else list(words)
-    if not words or any(w not in WORDS for w in words):
-        raise ValueError(f"words must be a non-empty sequence of {WORDS}, got {words!r}")
-    return max(words, key=WORDS.index)
+    """The word of a row resting on several different checks: the weakest, in the order of :data:`WORDS`."""
+    return max(_words(words), key=WORDS.index)
 
 
 def combine_parts(words) -> str:
-    """The word of one claim judged in parts (each part a :func:`judge` of its own, e.g. a
-    failure that occurs, and that it is permanent): the rule of :func:`judge` on the parts,
-    so that a claim whose parts are decided both ways is "partly". A row of *different*
-    claims takes :func:`weakest` instead.
-
-    Parameters
-    ----------
-    words : sequence of str
-        The parts' words, each one of :data:`WORDS`.
-
-    Returns
-    -------
-    str
-    """
-    words = [words] if isinstance(words, str) else list(words)
-    if not words or any(w not in WORDS for w in words):
-        raise ValueError(f"words must be a non-empty sequence of {WORDS}, got {words!r}")
+    """The word of one claim judged in parts: the rule of :func:`judge` on the parts' words, so that
+    parts decided both ways give "partly" (a row of different claims takes :func:`weakest`)."""
     state = {"reproduced": [_PASSED], "not reproduced": [_FAILED], "differs": [_OPPOSITE],
              "inconclusive": [_UNDECIDED], "partly": [_PASSED, _FAILED]}
-    return _word([s for w in words for s in state[w]])
+    return _word([s for w in _words(words) for s in state[w]])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -340,18 +282,8 @@ class Claim:
 
 
 def fingerprint(obj) -> str:
-    """A short sha256 (16 hex digits) of plain data: the JSON of ``obj`` with sorted keys,
-    where dataclasses become dicts and tuples lists (a comment may change, a value not).
-
-    Parameters
-    ----------
-    obj : object
-        Plain data, dataclass instances, or sequences of them.
-
-    Returns
-    -------
-    str
-    """
+    """A short sha256 (16 hex digits) of plain data: the JSON of ``obj`` with sorted keys, dataclasses
+    as dicts with their class name, tuples as lists (a comment may change, a value not)."""
     def plain(x):
         if dataclasses.is_dataclass(x) and not isinstance(x, type):
             return {"class": type(x).__name__, **{f.name: plain(getattr(x, f.name)) for f in dataclasses.fields(x)}}
@@ -371,22 +303,76 @@ def rule_constants() -> dict:
             "forms": list(FORMS), "words": list(WORDS)}
 
 
-def rule_text() -> str:
-    """The verdict rule in words, as the status page prints it (a test keeps them equal)."""
-    a, pw = f"{ALPHA:g}", f"{POWER:.0%}"
-    return (
-        f"Each claim is judged by the test of its form, one-sided and exact at level {a}, on "
-        "independent units, beside a wrong model that lacks the paper's mechanism by the paper's own "
-        "theory (Fisher's exact test; the exact McNemar test where units are paired). "
-        "*Identity*: every unit passes and every wrong variant fails. "
-        f"*Universal*: no unit fails in at least {UNIVERSAL_MIN_UNITS} units, and the wrong model fails "
-        "significantly more often; one failing unit refutes the claim. "
-        "*Typical*: more than half the units pass (binomial test), and more than the wrong model's. "
-        "*Possibility*: passing units occur, significantly more often than for the wrong model; "
-        "*subtle* (\"only with a subtle choice\") adds that they are a minority. "
-        "*Comparative*: the group the claim says is larger passes significantly more often. "
-        "A claim whose parts all pass is **reproduced**; one decided both ways, **partly**; one "
-        "significant in the other direction, **differs**; one whose tests fail although they had "
-        f"{pw} power for the effect the claim implies (all units passing for a universal claim, "
-        f"{TYPICAL_SHARE:.0%} of them for a typical one, pass rates {EFFECT:g} apart for a comparison), "
-        "**not reproduced**; otherwise **inconclusive**, with the number of units that would decide.")
+# ------------------------------------------------------------------ the outcome rule
+class Outcome(NamedTuple):
+    """What a check found, in the terms of :func:`outcome_verdict`."""
+
+    n_pass: int              #: units (seeds) in which the check passes
+    n_units: int             #: units checked
+    null_pass_rate: float    #: the share of null data sets (per unit) on which the check passes
+    decidable: bool = True   #: False where the read-out cannot show the effect
+    opposite: bool = False   #: a significant effect of another direction or shape was found
+
+
+#: shares of passing units the outcome rule asks for "reproduced" and for "partly"
+EVERY_SEED_FRACTION, PARTLY_SEED_FRACTION = 1.0, 0.5
+
+#: the outcome rule in words (:func:`verdict_rule_text` fills in the levels)
+VERDICT_RULE = (
+    "reproduced: the check passes in at least `every_seed_fraction` of the seeds at the paper's settings "
+    "(or a stated simplification), its null passes at most `alpha` of the time, and the seeds' pass count "
+    "beats the null's pass rate in a binomial test at level `alpha`; "
+    "partly: it passes in at least `partly_seed_fraction` of the seeds (or at some but not all settings) "
+    "with a null that passes at most `alpha`; "
+    "inconclusive: the read-out cannot decide, the null passes more than `alpha` of the time, or the "
+    "sample is too small for the test to reach `alpha` (the record says how many seeds would); "
+    "differs: the data show a significant effect of another direction or shape than the claim; "
+    "not reproduced: the check could have passed at this sample size and fails.")
+
+
+def verdict_rule_text() -> str:
+    """:data:`VERDICT_RULE` with the levels in place of their names."""
+    text = VERDICT_RULE
+    for name, value in (("every_seed_fraction", f"{EVERY_SEED_FRACTION:.0%}"),
+                        ("partly_seed_fraction", f"{PARTLY_SEED_FRACTION:.0%}"), ("alpha", f"{ALPHA:g}")):
+        text = text.replace(f"`{name}`", value)
+    return text
+
+
+def binomial_p(n_pass: int, n_units: int, null_rate: float) -> float:
+    """One-sided binomial p-value of ``n_pass`` of ``n_units`` at the null's pass rate (1 for no unit)."""
+    if n_units <= 0:
+        return 1.0
+    rate = min(max(float(null_rate), 1e-6), 1 - 1e-6)
+    return float(stats.binomtest(int(n_pass), int(n_units), rate, alternative="greater").pvalue)
+
+
+def seeds_needed(p_pass: float, null_rate: float, max_n: int = 1000) -> int | None:
+    """Fewest units at which a pass share ``p_pass`` beats ``null_rate`` at :data:`ALPHA` with :data:`POWER`."""
+    p0 = min(max(float(null_rate), 1e-6), 1 - 1e-6)
+    if not p_pass > p0:
+        return None
+    for n in range(1, max_n + 1):
+        crit = int(stats.binom.isf(ALPHA, n, p0)) + 1   # smallest count with P(X >= c | p0) <= alpha
+        if crit <= n and stats.binom.sf(crit - 1, n, p_pass) >= POWER:
+            return n
+    return None
+
+
+def outcome_verdict(outcome: Outcome) -> str:
+    """The word of :data:`VERDICT_RULE` for one check's outcome."""
+    if outcome.opposite:
+        return "differs"
+    if not outcome.decidable or outcome.n_units == 0 or outcome.null_pass_rate > ALPHA:
+        return "inconclusive"
+    if binomial_p(outcome.n_units, outcome.n_units, outcome.null_pass_rate) > ALPHA:
+        return "inconclusive"  # even a pass in every unit could not beat the null at this sample size
+    share = outcome.n_pass / outcome.n_units
+    p = binomial_p(outcome.n_pass, outcome.n_units, outcome.null_pass_rate)
+    if share >= EVERY_SEED_FRACTION and p <= ALPHA:
+        return "reproduced"
+    if share >= PARTLY_SEED_FRACTION and p <= ALPHA:
+        return "partly"
+    if outcome.n_pass > 0 and p > ALPHA:
+        return "inconclusive"
+    return "not reproduced"

@@ -1,6 +1,6 @@
-"""Issue 9: every bad input to the public API of sim, models, train, observations, theory,
-plotting, widgets and the diffusion analysis / concept space / classifier / plots /
-explorer is a clear ``ValueError`` that names the argument, found before any work.
+"""Every bad input to the public API (each module's ``__all__``) of sim, models, train, observations,
+theory, plotting, widgets and the diffusion analysis / concept space / classifier / plots / explorer
+is a clear ``ValueError`` that names the argument, found before any work.
 
 Each case is ``(callable, kwargs, expected exception, a substring naming the argument)``;
 the fixtures are tiny so that the whole file runs in seconds. A few valid borderline
@@ -8,6 +8,8 @@ inputs at the end must still work, and a diverged run must be reported.
 """
 from __future__ import annotations
 
+import inspect
+import sys
 import warnings
 
 import matplotlib
@@ -57,7 +59,7 @@ DATA = S.make_sim([1.0, 2.0], 0.3, 4, 20, seed=0)
 REC = TR.train(MLP(4, 1), DATA, epochs=2, batch_size=10, record_every=1)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", TrainingDiverged)
-    # the issue's example: lr = 1.0 on the Fig. 2(c) d = 2 network diverges within a few steps
+    # lr = 1.0 on the Fig. 2(c) d = 2 network diverges within a few steps
     DIVERGED = TR.train(MLP(2, 4, width=4), S.make_sim([2.0, 4.0], 0.224, 2, 200, origin_cluster=True),
                         lr=1.0, epochs=3)
 A2 = np.array([1.0, 0.5])
@@ -71,10 +73,6 @@ IDX9 = (np.arange(2**9)[:, None] >> np.arange(8, -1, -1)) & 1
 AX = plt.figure().add_subplot()
 CFG = CirclesConfig(image_size=8)
 CLF = C.ConceptClassifier(2)
-RNG = np.random.default_rng(0)
-STATS = OS.seed_statistics([REC], 0.05)
-SWING_KW = dict(stats={2: STATS, 64: STATS}, rise_low=0.1, rise_high=0.0, pvalue=0.01, threshold=0.05,
-                low_d=(2,))
 
 
 def _results(nan: bool = False) -> dict:
@@ -103,9 +101,18 @@ phase_kw = dict(mu=(1.0, 2.0), sigma=0.1, d_values=[2], taus=[0.1], n_seeds=2, s
 train_kw = dict(model=MLP(4, 1), data=DATA, epochs=1)
 sweep_kw = dict(configs=[dict(mu=(1.0, 2.0), sigma=0.1)], d=4, seeds=[0], n_per_cluster=10, epochs=1)
 twin_kw = dict(configs=[dict(mu=(1.0, 2.0), sigma=0.1)], d=4, seeds=[0], n_per_cluster=10)
-clf_kw = dict(cfg=CFG, dcs=[0.3], steps=2, batch=4)
 acc_kw = dict(clf=CLF, cfg=CFG, dcs=[0.3], n_per_class=2)
 setting_kw = dict(name="s", mu=(1.0, 1.5), sigma=0.05, d=3, init_scale=0.2, steps=10, seed=0)
+
+
+def public(func) -> bool:
+    """Whether ``func`` (a function, a class, a bound method or a callable instance) is in its module's
+    ``__all__`` (a module without one: every name), or is a loader of stored files."""
+    owner = getattr(func, "__self__", None)
+    obj = type(owner) if owner is not None else func
+    obj = obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)
+    names = getattr(sys.modules[obj.__module__], "__all__", None)
+    return names is None or obj.__qualname__.split(".")[0] in names or obj.__name__.startswith("load")
 
 
 def case(func, kwargs, words, exc=VE):
@@ -125,11 +132,6 @@ CASES = [
     case(S.second_moment, dict(good, d=1), "s = len(mu)"),
     case(S.second_moment, dict(good, d=10**12), "d = 1000000000000"),
     case(S.second_moment, dict(good, origin_cluster="yes"), "origin_cluster"),
-    case(S.random_rotation, dict(d=0, generator=torch.Generator()), "d must"),
-    case(S.random_rotation, dict(d=10**5, generator=torch.Generator()), "d must"),
-    case(S.random_rotation, dict(d=3, generator=0), "generator"),
-    case(S.test_points, dict(mu=[1.0] * 40, d=40), "s = len(mu) = 40"),
-    case(S.test_points, dict(mu=[1.0], d=-1), "d must"),
     case(S.make_sim, dict(good, n_per_cluster=1.5), "n_per_cluster"),
     case(S.make_sim, dict(good, mu=[1.0, -2.0]), "mu"),
     case(S.make_sim, dict(good, mu="12"), "mu"),
@@ -150,13 +152,6 @@ CASES = [
     case(S.empirical_second_moment, dict(X=torch.zeros(0, 3)), "X must"),
     case(S.empirical_second_moment, dict(X=[[np.nan, 1.0]]), "X must"),
     case(S.empirical_second_moment, dict(X=torch.zeros(3)), "X must"),
-    case(S.linear_model_loss, dict(W=torch.eye(3), X=torch.zeros(5, 4)), "W must"),
-    case(S.linear_model_loss, dict(W=torch.eye(4), X=torch.zeros(5, 4, 1)), "X must"),
-    case(S.frobenius_loss, dict(W=torch.eye(2), A=torch.tensor([[1.0, 1.0], [0.0, 1.0]])), "symmetric"),
-    case(S.frobenius_loss, dict(W=torch.eye(2), A=torch.tensor([[1.0, 0.0], [0.0, -1.0]])),
-         "positive semi-definite"),
-    case(S.frobenius_loss, dict(W=torch.eye(2), A=torch.zeros(2, 3)), "A must"),
-    case(S.frobenius_loss, dict(W=torch.eye(3), A=torch.eye(2)), "W must"),
     # ------------------------------------------------------------------ models
     case(MLP, dict(d=0), "d must"),
     case(MLP, dict(d=2.5), "d must"),
@@ -181,15 +176,6 @@ CASES = [
     case(SymmetricModel, dict(d=10**6), "d, d_prime"),
     case(SymmetricModel(3).forward, dict(x=torch.zeros(2, 2)), "x must"),
     # ------------------------------------------------------------------ train
-    case(TLP.steps_per_epoch, dict(n_samples=0, batch_size=1), "n_samples"),
-    case(TLP.steps_per_epoch, dict(n_samples=10, batch_size=1.5), "batch_size"),
-    case(TLP.log_steps, dict(n_steps=0), "n_steps"),
-    case(TLP.log_steps, dict(n_steps=2**64), "n_steps"),
-    case(TLP.log_steps, dict(n_steps=10, n=0), "n must"),
-    case(TLP.log_steps, dict(n_steps=10, n=10**10), "n = 10000000000"),
-    case(TLP.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 1), loss="mean"), "target must"),
-    case(TLP.batch_loss, dict(pred=torch.zeros(4, 2), target=torch.zeros(4, 2), loss="typo"), "loss must"),
-    case(TLP.batch_loss, dict(pred=np.zeros((4, 2)), target=torch.zeros(4, 2), loss="mean"), "pred"),
     case(TR.train, dict(train_kw, lr=-1), "lr must"),
     case(TR.train, dict(train_kw, lr=float("nan")), "lr must"),
     case(TR.train, dict(train_kw, lr=True), "lr must"),
@@ -236,10 +222,6 @@ CASES = [
     case(OR.authors_sigma_label, dict(sigma="abc"), "sigma"),
     case(OR.authors_sigma_label, dict(sigma=[[0.1]]), "sigma"),
     case(OR.authors_sigma_label, dict(sigma=np.True_), "sigma"),
-    case(OR.record_grid, dict(n_steps=0), "n_steps"),
-    case(OR.record_grid, dict(n_steps=100, every=0), "every"),
-    case(OR.record_grid, dict(n_steps=100, n_log=0), "n_log"),
-    case(OR.record_grid, dict(n_steps=10**12), "n_steps = 1000000000000"),
     case(OR.run_sweep, dict(sweep_kw, configs=[]), "configs"),
     case(OR.run_sweep, dict(sweep_kw, configs=[dict(mu=(1.0, 2.0))]), "keys 'mu' and 'sigma'"),
     case(OR.run_sweep, dict(sweep_kw, configs=[dict(mu=(1.0, -2.0), sigma=0.1)]), "configs[0]"),
@@ -266,8 +248,6 @@ CASES = [
     case(OR.run_sweep, dict(sweep_kw, loss="x"), "loss must"),
     case(OR.run_sweep, dict(sweep_kw, record_every=0), "record_every"),
     case(OR.run_sweep, dict(sweep_kw, progress="x"), "progress"),
-    case(OL.progress_along_concepts, dict(rec=None), "rec must"),
-    case(OL.progress_along_concepts, dict(rec=DIVERGED), "diverged"),
     case(OL.learning_times, dict(rec=REC, frac=0), "frac"),
     case(OL.learning_times, dict(rec=REC, frac=float("nan")), "frac"),
     case(OL.learning_times, dict(rec=REC, frac="half"), "frac"),
@@ -275,53 +255,22 @@ CASES = [
     case(OL.displacement_per_interval, dict(rec=REC, n_intervals=0), "n_intervals"),
     case(OL.displacement_per_interval, dict(rec=DIVERGED), "diverged"),
     case(OL.displacement_per_interval, dict(rec=REC, n_intervals=10**11), "n_intervals = 100000000000"),
-    case(OL.marker_indices, dict(rec=REC, n_markers=1.5), "n_markers"),
-    case(OL.marker_indices, dict(rec="x"), "rec must"),
-    case(OS.loss_rise, dict(test_loss=[1.0]), "test_loss"),
-    case(OS.loss_rise, dict(test_loss=[1.0, np.nan]), "test_loss"),
-    case(OS.loss_rise, dict(test_loss=[[1.0, 2.0]]), "test_loss"),
-    case(OS.loss_rise, dict(test_loss=[1.0, 2.0], scale=0.0), "scale"),
-    case(OS.loss_rise, dict(test_loss=[1.0, 2.0], scale=float("nan")), "scale"),
-    case(OS.loss_rise, dict(test_loss=[1.0, 2.0], scale="x"), "scale"),
     case(OS.record_rise, dict(rec=DIVERGED), "diverged"),
     case(OS.seed_statistics, dict(records=[], threshold=0.1), "records"),
     case(OS.seed_statistics, dict(records=REC, threshold=0.1), "records"),
     case(OS.seed_statistics, dict(records=[REC], threshold=-1.0), "threshold"),
     case(OS.seed_statistics, dict(records=[REC, DIVERGED], threshold=0.1), "records[1]"),
-    case(OS.permutation_pvalue, dict(x=[], y=[1.0]), "x and y"),
-    case(OS.permutation_pvalue, dict(x=[np.nan], y=[1.0]), "x and y"),
-    case(OS.permutation_pvalue, dict(x=[1.0], y="x"), "y must"),
-    case(OS.permutation_pvalue, dict(x=[1.0], y=[1.0], n_resamples=0), "n_resamples"),
-    case(OS.permutation_pvalue, dict(x=[1.0], y=[1.0], seed=None), "seed"),
-    case(OS.permutation_pvalue, dict(x=[1.0], y=[1.0], n_resamples=10**10), "n_resamples = 10000000000"),
     case(OO.relative_distance, dict(rec=DIVERGED), "diverged"),
     case(OO.relative_distance, dict(rec=REC, reference=DIVERGED), "reference"),
     case(OO.relative_distance, dict(rec=REC, reference="x"), "reference must"),
     case(OO.relative_distance, dict(rec=REC, at="min"), "at must"),
     case(OL.slowdown, dict(rec=REC, n_intervals=0), "n_intervals"),
     case(OL.slowdown, dict(rec=DIVERGED), "diverged"),
-    case(OL.order_agreement, dict(records=REC), "records"),
-    case(OL.order_agreement, dict(records=[REC], rule="x"), "rule"),
-    case(OL.order_agreement, dict(records=[REC], margin=float("nan")), "margin"),
-    case(OL.order_agreement, dict(records=[DIVERGED]), "records[0]"),
-    case(OS.low_vs_high_pvalue, dict(stats={}, threshold=0.1), "stats has no entry"),
-    case(OS.low_vs_high_pvalue, dict(stats=[1], threshold=0.1), "stats must"),
-    case(OS.low_vs_high_pvalue, dict(stats={2: STATS, 64: STATS}, threshold=0.1, low_d=()), "low_d"),
-    case(OS.low_vs_high_pvalue, dict(stats={2: STATS, 64: STATS}, threshold=-1.0, low_d=(2,)), "threshold"),
-    case(OS.swingby_check, dict(SWING_KW, rise_low=np.nan), "rise_low"),
-    case(OS.swingby_check, dict(SWING_KW, rise_high="x"), "rise_high"),
-    case(OS.swingby_check, dict(SWING_KW, pvalue=-0.1), "pvalue"),
-    case(OS.swingby_check, dict(SWING_KW, alpha=0.0), "alpha"),
-    case(OS.swingby_check, dict(SWING_KW, min_fraction=2.0), "min_fraction"),
-    case(OS.swingby_check, dict(SWING_KW, high_d=65), "stats has no entry"),
     case(OH.hypercube_learning_times, dict(rec=REC, level=0.0), "level"),
     case(OH.hypercube_learning_times, dict(rec=DIVERGED), "diverged"),
     case(OH.comparable_pairs, dict(test_index=IDX13), "4096 rows"),
     case(OH.comparable_pairs, dict(test_index=[[0, 2]]), "test_index"),
     case(OH.comparable_pairs, dict(test_index=[0, 1]), "test_index"),
-    case(OH.order_property, dict(rec=REC, skip_initial="yes"), "skip_initial"),
-    case(OH.order_property, dict(rec=REC, exclude_origin=None), "exclude_origin"),
-    case(OH.order_property, dict(rec=DIVERGED), "diverged"),
     case(OR.fig2c_runs, dict(d=2.0, seeds=[0]), "d must be one of"),
     case(OR.fig2c_runs, dict(d=5, seeds=[0]), "d must be one of"),
     case(OR.fig2c_runs, dict(d=2, seeds=[0], depth=0), "depth"),
@@ -380,9 +329,6 @@ CASES = [
     case(SIMU.simulate_symmetric, dict(sim_kw, steps=10**10), "steps = 10000000000"),
     case(SIMU.simulate_symmetric, dict(sim_kw, U0=np.zeros((1000, 20, 20)), a=np.ones(20), x_hat=np.ones(20),
                                     steps=10**8, record_every=10**8), "steps = 100000000"),
-    case(TST.loss_turning_points, dict(loss=[1.0], tol=0.1), "loss must"),
-    case(TST.loss_turning_points, dict(loss=[1.0, np.nan], tol=0.1), "loss must"),
-    case(TST.loss_turning_points, dict(loss=[1.0, 2.0], tol=-1.0), "tol"),
     case(TST.detect_stages, dict(record=SYM_BATCH, s=2), "single trajectory"),
     case(TST.detect_stages, dict(record=None, s=2), "record must"),
     case(TST.detect_stages, dict(record=SYM, s=0), "s must"),
@@ -453,13 +399,6 @@ CASES = [
     case(SETTING.U0, dict(seeds=[-1]), "seeds[0]"),
     case(SETTING.a, dict(matrix="x"), "matrix"),
     case(SETTING.statistics, dict(n_seeds=0), "n_seeds"),
-    case(TST.growth_in_descents, dict(stages=None), "stages"),
-    case(TST.growth_in_descents, dict(stages=STAGES, loss_stages="x"), "loss_stages"),
-    case(TST.shrink_fraction, dict(record=SYM, t0=1.0, t1=0.0, i=0, j=1), "t0 must be <= t1"),
-    case(TST.shrink_fraction, dict(record=SYM, t0=0.0, t1=1.0, i=5, j=1), "i must"),
-    case(TST.shrink_fraction, dict(record=SYM, t0=0.0, t1=1.0, i=0, j=1.5), "j must"),
-    case(TST.shrink_fraction, dict(record=SYM, t0=np.nan, t1=1.0, i=0, j=1), "t0"),
-    case(TST.shrink_fraction, dict(record=SYM_BATCH, t0=0.0, t1=1.0, i=0, j=1), "single trajectory"),
     case(TST.escape_time, dict(record=SYM, p=5), "p must"),
     case(TST.escape_time, dict(record=SYM, p=1.5), "p must"),
     case(TST.escape_time, dict(record=SYM, level=1.0), "level"),
@@ -499,36 +438,11 @@ CASES = [
     case(SPL.plot_sim_3d, dict(data=DATA, ax=AX), "ax must"),
     case(SPL.plot_sim_3d, dict(data=DATA, max_points=0), "max_points"),
     case(SPL.plot_sim_3d, dict(data=DATA, seed=-1), "seed"),
-    case(OP.plot_trajectory, dict(ax=None, trajectory=np.zeros((5, 2))), "ax must"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros(5)), "trajectory"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.full((5, 2), np.nan)), "trajectory"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 0)), "dims"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), dims=(0, 5)), "dims[1]"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=0), "n_markers"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), n_markers=10**10), "n_markers"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[10]), "marker_steps"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), marker_steps=[1.5]), "marker_steps"),
-    case(OP.plot_trajectory, dict(ax=AX, trajectory=np.zeros((5, 2)), color="notacolour"), "color"),
-    case(OP.mark_concept_plane, dict(ax=AX, mu=[1.0]), "dims[1]"),
-    case(OP.mark_concept_plane, dict(ax=AX, mu=[[1.0, 2.0]]), "mu must"),
-    case(OP.mark_concept_plane, dict(ax=AX, mu=[1.0, 2.0], dims=(0,)), "dims"),
-    case(OP.mark_concept_plane, dict(ax="x", mu=[1.0, 2.0]), "ax must"),
     case(TP.plot_entry_types, dict(d=100, s=2), "d must"),
     case(TP.plot_entry_types, dict(d=3, s=0), "s must"),
     case(TP.plot_entry_types, dict(d=3, s=5), "s must"),
     case(TP.plot_entry_types, dict(d=3, s=2, group=1.5), "group"),
     case(TP.plot_entry_types, dict(d=3, s=2, ax="x"), "ax must"),
-    case(TP.shade_loss_segments, dict(ax=AX, stages=None), "stages"),
-    case(TP.shade_loss_segments, dict(ax=AX, stages=STAGES, alpha=2.0), "alpha"),
-    case(TP.shade_loss_segments, dict(ax=AX, stages=STAGES, color="zz"), "color"),
-    case(TP.shade_loss_segments, dict(ax=None, stages=STAGES), "ax must"),
-    case(TP.plot_jacobian_entries, dict(ax=AX, record=SYM, s=0), "s must"),
-    case(TP.plot_jacobian_entries, dict(ax=AX, record=SYM_BATCH, s=2), "single trajectory"),
-    case(TP.plot_jacobian_entries, dict(ax=AX, record=SYM, s=2, max_minor=-1), "max_minor"),
-    case(TP.plot_jacobian_entries, dict(ax=AX, record=SYM, s=2, loss_scale=0.0), "loss_scale"),
-    case(TP.plot_jacobian_entries, dict(ax=AX, record=SYM, s=2, logx="yes"), "logx"),
-    case(TP.plot_jacobian_entries, dict(ax=AX, record=SYM, s=2, stages="x"), "stages"),
-    case(TP.plot_jacobian_entries, dict(ax=1, record=SYM, s=2), "ax must"),
     case(TP.plot_output_trajectory, dict(ax=AX, record=SYM, mu=[1.0] * 4), "mu has 4"),
     case(TP.plot_output_trajectory, dict(ax=AX, record=SYM, mu=[1.0, 1.0], dims=(0, 2)), "dims[1]"),
     case(TP.plot_output_trajectory, dict(ax=AX, record=SYM, mu=[1.0, 1.0], centres="yes"), "centres"),
@@ -546,7 +460,6 @@ CASES = [
     case(OP.plot_test_losses, dict(ax=AX, records=None, labels=["a"]), "records"),
     case(OP.plot_test_losses, dict(ax=AX, records=[REC], labels=["a"], title=["t"]), "title"),
     case(OP.plot_test_losses, dict(ax="ax", records=[REC], labels=["a"]), "ax must"),
-    case(OP.hypercube_layout, dict(test_index=[[0, 2]]), "test_index"),
     case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0]), "losses"),
     case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0, 1.0, np.nan, 1.0]), "losses"),
     case(OP.plot_hypercube, dict(ax=AX, test_index=IDX2, losses=[1.0] * 4, vmax=0.0), "vmax"),
@@ -575,23 +488,9 @@ CASES = [
     case(OX.trajectory_explorer, dict(epochs=1.5), "epochs"),
     case(OX.trajectory_explorer, dict(seed=None), "seed"),
     # ------------------------------------------------------------------ diffusion: concept space
-    case(CS.class_point, dict(probs=np.zeros((4, 3))), "probs"),
-    case(CS.class_point, dict(probs=np.zeros((0, 2))), "probs"),
-    case(CS.class_point, dict(probs=[[2.0, 0.0]]), "probs"),
-    case(CS.class_point, dict(probs=[[np.nan, 0.0]]), "probs"),
-    case(CS.concept_mse, dict(points=np.zeros((3, 3))), "points"),
-    case(CS.concept_mse, dict(points=np.zeros((3, 2)), target=[1.0, 1.0, 1.0]), "target"),
-    case(CS.concept_speed, dict(points=np.zeros((3, 2)), steps=[0, 1]), "steps"),
-    case(CS.concept_speed, dict(points=np.zeros((3, 2)), steps=[0, 0, 1]), "steps"),
-    case(CS.concept_speed, dict(points=np.full((3, 2), np.nan), steps=[0, 1, 2]), "points"),
-    case(CS.fit_exponential, dict(t=[1.0, 2.0, 3.0], y=[1.0, 2.0]), "y must"),
-    case(CS.fit_exponential, dict(t=[1.0, 2.0, 3.0], y=[-1.0, -1.0, -1.0]), "y must"),
-    case(CS.fit_exponential, dict(t=[np.nan, 2.0, 3.0], y=[1.0, 1.0, 1.0]), "t must"),
     case(CS.pixel_measure, dict(images=np.zeros((2, 3, 8))), "images"),
     case(CS.pixel_measure, dict(images=np.full((1, 3, 8, 8), 2.0)), "images"),
     case(CS.pixel_measure, dict(images=np.zeros((0, 3, 8, 8))), "images"),
-    case(CS.pixel_point, dict(measure=np.zeros((3, 8))), "measure"),
-    case(CS.pixel_point, dict(measure=np.zeros((0, 4))), "measure"),
     # ------------------------------------------------------------------ diffusion: classifier
     case(C.ConceptClassifier, dict(width=0), "width"),
     case(C.ConceptClassifier, dict(width=1.5), "width"),
@@ -600,21 +499,6 @@ CASES = [
     case(CLF.forward, dict(images=torch.zeros(2, 1, 8, 8)), "images"),
     case(CLF.probabilities, dict(images=torch.zeros(0, 3, 8, 8)), "images"),
     case(CLF.probabilities, dict(images=torch.zeros(1, 3, 8, 8), batch=0), "batch"),
-    case(C.labelled_batch, dict(cfg=None, n=4, rng=RNG), "cfg"),
-    case(C.labelled_batch, dict(cfg=CFG, n=0, rng=RNG), "n must"),
-    case(C.labelled_batch, dict(cfg=CFG, n=10**12, rng=RNG), "n = 1000000000000"),
-    case(C.labelled_batch, dict(cfg=CFG, n=4, rng=0), "rng"),
-    case(C.labelled_batch, dict(cfg=CFG, n=4, rng=RNG, dcs=[2.0]), "dcs"),
-    case(C.labelled_batch, dict(cfg=CFG, n=4, rng=RNG, test_fraction=2.0), "test_fraction"),
-    case(C.train_classifier, dict(clf_kw, steps=0), "steps"),
-    case(C.train_classifier, dict(clf_kw, batch=0), "batch"),
-    case(C.train_classifier, dict(clf_kw, lr=0.0), "lr"),
-    case(C.train_classifier, dict(clf_kw, seed=-1), "seed"),
-    case(C.train_classifier, dict(clf_kw, width=0), "width"),
-    case(C.train_classifier, dict(clf_kw, progress="x"), "progress"),
-    case(C.train_classifier, dict(clf_kw, dcs=[]), "dcs"),
-    case(C.train_classifier, dict(clf_kw, cfg="x"), "cfg"),
-    case(C.train_classifier, dict(clf_kw, lr=1e6, steps=5), "diverged"),
     case(C.accuracy_by_class, dict(acc_kw, clf=None), "clf"),
     case(C.accuracy_by_class, dict(acc_kw, n_per_class=0), "n_per_class"),
     case(C.accuracy_by_class, dict(acc_kw, n_per_class=10**9), "n_per_class = 1000000000"),
@@ -626,18 +510,7 @@ CASES = [
     case(A.trajectories, dict(res=RES_NAN), "unfinished"),
     case(A.trajectories, dict(res=RES_BAD), "res['probs']"),
     case(A.mean_trajectories, dict(res=None), "res must"),
-    case(A.pixel_trajectories, dict(res=RES_NO_PIX), "pixels"),
     case(A.valid_fraction, dict(res={}), "res must"),
-    case(A.mse_curves, dict(res=RES_BAD), "res['probs']"),
-    case(A.crossing_step, dict(steps=[0, 1], y=[0.0]), "y must"),
-    case(A.crossing_step, dict(steps=[0, 1], y=[0.0, 1.0], level=np.nan), "level"),
-    case(A.crossing_step, dict(steps=[1, 0], y=[0.0, 1.0]), "steps"),
-    case(A.concept_contrasts, dict(res=RES_NAN), "unfinished"),
-    case(A.learning_order, dict(res=RES, level=2.0), "level"),
-    case(A.learning_order, dict(res=RES, level="x"), "level"),
-    case(A.speed, dict(res=RES, cls=4), "cls"),
-    case(A.speed, dict(res=RES, cls=1.5), "cls"),
-    case(A.speed_noise_floor, dict(res=RES, cls=-1), "cls"),
     case(A.joint_accuracy, dict(res=RES, cls=7), "cls"),
     # ------------------------------------------------------------------ diffusion: plots, explorer
     case(DP.plot_image_grid, dict(images=np.zeros((2, 3, 8, 8))), "images"),
@@ -664,9 +537,6 @@ CASES = [
     case(TLP.TrainRecord, dict(steps=REC.steps, epochs=REC.epochs, outputs=REC.outputs,
                               test_points=REC.test_points, test_index=REC.test_index,
                               test_loss=REC.test_loss[:-1], train_loss=REC.train_loss), "test_loss"),
-    case(SIMU.SymmetricRecord, dict(steps=SYM.steps, time=SYM.time, W=SYM.W[:, :1], output=SYM.output,
-                                 test_loss=SYM.test_loss, train_loss=SYM.train_loss, a=SYM.a,
-                                 x_hat=SYM.x_hat), "W must"),
 ]
 
 
@@ -674,6 +544,11 @@ def _id(c) -> str:
     func, kwargs = c[0], c[1]
     name = getattr(func, "__qualname__", getattr(func, "__name__", "call"))
     return f"{name}-{','.join(kwargs)}"
+
+
+def test_the_cases_are_the_public_api():
+    """Only the public API (and the loaders) is checked here: internal helpers trust their callers."""
+    assert not [_id(c) for c in CASES if not public(c[0])]
 
 
 @pytest.mark.parametrize("func, kwargs, exc, words", CASES, ids=[_id(c) for c in CASES])
@@ -713,18 +588,14 @@ BORDERLINE = [
     (S.make_sim, dict(mu=[0.0, 1.0], sigma=0.0, d=2, n_per_cluster=1, seed=2**32 - 1)),
     (S.make_sim, dict(mu=np.array([1.0]), sigma=np.float32(0.1), d=np.int64(1), n_per_cluster=np.int32(2),
                       origin_cluster=np.True_, seed=np.uint8(3))),
-    (S.frobenius_loss, dict(W=torch.eye(2), A=S.empirical_second_moment(DATA.X[:, :2]))),
     (MLP, dict(d=np.int64(3), init_scale=0.0)),
     (TR.train, dict(model=MLP(4), data=DATA, epochs=1, batch_size=10**6, record_steps=np.array([0, 1]))),
     (OL.learning_times, dict(rec=REC, frac=1.0)),
-    (OS.loss_rise, dict(test_loss=[1.0, 1.0])),
     (OH.comparable_pairs, dict(test_index=[[0], [1]])),
     (SIMU.simulate_symmetric, dict(U0=np.full((2, 1), 0.1), a=A2, eta=0.01, steps=1, x_hat=[1.0, 0.0])),
     (SIMU.initial_U, dict(d=2, seeds=np.int64(5))),
     (TSY.dynamics_a, dict(mu=[1.0], sigma=0.1, d=2, matrix="paper", origin_cluster=np.True_)),
     (TOL.one_layer_output, dict(one_layer, t=0)),
-    (CS.class_point, dict(probs=[[0.0, 1.0]])),
-    (A.crossing_step, dict(steps=[0, 1], y=[1.0, 1.0])),
     (TX.symmetric_dynamics_explorer, dict(seed=500, steps=10)),
     (sweep_explorer, dict(res=RES, dc_index=1, seed_index=1, checkpoint=0)),
 ]

@@ -101,3 +101,11 @@ def test_argument_errors():
         train_batched(ok, datas, shuffle="sometimes")
     with pytest.raises(ValueError, match="record_every or record_steps"):
         train_batched(ok, datas, record_every=2, record_steps=[0, 1])
+
+
+def test_training_data_with_nan_is_refused():
+    datas = _datas(2)
+    X = datas[1].X.clone()
+    X[0, 0] = float("inf")
+    with pytest.raises(ValueError, match=r"data\[1\].X must be finite"):
+        train_batched([MLP(6, 1, seed=0), MLP(6, 1, seed=1)], [datas[0], datas[1]._replace(X=X)])

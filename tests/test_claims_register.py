@@ -1,5 +1,5 @@
 """The register of the SIM and theory claims (``swingby.claims``) is frozen: its
-fingerprint was committed before any of the fresh runs that judge it (issue 35, item 5).
+fingerprint was committed before any of the fresh runs that judge it.
 
 If ``test_register_is_frozen`` fails, a claim, a design choice, a threshold or the verdict
 rule changed after the fresh runs were made: judge the changed claim again on new fresh

@@ -25,11 +25,9 @@ import torch
 from swingby.diffusion import sweep as SP
 from swingby.diffusion.presets import get_preset
 from swingby.diffusion.runs import cli, storage
-from swingby.diffusion.runs import collect as COL
 from swingby.diffusion.runs import driver as S
 from swingby.diffusion.runs import evaluation as EV
 from swingby.diffusion.runs import executors as E
-from swingby.diffusion.runs import job_options as J
 from swingby.diffusion.training import resolve_device
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,9 +91,9 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     victim = jobs[0]
     out = victim.stdout()
     assert "preempted or timed out; requeued" in out and f"resuming from step {step} of" in out, out
-    blob = torch.load(COL.run_result_path(scratch, 0.2, 0), weights_only=True)
+    blob = torch.load(E.run_result_path(scratch, 0.2, 0), weights_only=True)
     assert blob["starts"] == [0, step], blob["starts"]  # the requeued job started from the state, not step 0
-    assert torch.load(COL.run_result_path(scratch, 0.6, 0), weights_only=True)["starts"] == [0]
+    assert torch.load(E.run_result_path(scratch, 0.6, 0), weights_only=True)["starts"] == [0]
     assert c.finished and not c.refused and not any("failed" in m for m in logs), logs
     merged = storage.load_results(c.path)
     _same_arrays(ref, merged)
@@ -104,7 +102,7 @@ def test_a_preempted_job_is_requeued_resumes_and_the_merge_equals_a_pool_sweep(t
     assert meta["code_version"]["code_identity"] == S.code_hash() == ref["meta"]["code_version"]["code_identity"]
     # a finished file is left as it is by a later collect or submit
     before = c.path.read_bytes()
-    assert COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append).finished
+    assert E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append).finished
     assert E.submit(p, executor="submitit-local", out_dir=tmp_path / "o", scratch=scratch, log=logs.append)[0] == []
     assert c.path.read_bytes() == before
 
@@ -116,23 +114,23 @@ def test_run_results_of_another_preset_or_other_code_are_refused(tmp_path):
     clf, _ = EV.get_classifier(p, tmp_path / "o", progress=False)
     scratch = tmp_path / "s"
     job = E.RunJob(p.to_dict(), 0.5, 0, str(scratch), clf.state_dict(), p.classifier_width, "cpu")
-    with E._run_lock(SP.state_path(scratch, 0.5, 0)):  # the same run already trained by another job
+    with storage.lock(SP.state_path(scratch, 0.5, 0)):  # the same run already trained by another job
         with pytest.raises(RuntimeError, match="another job is training this run"):
             job()
     f = Path(job())
-    assert f == COL.run_result_path(scratch, 0.5, 0) and job.starts == [0]
+    assert f == E.run_result_path(scratch, 0.5, 0) and job.starts == [0]
     logs = []
     other = get_preset("tiny", separations=(0.5,), steps=16, classifier_steps=5, ema=0.9, n_checkpoints=4, lr=1e-2)
-    c = COL.collect(other, out_dir=tmp_path / "o2", scratch=scratch, log=logs.append)
+    c = E.collect(other, out_dir=tmp_path / "o2", scratch=scratch, log=logs.append)
     assert c.refused and not c.merged and not c.path.exists()
     assert str(f) in logs[0] and "another preset config" in logs[0] and "'lr'" in logs[0], logs
     blob = torch.load(f, weights_only=True)
     storage.atomic_save(lambda g: torch.save({**blob, "code": "0" * 64}, g), f)
     logs.clear()
-    c = COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
+    c = E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
     assert c.refused and not c.path.exists() and "other code" in logs[0] and str(f) in logs[0], logs
     storage.atomic_save(lambda g: torch.save(blob, g), f)
-    c = COL.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
+    c = E.collect(p, out_dir=tmp_path / "o", scratch=scratch, log=logs.append)
     assert c.finished and c.merged == [(0.5, 0)]
     ref = storage.load_results(S.sweep(p, out_dir=tmp_path / "pool", scratch=tmp_path / "ps", **QUIET))
     _same_arrays(ref, storage.load_results(c.path))
@@ -158,8 +156,8 @@ def test_the_slurm_job_script_from_the_command_line_and_a_config_file(tmp_path, 
     import submitit
 
     monkeypatch.setattr(submitit.SlurmExecutor, "affinity", classmethod(lambda cls: 2))
-    opts = J.slurm_options(cfg, partition="gpu", time=None)
-    ex = J.make_executor("slurm", tmp_path / "jobs", opts, "swingby-paper")
+    opts = E.slurm_options(cfg, partition="gpu", time=None)
+    ex = E.make_executor("slurm", tmp_path / "jobs", opts, "swingby-paper")
     assert {k: ex.parameters[k] for k in ("partition", "time", "gpus_per_node", "cpus_per_task",
                                           "array_parallelism", "job_name", "mem")} == \
         {"partition": "gpu", "time": 120, "gpus_per_node": 1, "cpus_per_task": 4, "array_parallelism": 3,
@@ -167,18 +165,18 @@ def test_the_slurm_job_script_from_the_command_line_and_a_config_file(tmp_path, 
     assert ex.max_num_timeout == 3 and Path(ex.folder) == tmp_path / "jobs"
     jcfg = tmp_path / "slurm.json"
     jcfg.write_text(json.dumps({"time": 30, "max_requeues": 5}))
-    assert J.make_executor("slurm", tmp_path / "j", J.slurm_options(jcfg), "x").max_num_timeout == 5
+    assert E.make_executor("slurm", tmp_path / "j", E.slurm_options(jcfg), "x").max_num_timeout == 5
     monkeypatch.undo()
     if not submitit.SlurmExecutor.affinity() > 0:  # no srun here: a clear message, not a traceback
         with pytest.raises(ValueError, match="srun"):
-            J.make_executor("slurm", tmp_path / "j", opts)
+            E.make_executor("slurm", tmp_path / "j", opts)
 
 
 def test_bad_options_are_refused_with_a_message(tmp_path, capsys):
     with pytest.raises(ValueError, match=r"executor must be one of \['pool', 'submitit-local', 'slurm'\]"):
-        J.check_executor("foo")
+        E.check_executor("foo")
     with pytest.raises(ValueError, match="ambiguous.*pool.*submitit-local"):
-        J.check_executor("local")
+        E.check_executor("local")
     for kw, msg in ((dict(gpus_per_job=-1), "gpus_per_job must be an integer >= 0"),
                     (dict(time=0), "time must be a positive number of minutes"),
                     (dict(time="0:00:00"), "time must be"), (dict(time="1:75"), "time must be"),
@@ -187,17 +185,17 @@ def test_bad_options_are_refused_with_a_message(tmp_path, capsys):
                     (dict(partition="a b"), "partition must be a SLURM name"),
                     (dict(time=1, signal_delay_s=120), "signal_delay_s")):
         with pytest.raises(ValueError, match=msg):
-            J.SlurmOptions(**kw)
-    assert J.parse_time("2-01:30:00") == 2 * 1440 + 90 and J.parse_time("0:59:30") == 60 and J.parse_time(45) == 45
+            E.SlurmOptions(**kw)
+    assert E.parse_time("2-01:30:00") == 2 * 1440 + 90 and E.parse_time("0:59:30") == 60 and E.parse_time(45) == 45
     bad = tmp_path / "c.toml"
     bad.write_text('partition = "gpu"\ngpus = 2\n')
     with pytest.raises(ValueError, match=r"c.toml: unknown key\(s\) \['gpus'\]; allowed: .*gpus_per_job"):
-        J.slurm_options(bad)
+        E.slurm_options(bad)
     (tmp_path / "c.yaml").write_text("x: 1")
     with pytest.raises(ValueError, match=r"\.toml or \.json"):
-        J.load_config(tmp_path / "c.yaml")
+        E.load_config(tmp_path / "c.yaml")
     with pytest.raises(ValueError, match="device must be"):
-        J.check_device("gpu")
+        E.check_device("gpu")
     for argv, msg in ((["--executor", "foo"], "executor must be one of"),
                       (["--executor", "slurm"], "--scratch is required with --executor slurm"),
                       (["--executor", "slurm", "--scratch", str(tmp_path), "--time", "0"], "time must be"),
@@ -218,16 +216,16 @@ def test_device_auto_picks_cuda_when_present_and_cuda_without_a_gpu_is_an_error(
         resolve_device("cuda")
     with pytest.raises(ValueError, match="no CUDA GPU"):
         S.sweep("tiny", device="cuda", **QUIET)
-    assert J.check_device("cuda:1") == "cuda:1"  # a job's device is checked on its node, not here
+    assert E.check_device("cuda:1") == "cuda:1"  # a job's device is checked on its node, not here
     with pytest.raises(ValueError, match="needs gpus_per_job"):
-        E.submit("tiny", executor="submitit-local", device="cuda", options=J.SlurmOptions(gpus_per_job=0))
+        E.submit("tiny", executor="submitit-local", device="cuda", options=E.SlurmOptions(gpus_per_job=0))
 
 
 def test_the_package_works_without_submitit(tmp_path):
     code = ("import sys; sys.modules['submitit'] = None\n"
-            "from swingby.diffusion.runs import executors as E, job_options as J\n"
+            "from swingby.diffusion.runs import executors as E\n"
             "assert E.RunJob.__mro__[1] is object\n"
-            "try:\n    J.make_executor('slurm', sys.argv[1], J.SlurmOptions())\n"
+            "try:\n    E.make_executor('slurm', sys.argv[1], E.SlurmOptions())\n"
             "except ValueError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)

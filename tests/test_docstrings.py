@@ -1,10 +1,9 @@
-"""Docstring coverage of the ``swingby`` package (issue 13, item 3).
+"""Docstrings of the ``swingby`` package follow its public API, each module's ``__all__``.
 
-Every public function and every public method of a public class that takes two or
-more parameters (``self`` and ``cls`` not counted) should carry a numpydoc
-``Parameters`` section, the way QuantEcon.py documents nearly all of its functions.
-The book's API page (``book/api.md``) renders these docstrings with napoleon, and its
-strict build fails on a broken one; this test measures how many have the section.
+A public function, or a public method of a public class, that takes two or more parameters
+(``self`` and ``cls`` not counted) should carry a numpydoc ``Parameters`` section, which the
+book's API page (``book/api.md``) renders; every other function gets at most one line. A
+module without ``__all__`` counts its names without a leading underscore as public.
 """
 from __future__ import annotations
 
@@ -13,6 +12,8 @@ import inspect
 import pkgutil
 import re
 from pathlib import Path
+
+import pytest
 
 import swingby
 
@@ -38,24 +39,34 @@ def _params(func, bound: bool) -> list[str]:
     return names[1:] if bound else names
 
 
-def _counted(module) -> list[tuple[str, object, list[str]]]:
-    """Public functions of ``module`` and public methods of its public classes (defined
-    there, not imported) with two or more parameters, as ``(qualified name, function,
-    parameter names)``."""
+def _public(module, name: str) -> bool:
+    """Whether ``name`` is in the module's ``__all__`` (without one: has no leading underscore)."""
+    names = getattr(module, "__all__", None)
+    return name in names if names is not None else not name.startswith("_")
+
+
+def _defined(module) -> list[tuple[str, object, bool, list[str]]]:
+    """Functions of ``module`` and methods of its classes (defined there, not imported; no dunder
+    methods) as ``(qualified name, function, public, parameter names)``; a method is public when it
+    and its class are, and its ``self`` or ``cls`` is not counted."""
     out = []
     for name, obj in vars(module).items():
-        if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+        if getattr(obj, "__module__", None) != module.__name__:
             continue
         if inspect.isfunction(obj):
-            out.append((name, obj, _params(obj, bound=False)))
+            out.append((name, obj, _public(module, name), _params(obj, bound=False)))
         elif inspect.isclass(obj):
             for mname, member in vars(obj).items():
-                if mname.startswith("_"):
-                    continue
                 func = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
-                if inspect.isfunction(func):
-                    out.append((f"{name}.{mname}", func, _params(func, not isinstance(member, staticmethod))))
-    return [(n, f, p) for n, f, p in out if len(p) >= 2]
+                if inspect.isfunction(func) and not (mname.startswith("__") and mname.endswith("__")):
+                    public = _public(module, name) and not mname.startswith("_")
+                    out.append((f"{name}.{mname}", func, public, _params(func, not isinstance(member, staticmethod))))
+    return out
+
+
+def _counted(module) -> list[tuple[str, object, list[str]]]:
+    """Public functions and methods of ``module`` with two or more parameters."""
+    return [(n, f, p) for n, f, public, p in _defined(module) if public and len(p) >= 2]
 
 
 def _documented(doc: str) -> set[str]:
@@ -93,9 +104,9 @@ def report(table: dict) -> str:
 
 
 def test_the_walk_finds_the_package():
-    table = coverage()
-    assert "swingby.sim.data" in table and "swingby.capability.measures" in table
-    assert sum(t[1] for t in table.values()) >= 80
+    names = {m.__name__ for m in _modules()}
+    assert {"swingby.sim.data", "swingby.verdicts", "swingby.diffusion.runs.storage"} <= names
+    assert sum(t[1] for t in coverage().values()) >= 40
 
 
 def test_public_functions_have_a_parameters_section():
@@ -105,7 +116,6 @@ def test_public_functions_have_a_parameters_section():
     assert ok / n >= MIN_COVERAGE, (
         f"only {ok} of {n} public functions with two or more parameters have a numpydoc "
         f"Parameters section:\n{report(table)}")
-
 
 
 def test_parameters_sections_name_real_parameters():
@@ -119,6 +129,13 @@ def test_parameters_sections_name_real_parameters():
                 stale.append(f"{module.__name__}.{name}: documents {sorted(extra)}, takes {params}")
     assert not stale, "Parameters sections that name no parameter:\n" + "\n".join(stale)
 
+
+@pytest.mark.xfail(strict=False, reason="the parts are moving their private docstrings to one line")
+def test_private_functions_have_at_most_one_line():
+    long = [f"{module.__name__}.{name}" for module in _modules() for name, func, public, _ in _defined(module)
+            if not public and "\n" in (inspect.getdoc(func) or "")]
+    assert not long, f"{len(long)} functions outside __all__ with more than one line of docstring:\n" + \
+        "\n".join(long)
 
 
 def test_the_api_page_lists_every_public_module():

@@ -8,7 +8,7 @@ import torch
 
 from swingby.claims import ood_checks as CO
 from swingby.observations import ood_null as ON
-from swingby.observations.ood import _twin_data
+from swingby.observations.ood import twin_data
 from swingby.observations.runs import FIG2C_MU, SIGMA_05, record_grid
 from swingby.sim.data import make_sim
 
@@ -32,7 +32,7 @@ def test_null_audit_truncation_moves_the_rbf_model(config):
     """The module's audit: on the wide clusters the full run reaches x_hat, its truncated
     twin stays far from it, and delta is far above the check's threshold."""
     for seed in range(3):
-        full, cut, n_redrawn = _twin_data(CO.FIG16_CONFIGS[config], seed, 64, 5000, True)
+        full, cut, n_redrawn = twin_data(CO.FIG16_CONFIGS[config], seed, 64, 5000, True)
         assert n_redrawn > 100
         (full_end, cut_end), delta = _ends(CO.FIG16_CONFIGS[config], full, cut, 1000 + seed)
         assert full_end < 0.25 and cut_end > 0.9 and delta > 0.5 > CO.FIG16_MAX_DELTA
@@ -67,26 +67,3 @@ def test_rbf_twin_delta_is_zero_for_identical_twins():
     data = make_sim([1.0, 2.0], [0.5, 0.3], 3, 40, origin_cluster=True, seed=2)
     centers = ON.rbf_centers(dict(mu=[1.0, 2.0], sigma=[0.5, 0.3]), 3, data.rotation, 10, n_per_cluster=40)
     assert ON.rbf_twin_delta(data, data, centers, bandwidth=0.3, steps=[0, 5]) == 0.0
-
-
-def test_rbf_bad_input():
-    data = make_sim([1.0, 2.0], [0.5, 0.3], 3, 40, origin_cluster=True, seed=2)
-    cfg = dict(mu=[1.0, 2.0], sigma=[0.5, 0.3])
-    centers = ON.rbf_centers(cfg, 3, data.rotation, 10, n_per_cluster=40)
-    with pytest.raises(ValueError, match="n_centers"):
-        ON.rbf_centers(cfg, 3, data.rotation, 121, n_per_cluster=40)
-    with pytest.raises(ValueError, match="rotation"):
-        ON.rbf_centers(cfg, 3, np.eye(3), 10)
-    with pytest.raises(ValueError, match="bandwidth"):
-        ON.rbf_outputs(data, centers, bandwidth=0.0, steps=[1])
-    with pytest.raises(ValueError, match="steps"):
-        ON.rbf_outputs(data, centers, bandwidth=0.3, steps=[-1])
-    with pytest.raises(ValueError, match="centers"):
-        ON.rbf_outputs(data, centers[:, :2], bandwidth=0.3, steps=[1])
-    with pytest.raises(ValueError, match="data"):
-        ON.rbf_outputs(data.X, centers, bandwidth=0.3, steps=[1])
-    with pytest.raises(ValueError, match="lr"):
-        ON.rbf_outputs(data, centers, bandwidth=0.3, steps=[1], lr=-1.0)
-    other = make_sim([1.0, 2.0], [0.5, 0.3], 3, 40, origin_cluster=True, rotate=True, seed=5)
-    with pytest.raises(ValueError, match="x_hat"):
-        ON.rbf_twin_delta(data, other, centers, bandwidth=0.3, steps=[1])

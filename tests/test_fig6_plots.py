@@ -1,6 +1,6 @@
 """The figures of the diffusion chapter that read the registered checks
-(swingby.diffusion.fig6.plots.plot_weak_runs) and the speed figure without fits, on a
-synthetic sweep whose runs swing (or not) by construction."""
+(swingby.diffusion.fig6.plots) on a synthetic sweep whose runs swing (or not) by
+construction, the explorer's answers and the counts in words of its glued sentences."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -9,7 +9,9 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from swingby.diffusion.fig6 import plots as DP  # noqa: E402
+from swingby.diffusion.fig6.analysis import counted  # noqa: E402
 from swingby.diffusion.fig6.confirm import swing  # noqa: E402
+from swingby.diffusion.fig6.explorer import lean, seeds_blue  # noqa: E402
 from swingby.diffusion.readouts import run_paths  # noqa: E402
 
 STEPS = np.round(np.linspace(1, 50, 30) ** 2).astype(int)
@@ -76,3 +78,30 @@ def test_plot_run_speeds_draws_a_line_and_a_floor_per_run():
     labels = ax.get_legend_handles_labels()[1]
     assert labels[0].endswith("(moving above it)") and len(labels) == 3
     plt.close("all")
+
+
+def test_explorer_answers():
+    t = lean([0.1, 0.9], 0.3, "01")
+    assert "looks like red small (class 01): its P(small) exceeds its P(blue) by 0.80" in t
+    assert "still reddish" in t
+    t = lean([0.6, 0.4], 0.8, "10")
+    assert "P(blue) exceeds its P(small) by 0.20, less than" in t and "it is blue" in t
+    with pytest.raises(ValueError, match="toward"):
+        lean([0.1, 0.9], 0.3, "11")
+    assert seeds_blue([0.9, 0.8]).startswith("Yes: all of the 2")
+    assert seeds_blue([0.1, 0.2]).startswith("No: none of the 2")
+    t = seeds_blue([0.9, 0.2, 0.7])
+    assert t.startswith("No: 2 of the 3") and "blurs" in t
+
+
+def test_counted_reads_well_for_any_count():
+    assert counted(0, "run") == "no run"
+    assert counted(1, "run") == "one run"
+    assert counted(3, "run") == "3 runs"
+    assert counted(1, "percentage point") == "one percentage point"
+    assert counted(0, "run", verb=("has", "have")) == "no run has"
+    assert counted(2, "run", verb=("has", "have")) == "2 runs have"
+    with pytest.raises(ValueError, match="k"):
+        counted(-1, "run")
+    with pytest.raises(ValueError, match="verb"):
+        counted(2, "run", verb="has")

@@ -79,3 +79,7 @@ def test_the_positive_control_on_the_stored_sweep_is_reproducible():
     a, b = P.positive_control(res), P.positive_control(res)
     assert a.n == DESIGN.n_null_units and a.k == b.k and np.array_equal(a.passed, b.passed)
     assert 0 < a.k < a.n
+    parts = P.control_parts(res, n_per_run=2, seed=0)
+    assert parts.shape[1:] == (2, 4) and np.array_equal(parts[..., 0], parts[..., 1:].all(axis=-1))
+    with pytest.raises(ValueError, match="n_per_run"):
+        P.control_parts(res, n_per_run=0, seed=0)

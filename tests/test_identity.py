@@ -38,7 +38,7 @@ def test_covered_names_include_every_stage_that_makes_numbers():
 
 
 def test_docstring_and_comment_edits_keep_the_identity():
-    src = _edit("swingby.diffusion.data", '''    """RGB mean of the red (``blue=0``) or blue (``blue=1``) class.''',
+    src = _edit("swingby.diffusion.data", '''    """RGB mean ``(3,)`` of the red (``blue=0``) or blue (``blue=1``) class.''',
                 '''    """The RGB mean of the red (``blue=0``) or the blue (``blue=1``) class, reworded.''')
     src = _edit("swingby.diffusion.vdm", "        # antithetic time sampling: one uniform offset, evenly spread times\n",
                 "        # antithetic sampling of t (a comment rewritten)\n        # over two lines\n", src)
@@ -79,8 +79,9 @@ def test_code_that_makes_no_stored_number_is_not_covered():
     src = dict(SOURCES)
     src["swingby.diffusion.fig6.plots"] = SOURCES["swingby.diffusion.fig6.plots"] + "\n\nX_UNUSED = 1\n"
     src["swingby.diffusion.sweep"] = SOURCES["swingby.diffusion.sweep"] + "\n\ndef _unused():\n    return 2\n"
-    src["swingby.diffusion.sweep"] = src["swingby.diffusion.sweep"].replace(
-        "    return {\"git_commit\": commit,", "    commit = commit or None\n    return {\"git_commit\": commit,")
+    src["swingby.diffusion.runs.driver"] = _edit("swingby.diffusion.runs.driver", "    return {\"git_commit\": commit,",
+                                                 "    commit = commit or None\n    return {\"git_commit\": commit,",
+                                                 )["swingby.diffusion.runs.driver"]
     assert I.code_identity(src) == BASE
 
 

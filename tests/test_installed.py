@@ -1,7 +1,7 @@
 """A chapter runs from an installed, non-editable copy of the package, as in Colab or
-on a fresh machine: `pip install` of the repository, the stored results found through
-SWINGBY_RESULTS (and the open questions' through SWINGBY_OPEN_QUESTIONS_RESULTS), the
-status page's rows from the package's own data, the notebook executed outside the checkout."""
+on a fresh machine: `pip install` of the repository, every stored result found through the one
+setting SWINGBY_RESULTS (the folder holding `diffusion/` and `open_questions/`), the status
+page's rows from the package's own data, the notebook executed outside the checkout."""
 import os
 import shutil
 import subprocess
@@ -28,13 +28,12 @@ def test_a_chapter_runs_from_an_installed_copy(tmp_path, monkeypatch):
     nb = nbformat.read(ROOT / "book" / CHAPTER, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(
         f"import swingby\nassert swingby.__file__.startswith({str(site)!r}), swingby.__file__"))
-    # the open-questions chapter's stored runs, found through their own variable
+    # the open questions' stored runs, found through the same setting
     nb.cells.insert(1, nbformat.v4.new_code_cell(
         "from swingby.open_questions.store import load, source_identity\n"
         "_, meta = load('batch')\nassert meta['source_identity'] == source_identity(), meta"))
     monkeypatch.setenv("PYTHONPATH", str(site))
-    monkeypatch.setenv("SWINGBY_RESULTS", str(ROOT / "results" / "diffusion"))
-    monkeypatch.setenv("SWINGBY_OPEN_QUESTIONS_RESULTS", str(ROOT / "results" / "open_questions"))
+    monkeypatch.setenv("SWINGBY_RESULTS", str(ROOT / "results"))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("SWINGBY_STATIC", "1")  # executed with nobody at it: no widgets
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(run)}}).execute()

@@ -83,16 +83,18 @@ TINY = dict(image_size=8, widths=(8, 8, 8), n_res=1, attention=False, steps=8, b
 
 
 def test_a_tiny_search_runs_stops_and_stores_its_table(tmp_path, monkeypatch):
-    monkeypatch.setenv("SWINGBY_RESULTS", str(tmp_path))
+    monkeypatch.setenv("SWINGBY_RESULTS", str(tmp_path))  # the results folder: the search goes to its diffusion/
+    out = tmp_path / "diffusion"
     monkeypatch.setattr(LS, "BASE", {**LS.BASE, **TINY})
     rows = LS.run_search(only=["two blocks per level"], progress=False)
     assert [r["name"] for r in rows] == ["two blocks per level"] and rows[0]["decided"]
     assert not rows[0]["passes"]  # eight steps draw no discs
     assert len(rows[0]["runs"]) < 4  # decided by its first run: the others were not trained
     assert not (LS.search_dir() / "partial").exists()
-    doc = json.loads((tmp_path / "search-4800.json").read_text())
+    assert LS.search_dir() == out / "search-4800"
+    doc = json.loads((out / "search-4800.json").read_text())
     assert doc["criterion"] == LS.CRITERION and doc["state"]["pending"][0] == "slower lr and EMA"
-    res = ST.load_results(tmp_path / "search-4800" / rows[0]["file"])
+    res = ST.load_results(out / "search-4800" / rows[0]["file"])
     assert res["disc"].dtype == bool and res["rep_disc"].shape[2] == 4
     assert set(res["meta"]["claims_fingerprints"]) == {"diffusion", "capability"}
 

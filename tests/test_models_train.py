@@ -118,3 +118,10 @@ def test_record_steps_and_log_steps(data):
 def test_train_argument_errors(data, kwargs, words):
     with pytest.raises(ValueError, match=words):
         train(MLP(6, 1), data, **{"epochs": 1, **kwargs})
+
+
+def test_training_data_with_nan_is_refused(data):
+    X = data.X.clone()
+    X[3, 1] = float("nan")
+    with pytest.raises(ValueError, match="data.X must be finite"):
+        train(MLP(6, 1), data._replace(X=X), epochs=1)

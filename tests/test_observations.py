@@ -5,12 +5,10 @@ import pytest
 from swingby.observations.hypercube import comparable_pairs, hypercube_learning_times, order_property
 from swingby.observations.learning import (
     Displacements,
-    OrderAgreement,
     a_diagonal,
     displacement_per_interval,
     learning_times,
     marker_indices,
-    order_agreement,
     slowdown,
 )
 from swingby.observations.ood import TruncationTwins, relative_distance, truncation_twins
@@ -25,14 +23,7 @@ from swingby.observations.runs import (
     record_grid,
     run_sweep,
 )
-from swingby.observations.swingby import (
-    SeedStatistics,
-    loss_rise,
-    low_vs_high_pvalue,
-    record_rise,
-    seed_statistics,
-    swingby_check,
-)
+from swingby.observations.swingby import SeedStatistics, loss_rise, record_rise, seed_statistics
 from swingby.sim.train_loop import TrainRecord
 
 
@@ -48,13 +39,9 @@ def _record(traj, mu=(1.0, 2.0), steps=None):
 
 
 def test_loss_rise():
-    assert loss_rise(np.array([4.0, 3.0, 2.0, 1.0])) == 0.0
-    assert loss_rise(np.array([4.0, 1.0, 3.0, 0.5])) == pytest.approx(0.5)
+    assert loss_rise(np.array([4.0, 3.0, 2.0, 1.0]), 4.0) == 0.0
+    assert loss_rise(np.array([4.0, 1.0, 3.0, 0.5]), 4.0) == pytest.approx(0.5)
     assert loss_rise(np.array([4.0, 1.0, 3.0, 0.5]), scale=8.0) == pytest.approx(0.25)
-    with pytest.raises(ValueError, match="scale must be > 0"):
-        loss_rise(np.array([1.0, 2.0]), scale=0.0)
-    with pytest.raises(ValueError, match="1-D curve"):
-        loss_rise(np.array([1.0]))
 
 
 def test_learning_times_order_and_rise():
@@ -183,57 +170,6 @@ def test_slowdown():
     assert slowdown(steady, 10) == pytest.approx(1.0)  # constant speed: the null gives 1
     with pytest.raises(ValueError, match="never moves"):
         slowdown(_record(np.zeros((101, 2)), steps=np.arange(101)), 10)
-
-
-def _sweep_record(first, mu, sigma):
-    """A record whose concept ``first`` reaches half-way first, with ``mu`` and ``sigma`` in its config."""
-    t = np.linspace(0, 1, 11)
-    fast, slow = np.clip(t / 0.4, 0, 1), np.clip(t / 1.2, 0, 1)
-    cols = [fast, slow] if first == 0 else [slow, fast]
-    rec = _record(np.stack(cols, axis=1) * np.asarray(mu), mu=mu)
-    rec.config.update(mu=mu, sigma=sigma, origin_cluster=True)
-    return rec
-
-
-def test_order_agreement_rules():
-    # a = sigma^2 + mu^2 / 3: the first has a_1 > a_2 through sigma alone (mu_1 < mu_2)
-    recs = [_sweep_record(0, (1.0, 2.0), (2.0, 0.2)), _sweep_record(1, (1.0, 2.0), (0.2, 0.2)),
-            _sweep_record(0, (2.0, 2.0), (0.2, 0.2))]  # equal a: not clear
-    out = order_agreement(recs)
-    assert isinstance(out, OrderAgreement) and out == (2, 2)
-    assert order_agreement(recs, rule="mu") == (2, 1)  # the null misses the diversity-driven run
-    assert order_agreement(recs, margin=100.0) == (0, 0)
-    with pytest.raises(ValueError, match="rule must be one of"):
-        order_agreement(recs, rule="sigma")
-    with pytest.raises(ValueError, match="margin"):
-        order_agreement(recs, margin=0.5)
-    with pytest.raises(ValueError, match="records"):
-        order_agreement([])
-
-
-def _stats(rises, threshold=0.05):
-    rises = np.asarray(rises, dtype=float)
-    return SeedStatistics(len(rises), rises, float((rises > threshold).mean()), float(rises.mean()),
-                          float(rises.max()))
-
-
-def test_low_vs_high_pvalue_and_swingby_check():
-    low = _stats([0.1] * 5 + [0.0] * 15)
-    stats = {2: low, 3: low, 8: low, 64: _stats([0.0] * 20)}
-    p = low_vs_high_pvalue(stats, 0.05)
-    assert 0 < p < 0.05
-    assert swingby_check(stats, 0.2, 0.001, p, threshold=0.05)
-    assert not swingby_check(stats, 0.2, 0.02, p, threshold=0.05)  # the d = 64 twin rises too much
-    assert not swingby_check(stats, 0.2, 0.001, 0.5, threshold=0.05)  # not significant
-    flat = {d: _stats([0.0] * 20) for d in (2, 3, 8, 64)}  # the null: never non-monotone
-    assert low_vs_high_pvalue(flat, 0.05) == 1.0
-    assert not swingby_check(flat, 0.0, 0.0, 1.0, threshold=0.05)
-    with pytest.raises(ValueError, match="stats has no entry for d"):
-        low_vs_high_pvalue({2: low}, 0.05)
-    with pytest.raises(ValueError, match="stats must be a dict"):
-        swingby_check({2: {"fraction": 0.1}}, 0.2, 0.0, 0.01, threshold=0.05)
-    with pytest.raises(ValueError, match="pvalue"):
-        swingby_check(stats, 0.2, 0.0, 2.0, threshold=0.05)
 
 
 def test_hypercube_learning_times():

@@ -1,6 +1,6 @@
-"""Unit tests of swingby.open_questions (issue 27): the frozen rules, the engine against
-the book's batched engine, the exact full-batch shortcut, the checks, the theory of
-normalised inputs, bad arguments, and a replay of one stored entry."""
+"""Unit tests of swingby.open_questions: the frozen rules, the engine against the book's
+batched engine, the exact full-batch shortcut, the checks, the theory of normalised
+inputs, bad arguments, and a replay of one stored entry."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,15 +12,8 @@ import torch
 from swingby.open_questions import checks as C
 from swingby.open_questions import rules as R
 from swingby.open_questions.engine import moment_points, train_pairs
-from swingby.open_questions.experiments import (
-    Cell,
-    cell_records,
-    check_cell,
-    experiment_cells,
-    run_measures,
-    standardiser,
-)
-from swingby.open_questions.store import RESULTS, load, run_experiment, source_identity
+from swingby.open_questions.experiments import experiment_cells, standardiser
+from swingby.open_questions.store import load, results_dir, run_experiment, source_identity
 from swingby.open_questions.theory import flow_learning_times, normalised_moment
 from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
@@ -40,8 +33,6 @@ def test_rules_are_frozen():
 
 
 def test_rules_bad_arguments():
-    with pytest.raises(ValueError, match="rules"):
-        R.values(object())
     with pytest.raises(ValueError, match="verdict_word"):
         R.answer("maybe")
     assert R.answer("partly") == "holds in part"
@@ -60,10 +51,6 @@ def test_moment_points_give_the_full_batch_run():
     assert np.abs(ra[0].outputs - rb[0].outputs).max() < 1e-5
     P = moment_points(d.X).double()
     assert torch.allclose(P.mean(0), d.X.double().mean(0), atol=1e-5)
-    with pytest.raises(ValueError, match="X"):
-        moment_points(torch.zeros(3))
-    with pytest.raises(ValueError, match="finite"):
-        moment_points(torch.tensor([[np.nan, 0.0]]))
 
 
 def test_train_pairs_with_equal_inputs_and_targets_is_train_batched():
@@ -72,28 +59,11 @@ def test_train_pairs_with_equal_inputs_and_targets_is_train_batched():
     b = [MLP(2, 2, 4, activation="relu", seed=s) for s in (1, 2)]
     ra = train_batched(a, [d, d], lr=0.01, epochs=2, record_steps=[0, 3, 8], record_train_loss=False, seed=[5, 6])
     X = torch.stack([d.X, d.X])
-    out = train_pairs(b, X, X, torch.stack([d.test_points] * 2), lr=0.01, epochs=2, record_steps=[0, 3, 8],
-                      seed=[5, 6])
+    out = train_pairs(b, X, X, torch.stack([d.test_points] * 2), lr=0.01, batch_size=128, epochs=2,
+                      record_steps=[0, 3, 8], seed=[5, 6])
     rot = d.rotation.double().numpy()
     for k in range(2):
         assert np.abs(ra[k].outputs - out[k] @ rot).max() < 1e-5
-
-
-def test_train_pairs_bad_arguments():
-    d = _data()
-    m = [MLP(2, 1, seed=0)]
-    X = d.X[None]
-    P = d.test_points[None]
-    with pytest.raises(ValueError, match="models"):
-        train_pairs([], X, X, P)
-    with pytest.raises(ValueError, match="inputs"):
-        train_pairs(m, X[0], X, P)
-    with pytest.raises(ValueError, match="record_steps"):
-        train_pairs(m, X, X, P, record_steps=[5, 2])
-    with pytest.raises(ValueError, match="seed"):
-        train_pairs(m, X, X, P, seed=[1, 2])
-    with pytest.raises(ValueError, match="lr"):
-        train_pairs(m, X, X, P, lr=-1)
 
 
 def test_cells_and_measures():
@@ -101,33 +71,13 @@ def test_cells_and_measures():
     assert n == R.OQ_RULES.batch_seeds and [c.mode for c in cells] == list(R.OQ_RULES.batch_modes)
     with pytest.raises(ValueError, match="name"):
         experiment_cells("colour")
-    with pytest.raises(ValueError, match="cell.mode"):
-        check_cell(Cell(mode="half"))
-    with pytest.raises(ValueError, match="cell.mode"):
-        check_cell(Cell(mode="full_steps", activation="relu"))
-    with pytest.raises(ValueError, match="cell"):
-        check_cell((4, "linear"))
-    with pytest.raises(ValueError, match="cell.init_scale"):
-        check_cell(Cell(init_scale=0.0))
-    with pytest.raises(ValueError, match="rec"):
-        run_measures(None)
-    with pytest.raises(ValueError, match="X"):
-        standardiser(torch.zeros(5, 2))
 
 
-def test_theory_bad_arguments_and_moment():
+def test_normalised_moment():
     M = normalised_moment(np.eye(2))
     assert M.M.shape == (3, 3)
     with pytest.raises(ValueError, match="Z"):
         normalised_moment(np.zeros(3))
-    X = np.random.default_rng(0).normal(size=(50, 2))
-    with pytest.raises(ValueError, match="test_input"):
-        flow_learning_times(X, X, np.zeros(3), np.zeros((2, 2)), np.zeros(2), lambda y: y, (1.0, 1.0))
-    with pytest.raises(ValueError, match="back"):
-        flow_learning_times(X, X, np.zeros(2), np.zeros((2, 2)), np.zeros(2), None, (1.0, 1.0))
-    with pytest.raises(ValueError, match="singular"):
-        flow_learning_times(np.zeros((5, 2)), np.zeros((5, 2)), np.zeros(2), np.zeros((2, 2)), np.zeros(2),
-                            lambda y: y, (1.0, 1.0))
 
 
 def test_theory_predicts_the_faster_direction_first():
@@ -144,14 +94,10 @@ def test_theory_predicts_the_faster_direction_first():
 
 
 def test_checks():
-    c = C.cell_check([True] * 10, [False] * 40)
+    c = C.cell_check(np.array([True] * 10), np.array([False] * 40))
     assert c.verdict == "reproduced" and c.answer == "holds" and c.null_rate == 0
-    c = C.cell_check([True] * 3 + [False] * 7, [True] * 20 + [False] * 20)
+    c = C.cell_check(np.array([True] * 3 + [False] * 7), np.array([True] * 20 + [False] * 20))
     assert c.answer == "undecided"
-    with pytest.raises(ValueError, match="passes"):
-        C.cell_check([], [True])
-    with pytest.raises(ValueError, match="null_passes"):
-        C.cell_check([True], [2])
     assert C.fisher_two_sided(10, 10, 0, 10) < 0.01
     with pytest.raises(ValueError, match="k1"):
         C.fisher_two_sided(11, 10, 0, 10)
@@ -168,7 +114,7 @@ def test_checks():
         C.prediction_test([True], [True, False], [True, False])
 
 
-@pytest.mark.skipif(not (RESULTS / "batch.npz").is_file(), reason="no stored results")
+@pytest.mark.skipif(not (results_dir() / "batch.npz").is_file(), reason="no stored results")
 def test_replay_one_stored_entry():
     """Recompute the full-batch equal-epochs cell (cheap) for two seeds and compare with
     the stored measures."""
@@ -181,11 +127,7 @@ def test_replay_one_stored_entry():
     assert len(source_identity()) == 12
 
 
-def test_cell_records_bad_arguments():
-    with pytest.raises(ValueError, match="seeds"):
-        cell_records(Cell(depth=1), [1, 1])
-    with pytest.raises(ValueError, match="rules"):
-        cell_records(Cell(depth=1), [1], rules=None)
+def test_load_bad_name():
     with pytest.raises(ValueError, match="name"):
         load("colour")
 
@@ -241,23 +183,19 @@ def test_the_stored_runs_are_made_by_todays_code():
 
 
 def test_the_results_directory_can_be_named_for_an_installed_copy(tmp_path, monkeypatch):
-    from swingby.open_questions import store
+    from swingby import results
 
-    monkeypatch.delenv(store.ENV_VAR, raising=False)
-    assert store.results_dir() == store.RESULTS
-    monkeypatch.setenv(store.ENV_VAR, str(tmp_path))
-    assert store.results_dir() == tmp_path
-    with pytest.raises(ValueError, match=store.ENV_VAR):
+    monkeypatch.delenv("SWINGBY_RESULTS", raising=False)
+    assert results_dir() == results.REPO_RESULTS / "open_questions"
+    monkeypatch.setenv("SWINGBY_RESULTS", str(tmp_path))
+    assert results_dir() == tmp_path / "open_questions"
+    with pytest.raises(ValueError, match="SWINGBY_RESULTS"):
         load("batch")  # nothing stored there: the message says how to point at the results
 
 
-def test_the_identity_helpers_keep_an_emptied_body_and_refuse_other_input():
+def test_the_identity_helpers_keep_an_emptied_body():
     import ast
 
-    from swingby._source_identity import code_only, strip_docstrings
+    from swingby._source_identity import strip_docstrings
 
     assert isinstance(strip_docstrings(ast.parse('"""only a docstring"""')).body[0], ast.Pass)
-    with pytest.raises(ValueError, match="source"):
-        code_only(b"x = 1")
-    with pytest.raises(ValueError, match="tree"):
-        strip_docstrings("x = 1")

@@ -1,6 +1,5 @@
-"""Q1's diffusion contrast (issue 27): swingby.open_questions.diffusion_init and
-diffusion_init_runs. The design is
-fixed before its runs (fingerprint), the stored default run of a (separation, seed) is
+"""Q1's diffusion contrast: swingby.open_questions.diffusion_init and
+diffusion_init_runs. The design is fixed before its runs (fingerprint), the stored default run of a (separation, seed) is
 the contrast run's counterpart, and runner, reader, answer rule and figure work end to
 end on tiny sweeps (seconds) and on constructed outcomes."""
 from __future__ import annotations
@@ -146,10 +145,6 @@ def test_every_branch_of_the_answer(default, larger, word, passing):
     ans = DI.contrast_answer(_runs(default), _runs(larger))
     assert ans.word == word and ans.passing == passing and ans.n_seeds == 3
     assert ans.reference == tuple(s for s, v in default.items() if v)
-    sentence = DI.answer_sentence(ans)
-    assert sentence.startswith("From 3 times") and sentence.endswith(".")
-    if word not in ("pending",):
-        assert "contrast, not a frequency" in sentence
 
 
 def test_the_criterion_is_the_position_search_s_per_seed():
@@ -178,23 +173,15 @@ def test_bad_arguments_name_the_argument(tmp_path):
         DI.contrast_answer(_runs({0: 1}), _runs({0: 1}), ())
     with pytest.raises(ValueError, match="seeds"):
         DI.contrast_answer(_runs({0: 1}), _runs({0: 1}), (-1,))
-    with pytest.raises(ValueError, match="ans"):
-        DI.answer_sentence("holds")
     with pytest.raises(ValueError, match="overrides"):
         DI.contrast_preset(init_scale=2.0)
-    with pytest.raises(ValueError, match="preset must be"):
-        DR.run_contrast(preset="cpu", out_dir=tmp_path)
-    with pytest.raises(ValueError, match="preset must have a larger"):
-        DR.run_contrast(preset=get_preset("tiny"), out_dir=tmp_path)
     with pytest.raises(ValueError, match="preset must be"):
         DR.read_contrast(preset="cpu", out_dir=tmp_path)
 
 
 def test_the_results_live_under_the_open_questions_results(tmp_path, monkeypatch):
-    from swingby.open_questions import store
-
-    monkeypatch.setenv(store.ENV_VAR, str(tmp_path))
-    assert DR.contrast_dir() == tmp_path / "diffusion_init"
+    monkeypatch.setenv("SWINGBY_RESULTS", str(tmp_path))
+    assert DR.contrast_dir() == tmp_path / "open_questions" / "diffusion_init"
     with pytest.raises(ValueError, match="python -m swingby.open_questions diffusion-init"):
         DR.read_contrast()
 

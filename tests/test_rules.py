@@ -1,9 +1,8 @@
-"""The rules of the diffusion and capability checks are frozen before the data they
-judge (issue 21, item 1), and the verdict rule maps outcomes to its five words.
+"""The thresholds of the diffusion and capability checks are frozen before the data they
+judge, and the outcome rule of :mod:`swingby.verdicts` maps a check's outcome to its five words.
 
-If ``test_rules_are_frozen`` fails, a rule changed: a sweep made under the old rules
-(its meta records ``rules_fingerprint``) must then be judged under both, and the
-chapter must show the result under the old and the new rule before the constant here
+If ``test_rules_are_frozen`` fails, a rule changed: a sweep made under the old rules (its
+meta records ``rules_fingerprint``) must then be judged under both before the constant here
 is updated.
 """
 from __future__ import annotations
@@ -11,13 +10,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from swingby import audit, verdicts
 from swingby.diffusion import rules as R
-from swingby.diffusion import rules_report as RR
 
-#: the fingerprint of the rules as fixed before the new sweep (issue 21, item 1)
+#: the fingerprint of the rules as fixed before the new sweep
 FROZEN_FINGERPRINT = "a6dca671e2cd40c9"
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "diffusion"
 
@@ -28,263 +26,67 @@ def test_rules_are_frozen():
         "chapter, then record the new fingerprint here")
 
 
-def _stored_sweeps() -> list[Path]:
-    return sorted(RESULTS.glob("sweep_*.npz"))
-
-
-@pytest.mark.parametrize("path", _stored_sweeps(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(RESULTS.glob("sweep_*.npz")), ids=lambda p: p.name)
 def test_stored_sweeps_were_judged_by_these_rules(path):
-    """A sweep that records the rules' fingerprint must have been made under today's
-    rules; one that records none predates them, and then the old rules must be kept."""
+    """A sweep that records the rules' fingerprint was made under today's rules; only the
+    earlier sweep that the audit appendix's history names may record none."""
     from swingby.diffusion.runs.storage import load_results
     meta = load_results(path)["meta"]
     if "rules_fingerprint" in meta:
         assert meta["rules_fingerprint"] == R.fingerprint(), (
             f"{path.name} was made under rules {meta['rules_fingerprint']}, today's are {R.fingerprint()}")
-        assert R.sweep_rules(meta) == "current"
     else:
-        assert R.sweep_rules(meta) == "predates"
-        assert isinstance(R.OLD_RULES, R.OldRules) and R.fingerprint(R.OLD_RULES) != R.fingerprint()
-
-
-def test_sweep_rules_refuses_a_sweep_made_under_other_rules():
-    assert R.sweep_rules({"rules_fingerprint": R.fingerprint()}) == "current"
-    assert R.sweep_rules({}) == "predates"
-    with pytest.raises(ValueError, match="rule changed"):
-        R.sweep_rules({"rules_fingerprint": "0" * 16})
+        assert path.name == audit.EARLIER_SWEEP_FILE, f"{path.name} records no rules fingerprint"
 
 
 def test_fingerprint_reads_values_not_text():
     same = R.Rules(**dataclasses.asdict(R.RULES))
-    assert R.fingerprint(same) == R.fingerprint()
+    assert R.fingerprint(same) == R.fingerprint() == verdicts.fingerprint(R.RULES)
     assert R.fingerprint(dataclasses.replace(R.RULES, z=2.5)) != R.fingerprint()
+    assert R.fingerprint(dataclasses.replace(R.RULES, crossing_levels=(0.5, 0.6))) != R.fingerprint()
     assert len(R.fingerprint()) == 16
     with pytest.raises(dataclasses.FrozenInstanceError):
         R.RULES.z = 3.0
-    assert R.changed(R.OLD_RULES, R.RULES) == {}  # every shared rule kept its value so far
-    assert "stopped_factor" in R.values() and "slowing_factor" in R.values(R.OLD_RULES)
 
 
-def test_the_old_checks_read_their_defaults_from_old_rules():
-    import inspect
-
-    from swingby.capability import claims as capability_claims
-    from swingby.diffusion.fig6 import claims, slowing
-    assert inspect.signature(slowing.slowing_checks).parameters["factor"].default == R.OLD_RULES.slowing_factor
-    assert inspect.signature(claims.order_check).parameters["n"].default == R.OLD_RULES.n_null_order
-    assert inspect.signature(capability_claims.robustness_check).parameters["max_ratio"].default \
-        == R.OLD_RULES.max_spread_ratio
+def test_the_outcome_rule_has_the_levels_of_the_diffusion_rules():
+    assert (R.RULES.alpha, R.RULES.power) == (verdicts.ALPHA, verdicts.POWER)
+    assert (R.RULES.every_seed_fraction, R.RULES.partly_seed_fraction) == \
+        (verdicts.EVERY_SEED_FRACTION, verdicts.PARTLY_SEED_FRACTION)
 
 
 @pytest.mark.parametrize("outcome, word", [
-    (R.Outcome(5, 5, 0.01), "reproduced"),
-    (R.Outcome(3, 5, 0.01), "partly"),
-    (R.Outcome(5, 5, 0.2), "inconclusive"),       # the null passes too often
-    (R.Outcome(5, 5, 0.01, decidable=False), "inconclusive"),
-    (R.Outcome(0, 0, 0.0), "inconclusive"),       # nothing measurable
-    (R.Outcome(1, 5, 0.04), "inconclusive"),      # some pass, not significantly
-    (R.Outcome(5, 5, 0.01, opposite=True), "differs"),
-    (R.Outcome(0, 5, 0.01), "not reproduced"),
+    (verdicts.Outcome(5, 5, 0.01), "reproduced"),
+    (verdicts.Outcome(3, 5, 0.01), "partly"),
+    (verdicts.Outcome(5, 5, 0.2), "inconclusive"),       # the null passes too often
+    (verdicts.Outcome(5, 5, 0.01, decidable=False), "inconclusive"),
+    (verdicts.Outcome(0, 0, 0.0), "inconclusive"),       # nothing measurable
+    (verdicts.Outcome(1, 5, 0.04), "inconclusive"),      # some pass, not significantly
+    (verdicts.Outcome(5, 5, 0.01, opposite=True), "differs"),
+    (verdicts.Outcome(0, 5, 0.01), "not reproduced"),
 ])
-def test_verdict_rule(outcome, word):
-    assert R.verdict(outcome) == word and word in R.VERDICTS
+def test_outcome_rule(outcome, word):
+    assert verdicts.outcome_verdict(outcome) == word
 
 
 def test_sample_size_calculations():
-    assert R.seeds_needed(0.01, 0.02) is None
-    a, b = R.seeds_needed(0.5, 0.05), R.seeds_needed(0.9, 0.05)
+    assert verdicts.seeds_needed(0.01, 0.02) is None
+    a, b = verdicts.seeds_needed(0.5, 0.05), verdicts.seeds_needed(0.9, 0.05)
     assert a > b >= 1
-    assert R.binomial_p(5, 5, 0.01) < 1e-6 and R.binomial_p(0, 5, 0.01) == 1.0
-    assert R.runs_needed_for_r(0.24) > R.runs_needed_for_r(0.5) > 10
-    assert R.runs_needed_for_r(-0.1) is None
-
-
-def test_the_report_is_generated_from_the_rules():
-    text = (RESULTS / "rules_on_stored_sweep.md").read_text()
-    assert "Generated by `python -m swingby.diffusion.rules_report`" in text
-    assert f"Rules fingerprint `{R.fingerprint()}`" in text, "regenerate: python -m swingby.diffusion.rules_report"
-    from swingby.diffusion.runs.storage import load_results
-    from swingby.diffusion.tables import _independence
-
-    res = load_results(RR.DEFAULT_SWEEP)  # the report is of the sweep the earlier rules judged
-    assert _independence(res) in text, "regenerate: python -m swingby.diffusion.rules_report"
-    assert f"the sweep's: `{res['meta'].get('rules_fingerprint')}`" in text
-
-
-# ----------------------------------------------------------------------------- Fig. 6 checks
-STEPS = [int(s) for s in np.round(np.linspace(0, np.sqrt(2400), 12) ** 2)]
-K = len(STEPS)
-SMALL = dataclasses.replace(R.RULES, n_null=60, n_resamples=199)
-
-
-def _logistic(onset, width=0.06):
-    x = np.sqrt(np.asarray(STEPS, float) / STEPS[-1])
-    return 1 / (1 + np.exp(-(x - onset) / width))
-
-
-def _fig6(dip: bool, rng, S=5, n=64) -> dict:
-    """Two separations; size is learned first at the weak one. With ``dip`` class 11's
-    P(blue) falls from 0.35 to 0 (red small) and returns; without it goes up monotonically."""
-    pts = np.zeros((2, S, K, 4, 2))
-    for j in range(S):
-        early, late = _logistic(0.3 + 0.02 * j), _logistic(0.6 + 0.02 * j)
-        for i in range(2):
-            size, col = (early, late) if i == 0 else (late, early)
-            pts[i, j, :, 1, 1], pts[i, j, :, 2, 0] = size, col
-            blue = 0.35 * (1 - early) + 0.6 * late if dip else 0.35 + 0.6 * late
-            pts[i, j, :, 3] = np.stack([blue, 0.05 + 0.9 * early], -1) if i == 0 else \
-                np.stack([0.35 + 0.6 * col, 0.05 + 0.9 * size], -1)
-    probs = np.clip(pts[..., None, :] + rng.normal(0, 0.1, pts.shape[:-1] + (n, 2)), 0, 1)
-    pixels = np.ones(probs.shape[:-1] + (4,))
-    rep = np.clip(pts[:, :, -1][:, :, None, :, None, :] + rng.normal(0, 0.1, (2, S, 4, 4, n, 2)), 0, 1)
-    meta = {"config": {"separations": [0.2, 0.7], "seeds": list(range(S))}, "checkpoint_steps": STEPS}
-    return {"probs": probs, "pixels": pixels, "rep_probs": rep, "meta": meta}
-
-
-def test_dip_check_passes_with_the_swing_and_fails_on_l_shapes():
-    from swingby.diffusion.fig6 import checks as F
-    rng = np.random.default_rng(0)
-    with_dip = F.dip_checks(_fig6(True, rng), SMALL)
-    assert with_dip[0].toward == "01" and with_dip[0].per_seed.all() and with_dip[0].verdict == "reproduced"
-    assert with_dip[0].null_pass_rate <= 0.05
-    assert with_dip[1].toward == "10" and not with_dip[1].decidable and with_dip[1].verdict == "inconclusive"
-    without = F.dip_checks(_fig6(False, rng), SMALL)   # an L-shape: size first, then colour, no swing
-    assert not without[0].per_seed.any() and without[0].verdict == "not reproduced"
-    share, oc, word = F.weak_signal_dip(with_dip, SMALL)
-    assert share.tolist() == [1.0] * 5 and word == "reproduced"
-    paths = F.monotone_per_coordinate(np.array([0.3, 0.0]), np.array([1.0, 1.0]), STEPS, np.zeros((K, 2)), 50, rng)
-    assert np.all(np.diff(paths, axis=1) >= -1e-12)  # monotone in each coordinate without noise
-
-
-def test_dip_needs_both_a_fall_and_a_recovery():
-    from swingby.diffusion.fig6.checks import dip
-    se = np.full(5, 0.01)
-    assert dip(np.array([0.35, 0.1, 0.05, 0.3, 0.9]), se).passed
-    assert not dip(np.array([0.35, 0.1, 0.05, 0.05, 0.05]), se).passed  # no recovery
-    assert not dip(np.array([0.35, 0.4, 0.6, 0.8, 0.9]), se).passed     # no fall
-    assert not dip(np.array([0.35, 0.1, 0.05, 0.3, 0.9]), np.full(5, 0.2)).passed  # within the noise
-
-
-def _mse_sweep(rise: bool, rng, S=5, n=64) -> dict:
-    """Class 11 from (0.7, 0.5) via red small (0, 1) to (1, 1) (with ``rise``), or straight."""
-    e, late = _logistic(0.3), _logistic(0.65)
-    if rise:
-        path = np.stack([0.7 * (1 - e) + late, 0.5 + 0.5 * e], -1)
-    else:
-        path = np.stack([0.7 + 0.3 * late, 0.5 + 0.5 * e], -1)
-    probs = np.zeros((1, S, K, 4, n, 2))
-    probs[:, :, :, 3] = np.clip(path[None, None, :, None] + rng.normal(0, 0.1, (1, S, K, n, 2)), 0, 1)
-    pixels = np.ones(probs.shape[:-1] + (4,))
-    pixels[:, :, 0, :, :, 0] = 0.0   # the first checkpoint: noise, no disc
-    return {"probs": probs, "pixels": pixels,
-            "meta": {"config": {"separations": [0.2], "seeds": list(range(S))}, "checkpoint_steps": STEPS}}
-
-
-def test_mse_rise_on_the_disc_read_out():
-    from swingby.diffusion.fig6 import mse_checks as FM
-    rng = np.random.default_rng(1)
-    up = FM.mse_rise_checks(_mse_sweep(True, rng), SMALL)[0]
-    assert up.per_seed.all() and up.decidable.all() and up.null_pass_rate <= 0.05 and up.verdict == "reproduced"
-    flat = FM.mse_rise_checks(_mse_sweep(False, rng), SMALL)[0]
-    assert not flat.per_seed.any() and flat.verdict != "reproduced"
-    pts, se = FM.disc_points(_mse_sweep(True, rng), SMALL)
-    assert np.isnan(pts[0, :, 0]).all() and np.isfinite(pts[0, :, 1:]).all()
-    noise_path = np.array([[0.33, 0.02], [0.8, 0.02], [1.0, 0.0], [1.0, 1.0]])   # from noise through blue big
-    assert not FM.swing_decidable(noise_path, SMALL)
-    assert FM.swing_decidable(np.array([[0.6, 0.6], [1.0, 0.0], [1.0, 1.0]]), SMALL)
-
-
-def _slow_sweep(decays: bool, rng, S=5, n=64) -> dict:
-    t = np.asarray(STEPS, float)
-    x = 0.9 - 0.6 * np.exp(-t / 250) if decays else 0.3 + 0.6 * t / t[-1]
-    probs = np.zeros((1, S, K, 4, n, 2))
-    probs[..., 1, :, :] = [0.0, 1.0]
-    probs[..., 2, :, :] = [1.0, 0.0]
-    probs[:, :, :, 3] = np.clip(np.stack([x, x], -1)[None, None, :, None] + rng.normal(0, 0.05, (1, S, K, n, 2)), 0, 1)
-    return {"probs": probs, "meta": {"config": {"separations": [0.5], "seeds": list(range(S))},
-                                     "checkpoint_steps": STEPS}}
-
-
-def test_terminal_slowing_against_a_model_that_keeps_moving():
-    from swingby.diffusion.fig6 import slowing as FS
-    rng = np.random.default_rng(4)
-    slow = FS.terminal_slowing(_slow_sweep(True, rng), SMALL)[0]
-    assert slow.per_seed.all() and slow.null_pass_rate <= 0.05 and slow.verdict == "reproduced", slow
-    assert slow.shape == "exponential" and slow.shape_ci[0] > 0
-    linear = FS.terminal_slowing(_slow_sweep(False, rng), SMALL)[0]
-    assert not linear.per_seed.any() and linear.verdict == "not reproduced"
-    t = np.linspace(100, 2000, 12)
-    e, p = FS.decay_sse(t, np.exp(-t / 300))
-    assert e < 1e-8 < p
-    e, p = FS.decay_sse(t, t ** -2.0)
-    assert p < 1e-8 < e
-    assert np.isnan(FS.decay_sse(t[:2], t[:2])[0])
-
-
-def test_terminal_slowing_leaves_out_a_saturated_read_out():
-    from swingby.diffusion.fig6 import slowing as FS
-    res = _slow_sweep(True, np.random.default_rng(3))
-    res["probs"][:, :, 3:, 3] = 1.0   # the classifier reads exactly (1, 1) from the fourth checkpoint on
-    s = FS.terminal_slowing(res, SMALL)[0]
-    assert s.saturated and not s.measurable.any() and s.verdict == "inconclusive"
+    assert verdicts.binomial_p(5, 5, 0.01) < 1e-6 and verdicts.binomial_p(0, 5, 0.01) == 1.0
 
 
 # ----------------------------------------------------------------------------- status page
-def test_the_status_page_names_every_word_and_the_audit_prints_the_earlier_rule():
-    book = Path(__file__).resolve().parents[1] / "book"
-    audit = (book / "audit.md").read_text()
-    assert "R.verdict_rule_text()" in audit, "book/audit.md must print rules.verdict_rule_text()"
-    page = (book / "status.md").read_text()
+def test_the_status_page_names_every_word():
+    page = (Path(__file__).resolve().parents[1] / "book" / "status.md").read_text()
     words = page.split("Status words", 1)[1].split("\n\n", 1)[0]
-    for w in (*R.VERDICTS, "illustration", "exploratory"):
+    for w in (*verdicts.WORDS, "illustration", "exploratory"):
         assert f"**{w}**" in words, w
 
 
-def test_combine_follows_the_rule_over_settings():
-    assert R.combine(["reproduced", "reproduced"]) == "reproduced"
-    assert R.combine(["inconclusive", "reproduced"]) == "partly"
-    assert R.combine(["not reproduced", "partly"]) == "partly"
-    assert R.combine(["inconclusive", "not reproduced"]) == "not reproduced"
-    assert R.combine(["inconclusive", "differs", "not reproduced"]) == "differs"
-    assert R.combine(["inconclusive"]) == "inconclusive"
-    for bad in ([], ["yes"]):
-        with pytest.raises(ValueError, match="words"):
-            R.combine(bad)
-
-
 def test_weakest_is_the_rows_rule_over_checks():
-    # a row of several checks claims only what each supports; combine would say "partly"
-    assert R.weakest(["not reproduced", "partly"]) == "not reproduced"
-    assert R.combine(["not reproduced", "partly"]) == "partly"
-    assert R.weakest(["reproduced", "inconclusive"]) == "inconclusive"
-    assert R.weakest(["reproduced", "reproduced"]) == "reproduced"
-    assert R.weakest(["differs", "inconclusive"]) == "differs"
-    for bad in ([], ["maybe"]):
-        with pytest.raises(ValueError, match="words"):
-            R.weakest(bad)
-
-
-def test_sweep_note_says_whether_the_sweep_predates_the_rules():
-    from swingby.diffusion import tables as TB
-    meta = {"config": {"seeds": [0, 1], "separations": [0.2, 0.7]}}
-    assert "predates" in TB.sweep_note(meta) and "about 2 independent" in TB.sweep_note(meta)
-    now = {**meta, "rules_fingerprint": R.fingerprint(), "independent_runs": True}
-    assert "after the rules" in TB.sweep_note(now)
-    assert "illustrative" in TB.sweep_note(meta, short=True)
-    assert "stand" in TB.sweep_note(now, short=True)
-    with pytest.raises(ValueError, match="short"):
-        TB.sweep_note(meta, short="yes")
-    with pytest.raises(ValueError, match="meta"):
-        TB.sweep_note("meta")
-
-
-def test_the_sweep_is_placed_in_the_text_range_with_its_resolution():
-    from swingby.diffusion import tables as TB
-
-    text = TB.range_and_resolution([0.175, 0.247, 0.468, 0.689], [0, 100, 190, 210, 990, 1050, 2400])
-    assert "3 of its 4 separations (0.247, 0.468, 0.689) lie inside the 0.2-0.7" in text
-    assert "0.175 is weaker" in text and "starts at 0.137" in text
-    assert "20 steps apart near step 200" in text and "60 steps apart near step 1000" in text
-    assert "stronger" in TB.range_and_resolution([0.8], [0, 10])
-    with pytest.raises(ValueError, match="increasing"):
-        TB.range_and_resolution([0.2], [10, 5])
+    # a row of several checks claims only what each supports; combine_parts would say "partly"
+    assert verdicts.weakest(["not reproduced", "partly"]) == "not reproduced"
+    assert verdicts.combine_parts(["not reproduced", "reproduced"]) == "partly"
+    assert verdicts.weakest(["reproduced", "inconclusive"]) == "inconclusive"
+    assert verdicts.weakest(["differs", "inconclusive"]) == "differs"

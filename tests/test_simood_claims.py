@@ -136,10 +136,11 @@ def test_entangle_sets_the_cosines_and_keeps_zero():
 
 
 @pytest.mark.parametrize("cosine", [1.0, -0.5, "x"])
-def test_entangle_bad_cosine(cosine):
-    data = make_sim([1.0, 2.0, 3.0], 0.3, 5, 10, seed=1)
+def test_bad_cosine(cosine):
     with pytest.raises(ValueError, match="cosine"):
-        OH.entangle(data, cosine)
+        OH.entangled_order_theory(cosine, (1.0, 2.0, 3.0), (0.3,) * 3)
+    with pytest.raises(ValueError, match="cosine"):
+        OH.topo_runs([3], mu=(1.0, 2.0, 3.0), sigma=(0.3,) * 3, epochs=1, d=4, cosine=cosine)
 
 
 def test_learning_order_holds_and_the_additive_loss_always_holds():

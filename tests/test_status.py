@@ -51,11 +51,10 @@ def test_a_run_of_parts_with_one_form_and_wrong_model_reads_as_one():
     parts = [status.Part.of(f"s{k}", verdicts.judge("subtle", k, 1000, 0, 1000)) for k in (238, 8, 14)]
     parts.append(status.Part.of("aligned", verdicts.judge("typical", 30, 31, 0, 31)))
     parts.append(status.Part.of("bend", verdicts.judge("typical", 29, 31, 0, 31)))
-    row = _row(parts=parts, checks=["claim-obs-order", "claim-two-fig5-stages"])
-    assert "(subtle (s238, s8, s14): 238, 8 and 14 of 1000 vs 0 of 1000, p = " in row.cell()
-    assert "; aligned: typical, 30 of 31 vs 0 of 31" in row.cell()  # two parts stay apart
-    assert "; bend: typical, 29 of 31" in row.cell()
-    assert "checks: {ref}`order <claim-obs-order>`, {ref}`fig5 stages <claim-two-fig5-stages>`" in row.cell()
+    cell = _row(parts=parts, checks=["claim-obs-order", "claim-two-fig5-stages"]).cell()
+    assert "238, 8 and 14 of 1000" in cell and "s238: " not in cell  # three parts read as one
+    assert "30 of 31" in cell and "29 of 31" in cell  # two parts stay apart
+    assert "<claim-obs-order>" in cell and "<claim-two-fig5-stages>" in cell
 
 
 def test_the_findings_read_their_numbers_from_the_records():
@@ -92,8 +91,8 @@ def test_a_row_is_validated_and_its_cell_escapes_the_tables_bar(tmp_path, monkey
             _row(**bad)
     with pytest.raises(ValueError, match="row"):
         status.record("fig3")
-    assert _row().cell().startswith("**reproduced**: in 3 of 4 runs (possibility, 3 of 4 vs 0 of 4, p = ")
-    assert _row(word="illustration", parts=[], checks=[]).cell() == "**illustration**: in 3 of 4 runs"
+    assert "**reproduced**" in _row().cell() and "3 of 4 vs 0 of 4" in _row().cell()
+    assert "(" not in _row(word="illustration", parts=[], checks=[]).cell()  # no counts, no links
     monkeypatch.setattr(status, "RECORDS", tmp_path)
     monkeypatch.setattr(status, "SECTIONS", {"figures": ("fig3",)})
     monkeypatch.setenv(status.MODE_VAR, "write")
@@ -101,4 +100,4 @@ def test_a_row_is_validated_and_its_cell_escapes_the_tables_bar(tmp_path, monkey
     assert "a \\| b" in status.table("figures").data
     assert status.word_of("Fig.") == "reproduced"
     with pytest.raises(ValueError, match="section"):
-        status.rows("tables")
+        status.table("tables")

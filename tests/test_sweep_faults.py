@@ -203,12 +203,13 @@ def test_duplicates_and_a_held_lock_are_rejected(tmp_path):
 
 
 def test_installed_copy_needs_an_explicit_results_location(monkeypatch, tmp_path):
-    monkeypatch.delenv(storage.ENV_VAR, raising=False)
+    monkeypatch.delenv("SWINGBY_RESULTS", raising=False)
+    assert storage.results_dir() == ROOT / "results" / "diffusion"
     monkeypatch.setattr(storage, "in_checkout", lambda: False)
     with pytest.raises(ValueError, match="SWINGBY_RESULTS"):
         storage.results_dir(for_writing=True)
-    monkeypatch.setenv(storage.ENV_VAR, str(tmp_path))
-    assert storage.results_dir(for_writing=True) == tmp_path
+    monkeypatch.setenv("SWINGBY_RESULTS", str(tmp_path))  # the results folder: its diffusion/ is the directory
+    assert storage.results_dir(for_writing=True) == storage.results_dir() == tmp_path / "diffusion"
 
 
 def test_a_diverging_run_is_reported(tmp_path):

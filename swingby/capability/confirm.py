@@ -1,5 +1,5 @@
-"""The capability checks re-specified for the confirmatory sweep (issue 35, item 4): the
-robustness of the hidden-capabilities study (Figs. 8, 9) judged on the late phase the
+"""The registered checks of the seed-robustness claim of the hidden-capabilities study
+(App. C, Figs. 8, 9; chapter ``book/capability.md``), judged on the late phase the
 claim is about ("all seeds acquire the capability while some never elicit the
 behavior"), on the run as the unit, with every constant from
 :data:`swingby.claims.capability.DESIGN` (registered in :mod:`swingby.claims.capability`).
@@ -19,6 +19,8 @@ from swingby import verdicts
 from swingby.capability import measures as M
 from swingby.claims.capability import DESIGN, check_design
 from swingby.diffusion.readouts import CheckCount, window_means
+
+__all__ = ["acquired", "never_elicited", "late_spread", "confirm"]
 
 
 def _curves(cap, beh) -> tuple[np.ndarray, np.ndarray]:

@@ -16,13 +16,14 @@ from swingby.capability import measures as CM
 from swingby.capability import probes as CP
 from swingby.capability.plots import CAP_COLOUR
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, corners, plot_image_grid
 from swingby.live import Explorer, explorer
+
+__all__ = ["capability_explorer"]
 
 
 def _prompt_points(res: dict) -> np.ndarray:
-    """Class-11 concept-space points under every prompt, ``(D, S, K, 1 + P, 2)``
-    (prompt 0 the plain one); NaN for unfinished runs."""
+    """Class-11 concept-space points under every prompt (0: plain), ``(D, S, K, 1 + P, 2)``."""
     plain = CP.class_points(res)[:, :, :, CM.CLASS_11][:, :, :, None]
     cap = np.asarray(res["cap_probs"], float).mean(axis=4)
     cap[~np.asarray(res["done"])] = np.nan
@@ -30,21 +31,7 @@ def _prompt_points(res: dict) -> np.ndarray:
 
 
 def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: int, prompt: int, axes):
-    """Draw the explorer's view: samples of the class prompts (left) and class 11 in
-    concept space under every prompt (right), the chosen prompt highlighted with its
-    path up to the checkpoint.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict with ``thumbs``, ``cap_probs`` and ``cap_pixels``.
-    dc_index, seed_index, checkpoint : int
-        Which run and checkpoint.
-    prompt : int
-        0 for the plain prompt, ``1 + p`` for capability prompt ``p``.
-    axes : pair of matplotlib Axes
-        Where to draw.
-    """
+    """Draw the explorer's view of one run, checkpoint and prompt (0: plain) on two axes."""
     D, S, K = np.shape(res["done"])
     i, j = _checks.index("dc_index", dc_index, D), _checks.index("seed_index", seed_index, S)
     k = _checks.index("checkpoint", checkpoint, K)
@@ -69,7 +56,7 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
     a1.plot(*pts[k, 0], "o", color=CLASS_COLOURS["11"], ms=7, label="11, plain prompt")
     a1.plot(pts[:k + 1, q, 0], pts[:k + 1, q, 1], "-", color="k", lw=1, alpha=0.7)
     a1.plot(*pts[k, q], "o", mfc="none", mec="k", ms=13, mew=2, label="chosen prompt")
-    _corners(a1)
+    corners(a1)
     a1.set_ylabel("P(small)")
     a1.legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     a1.set_title(f"{labels[q]}\nblue-small: classifier {clf[q]:.0%}, pixels {pix[q]:.0%}; "

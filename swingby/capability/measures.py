@@ -1,20 +1,12 @@
-"""Behaviour and capability of the held-out class, and when each is learned (the
-hidden-capabilities study, Park et al. 2024; used by the chapter ``book/capability.md``,
-``ch-capability``).
+"""Behaviour and capability of the held-out class and when each is learned (the
+hidden-capabilities study, Park et al. 2024, Sec. 3.2, Figs. 2, 3, 7; chapter
+``book/capability.md``).
 
-*Behaviour* is the joint accuracy of class 11 (blue and small) under its plain prompt.
-*Capability* is the best joint accuracy over prompts that ask for blue-small harder
-(:func:`swingby.diffusion.data.capability_prompts`): a model has the capability when
-*some* prompt elicits the composition. Both are measured by the classifier and by the
-pixel check. Here too: the steps at which they cross 50 %, their seed-to-seed spread,
-and how the sampling noise of repeated draws compares with binomial noise.
-
-Every function takes a results dict of :func:`swingby.diffusion.runs.storage.load_results`
-(or arrays cut from it) and returns arrays indexed ``(separation, seed, checkpoint)``
-or ``(separation, seed)``. Runs that are not finished (``res["done"]`` false) are NaN.
-The probes of App. D are in :mod:`swingby.capability.probes`, the claim checks
-and their nulls in :mod:`swingby.capability.claims`; the chapter imports all
-three through :mod:`swingby.capability`.
+*Behaviour* is the joint accuracy of class 11 (blue and small) under its plain prompt;
+*capability* the best joint accuracy over prompts that ask for blue-small harder
+(:func:`swingby.diffusion.data.capability_prompts`). Every function takes a results dict
+of :func:`swingby.diffusion.runs.storage.load_results` and returns arrays indexed
+``(separation, seed, checkpoint)`` or ``(separation, seed)``; unfinished runs are NaN.
 """
 from __future__ import annotations
 
@@ -23,28 +15,18 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.diffusion.concept_space import RADIUS_SPLIT
+from swingby.claims.capability import DESIGN
+from swingby.diffusion.concept_space import joint_accuracy
 from swingby.diffusion.data import CirclesConfig, capability_prompts
-from swingby.diffusion.rules import OLD_RULES as R
+from swingby.diffusion.readouts import CLASS_11, sweep_onsets
 
-CLASS_11 = 3  #: index of the held-out class in the results arrays
-
-
-#: concept-space corners of the trained classes a held-out point can be drawn to
-#: (01 red small: size learned first; 10 blue big: colour learned first)
-CORNERS = {"01": (0.0, 1.0), "10": (1.0, 0.0)}
+__all__ = ["behaviour", "capability", "prompt_accuracies", "prompt_labels", "first_crossing",
+           "CrossingTimes", "Leads", "leads"]
 
 
-TARGET_11 = (1.0, 1.0)  #: concept-space target of class 11
-
-
-# --------------------------------- checks (shared by the capability modules)
-def _by(by: str) -> str:
-    return _checks.choice("by", by, ("classifier", "pixels"))
-
-
-def _res(res: dict, *keys: str) -> dict:
-    """``res`` if it is a results dict holding ``done`` and ``keys``, else raise."""
+# ------------------------------------------------- checks shared by the capability modules
+def check_res(res: dict, *keys: str) -> dict:
+    """``res`` if it is a results dict holding ``done`` and ``keys``, else a ValueError."""
     if not isinstance(res, dict) or "done" not in res or any(k not in res for k in keys):
         raise ValueError(f"res must be a results dict of swingby.diffusion.runs.storage.load_results holding "
                          f"'done' and {list(keys)}, got {type(res).__name__}"
@@ -59,31 +41,18 @@ def _res(res: dict, *keys: str) -> dict:
     return res
 
 
-def _steps(steps) -> np.ndarray:
+def check_curves(y, steps) -> tuple[np.ndarray, np.ndarray]:
+    """``(y, steps)`` as arrays if ``y (..., K)`` ends in an axis of the ``K`` strictly increasing ``steps``."""
     s = _checks.array("steps", steps, ndim=1, min_size=2)
     if np.any(np.diff(s) <= 0):
         raise ValueError(f"steps must be strictly increasing, got {_checks.short_repr(steps)}")
-    return s
-
-
-def _curves(y, steps) -> tuple[np.ndarray, np.ndarray]:
-    """``(y, steps)`` as arrays if ``y (..., K)`` ends in an axis of the ``K`` checkpoint
-    ``steps`` (strictly increasing), else raise."""
-    s, y = _steps(steps), np.asarray(y, float)
+    y = np.asarray(y, float)
     if y.ndim < 1 or y.shape[-1] != s.size:
         raise ValueError(f"y must end in an axis of {s.size} checkpoints, got shape {y.shape}")
     return y, s
 
 
-def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
-    """``x`` and ``y`` flattened to float arrays of the same size, else raise."""
-    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
-    if x.shape != y.shape:
-        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
-    return x, y
-
-
-def _times(name: str, t, shape: tuple | None = None) -> np.ndarray:
+def check_times(name: str, t, shape: tuple | None = None) -> np.ndarray:
     """A ``(separations, seeds)`` array of steps: finite, ``inf`` (never) or NaN (no run)."""
     arr = _checks.array(name, t, ndim=2, finite=False)
     if np.any(arr == -np.inf) or np.any(arr[np.isfinite(arr)] < 0):
@@ -93,58 +62,31 @@ def _times(name: str, t, shape: tuple | None = None) -> np.ndarray:
     return arr
 
 
-# ---------------------------------------------------------------- accuracies
-def joint_accuracy(probs: np.ndarray, pixels: np.ndarray, by: str) -> np.ndarray:
-    """Fraction of samples that are blue and small (eq. ``eq-cap-joint``).
-
-    Parameters
-    ----------
-    probs : array (..., n, 2)
-        Classifier outputs ``(P(blue), P(small))`` of ``n`` samples.
-    pixels : array (..., n, 4)
-        Pixel-check readings (disc present, radius, blue minus red, ...) of the same samples.
-    by : {"classifier", "pixels"}
-        The classifier (both probabilities above one half) or the pixel check (a disc is
-        there, bluer than red, radius below the split between the class means).
-
-    Returns
-    -------
-    array (...)
-        The fraction over the sample axis.
-    """
-    if _by(by) == "classifier":
-        return ((probs[..., 0] > 0.5) & (probs[..., 1] > 0.5)).mean(axis=-1)
-    ok = (pixels[..., 0] > 0.5) & (pixels[..., 2] > 0) & (pixels[..., 1] < RADIUS_SPLIT)
-    return ok.mean(axis=-1)
-
-
-def _masked(res: dict, a: np.ndarray) -> np.ndarray:
+def masked(res: dict, a) -> np.ndarray:
+    """``a (D, S, K)`` as floats, NaN where the run is not finished."""
     out = np.asarray(a, float).copy()
     out[~np.asarray(res["done"])] = np.nan
     return out
 
 
+# ---------------------------------------------------------------- accuracies
 def behaviour(res: dict, by: str = "classifier") -> np.ndarray:
-    """Joint accuracy of class 11 under its plain prompt (seed 003's behaviour).
+    """Joint accuracy of class 11 under its plain prompt, ``(D, S, K)`` (eq. ``eq-cap-def``).
 
     Parameters
     ----------
     res : dict
         A results dict (needs ``probs``, ``pixels``, ``done``).
     by : {"classifier", "pixels"}
-        Which reading counts a sample as blue and small.
-
-    Returns
-    -------
-    array (D, S, K)
-        NaN where the run is not finished.
+        The classifier (both probabilities above one half) or the pixel check (a disc,
+        bluer than red, radius below the split between the class means).
     """
-    _res(res, "probs", "pixels")
-    return _masked(res, joint_accuracy(res["probs"][:, :, :, CLASS_11], res["pixels"][:, :, :, CLASS_11], by))
+    check_res(res, "probs", "pixels")
+    return masked(res, joint_accuracy(res["probs"][:, :, :, CLASS_11], res["pixels"][:, :, :, CLASS_11], by))
 
 
 def prompt_accuracies(res: dict, by: str = "classifier") -> np.ndarray:
-    """Joint accuracy of class 11 under each capability prompt.
+    """Joint accuracy of class 11 under each capability prompt, ``(D, S, K, P)``.
 
     Parameters
     ----------
@@ -152,20 +94,16 @@ def prompt_accuracies(res: dict, by: str = "classifier") -> np.ndarray:
         A results dict (needs ``cap_probs``, ``cap_pixels``, ``done``).
     by : {"classifier", "pixels"}
         Which reading counts a sample as blue and small.
-
-    Returns
-    -------
-    array (D, S, K, P)
-        NaN where the run is not finished.
     """
-    _res(res, "cap_probs", "cap_pixels")
+    check_res(res, "cap_probs", "cap_pixels")
     acc = joint_accuracy(res["cap_probs"], res["cap_pixels"], by)
     acc[~np.asarray(res["done"])] = np.nan
     return acc
 
 
 def capability(res: dict, by: str = "classifier") -> np.ndarray:
-    """Best joint accuracy over the capability prompts and the plain prompt (eq. ``eq-cap-def``).
+    """Best joint accuracy over the capability prompts and the plain prompt, ``(D, S, K)``
+    (eq. ``eq-cap-def``); never below :func:`behaviour`.
 
     Parameters
     ----------
@@ -173,11 +111,6 @@ def capability(res: dict, by: str = "classifier") -> np.ndarray:
         A results dict (needs the plain and the capability readings and ``done``).
     by : {"classifier", "pixels"}
         Which reading counts a sample as blue and small.
-
-    Returns
-    -------
-    array (D, S, K)
-        NaN where the run is not finished; never below :func:`behaviour`.
     """
     both = np.concatenate([prompt_accuracies(res, by), behaviour(res, by)[..., None]], axis=-1)
     out = np.full(both.shape[:-1], np.nan)
@@ -187,7 +120,7 @@ def capability(res: dict, by: str = "classifier") -> np.ndarray:
 
 
 def prompt_labels(res: dict, dc_index: int) -> list[str]:
-    """Names of the prompts of class 11 at one separation: ``"plain"`` then every
+    """Names of the prompts of class 11 at one separation: ``"plain"``, then every
     capability prompt with its colour (the order of ``cap_probs``).
 
     Parameters
@@ -196,10 +129,6 @@ def prompt_labels(res: dict, dc_index: int) -> list[str]:
         A results dict (needs ``meta.config``).
     dc_index : int
         Which separation.
-
-    Returns
-    -------
-    list of str
     """
     try:
         cfg = res["meta"]["config"]
@@ -213,105 +142,130 @@ def prompt_labels(res: dict, dc_index: int) -> list[str]:
                         for lab, p in zip(labels, prompts)]
 
 
-def repeat_noise_ratio(res: dict, by: str = "classifier") -> float:
-    """How the spread of repeated draws from one final model compares with binomial noise.
-
-    The sweep draws the final model's samples again (``rep_probs``/``rep_pixels``, four
-    repeats). For every run and class this pools the variance of the joint accuracy
-    over the repeats and divides it by the pooled binomial variance ``p (1 - p) / n``.
-    Near 1: the binomial null of :func:`~swingby.capability.claims.noise_capability` has the right noise.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``rep_probs``, ``rep_pixels``, ``done``).
-    by : {"classifier", "pixels"}
-        Which reading counts a sample as blue and small.
-
-    Returns
-    -------
-    float
-        Pooled variance over the repeats / pooled binomial variance.
-    """
-    _res(res, "rep_probs", "rep_pixels")
-    acc = joint_accuracy(res["rep_probs"], res["rep_pixels"], by)  # (D, S, R, 4)
-    acc = acc[np.asarray(res["done"]).all(axis=2)]                   # (runs, R, 4)
-    if acc.shape[0] == 0 or acc.shape[1] < 2:
-        raise ValueError("res needs at least one finished run with two repeated draws")
-    n = np.shape(res["rep_probs"])[-2]
-    p = acc.mean(axis=1)
-    binom = (p * (1 - p) / n).sum()
-    if binom <= 0:
-        raise ValueError("every repeated accuracy is 0 or 1: the ratio is undefined")
-    return float(acc.var(axis=1, ddof=1).sum() / binom)
-
-
 # ------------------------------------------------------------ crossing times
-def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = R.crossing_level) -> np.ndarray:
-    """Step at which each curve first reaches ``level`` (eq. ``eq-cap-time``).
-
-    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.capability.checks.sustained_crossing`.
+def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = DESIGN.level, sustain: int = 1) -> np.ndarray:
+    """Step at which each curve first reaches ``level`` and stays there for ``sustain``
+    checkpoints, or to the end if fewer remain (eq. ``eq-cap-time``; ``sustain`` 1: the
+    study's first crossing, more: the chapter's held crossing).
 
     Parameters
     ----------
     steps : array (K,)
-        Strictly increasing steps of the checkpoints.
+        Strictly increasing checkpoint steps.
     y : array (..., K)
         Curves over the checkpoints; a curve with a NaN is a missing run.
     level : float
-        The level to reach (seed 003: 50 %).
+        The level to reach.
+    sustain : int
+        Checkpoints the curve must stay at or above ``level``.
 
     Returns
     -------
     array (...)
-        Linear interpolation between the checkpoints around the first reach; ``inf``
-        where the curve never reaches ``level``, NaN where it is missing.
+        Linear interpolation into the checkpoint that starts the stay; ``inf`` where
+        never, NaN where the curve is missing.
     """
-    y, steps = _curves(y, steps)
+    y, s = check_curves(y, steps)
     level = _checks.number("level", level)
-    flat = y.reshape(-1, y.shape[-1])
-    out = np.empty(len(flat))
-    for i, c in enumerate(flat):
+    sustain = _checks.positive_int("sustain", sustain)
+    above = y >= level
+    stay = above.copy()
+    for j in range(1, sustain):
+        stay[..., :-j] &= above[..., j:]
+    out = np.empty(stay[..., 0].size)
+    for i, (c, st) in enumerate(zip(y.reshape(-1, s.size), stay.reshape(-1, s.size))):
+        hit = np.flatnonzero(st)
         if np.isnan(c).any():
             out[i] = np.nan
-            continue
-        hit = np.nonzero(c >= level)[0]
-        if not len(hit):
+        elif not hit.size:
             out[i] = np.inf
-        elif hit[0] == 0:
-            out[i] = steps[0]
+        elif hit[0] == 0 or c[hit[0] - 1] >= level:
+            out[i] = s[hit[0]]
         else:
             k = hit[0]
-            out[i] = steps[k - 1] + (level - c[k - 1]) / (c[k] - c[k - 1]) * (steps[k] - steps[k - 1])
+            out[i] = s[k - 1] + (level - c[k - 1]) / (c[k] - c[k - 1]) * (s[k] - s[k - 1])
     return out.reshape(y.shape[:-1])
 
 
 class CrossingTimes(NamedTuple):
-    """First 50 % crossings of capability and behaviour, ``(D, S)`` each (``inf``: never)."""
+    """Capability and behaviour times of every run, ``(D, S)`` each (``inf``: never)."""
 
     capability: np.ndarray
     behaviour: np.ndarray
 
 
-def crossing_times(res: dict, by: str = "classifier", level: float = R.crossing_level) -> CrossingTimes:
-    """Capability-learning and behaviour-elicitation times of every run (seed 003, Fig. 3).
+def crossing_times(res: dict, by: str = "classifier", sustain: int = 1) -> CrossingTimes:
+    """:func:`first_crossing` of capability and behaviour at ``DESIGN.level`` in every run (study Fig. 3)."""
+    steps = res["meta"]["checkpoint_steps"]
+    return CrossingTimes(first_crossing(steps, capability(res, by), sustain=sustain),
+                         first_crossing(steps, behaviour(res, by), sustain=sustain))
+
+
+def lead(times: CrossingTimes, end: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lead ``t_B - t_C`` of every run (eq. ``eq-cap-lead``), and which runs' behaviour never crosses (put at ``end``)."""
+    t_cap, t_beh = np.asarray(times.capability, float), np.asarray(times.behaviour, float)
+    censored = np.isinf(t_beh) & np.isfinite(t_cap)
+    with np.errstate(invalid="ignore"):  # inf - inf where neither crosses: set to NaN below
+        out = np.where(censored, end, t_beh) - t_cap
+    out[~np.isfinite(t_cap) | np.isnan(t_beh)] = np.nan
+    return out, censored
+
+
+def noise_capability(behaviour_curves: np.ndarray, n_samples: int, n_prompts: int,
+                     rng: np.random.Generator) -> np.ndarray:
+    """Capability of ``n_prompts`` prompts that change nothing (binomial redraws of the plain prompt's accuracy)."""
+    b = np.asarray(behaviour_curves, float)
+    p = np.nan_to_num(b)
+    draws = rng.binomial(n_samples, np.broadcast_to(p, (n_prompts,) + p.shape)) / n_samples
+    out = np.maximum(b, draws.max(axis=0))
+    out[np.isnan(b)] = np.nan
+    return out
+
+
+class Leads(NamedTuple):
+    """Capability and behaviour times of every run by first and by held crossings of
+    ``DESIGN.level``, and the leads of capability read from them (:func:`leads`)."""
+
+    first: CrossingTimes           #: first crossings (the study's timing), classifier
+    held: CrossingTimes            #: held crossings, classifier
+    onset: np.ndarray              #: each run's first checkpoint step that draws discs
+    lead_first: np.ndarray         #: lead of capability by first crossings (eq. ``eq-cap-lead``)
+    lead_held: np.ndarray          #: lead by held crossings, classifier
+    lead_held_pixels: np.ndarray   #: lead by held crossings, pixel check
+    noise_held: np.ndarray         #: held lead of prompts that change nothing, median of redraws
+    censored: np.ndarray           #: runs whose behaviour never crosses (first crossings)
+
+
+def leads(res: dict, sustain: int, seed: int = 0, n_redraws: int = 20) -> Leads:
+    """Both timings of every run of a sweep and the leads of capability over behaviour
+    (study Figs. 2, 7), with the yardstick of prompts that change nothing: the median
+    held lead over ``n_redraws`` redraws of :func:`noise_capability`.
 
     Parameters
     ----------
     res : dict
-        A results dict.
-    by : {"classifier", "pixels"}
-        Which reading counts a sample as blue and small.
-    level : float
-        The accuracy that counts as learned (seed 003: 0.5).
-
-    Returns
-    -------
-    CrossingTimes
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    sustain : int
+        Checkpoints a held crossing stays at or above the level.
+    seed : int
+        Seeds the redraws of prompts that change nothing.
+    n_redraws : int
+        Redraws of that yardstick.
     """
-    steps = res["meta"]["checkpoint_steps"] if isinstance(res, dict) and "meta" in res else None
-    if steps is None:
-        raise ValueError("res must be a results dict with res['meta']['checkpoint_steps']")
-    return CrossingTimes(first_crossing(steps, capability(res, by), level),
-                         first_crossing(steps, behaviour(res, by), level))
+    sustain = _checks.positive_int("sustain", sustain)
+    n_redraws = _checks.positive_int("n_redraws", n_redraws)
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    end = float(steps[-1])
+    first = crossing_times(res)
+    held, held_pix = crossing_times(res, sustain=sustain), crossing_times(res, "pixels", sustain=sustain)
+    lead_first, censored = lead(first, end)
+    n_s, n_p = int(res["meta"]["config"]["samples_per_class"]), int(res["cap_probs"].shape[3])
+    beh, rng = behaviour(res), np.random.default_rng(seed)
+    t_beh = first_crossing(steps, beh, sustain=sustain)
+    noise = np.stack([lead(CrossingTimes(first_crossing(steps, noise_capability(beh, n_s, n_p, rng), sustain=sustain),
+                                         t_beh), end)[0] for _ in range(n_redraws)])
+    some = ~np.isnan(noise).all(axis=0)  # a median only where some redraw gives a lead
+    noise_held = np.full(noise.shape[1:], np.nan)
+    noise_held[some] = np.nanmedian(noise[:, some], axis=0)
+    return Leads(first, held, steps[sweep_onsets(res)], lead_first, lead(held, end)[0], lead(held_pix, end)[0],
+                 noise_held, censored)

@@ -1,64 +1,47 @@
-"""Figures of the capability chapter (``book/capability.md``): the figures of the
-hidden-capabilities study (Park et al. 2024) drawn from a stored sweep. Every
-function takes a results dict of :func:`swingby.diffusion.runs.storage.load_results` (and
-numbers computed by :mod:`swingby.capability`), draws on the axes it is
-given and returns them."""
+"""Figures and tables of the capability chapter (``book/capability.md``): the figures of
+the hidden-capabilities study (Park et al. 2024) drawn from a stored sweep. Every plot
+takes a results dict of :func:`swingby.diffusion.runs.storage.load_results`, draws on the
+axes it is given and returns them."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
-from swingby.capability import claims as CC
 from swingby.capability import measures as CM
-from swingby.capability import probe_claims as CPC
 from swingby.capability import probes as CP
-from swingby.capability import spread as CSP
+from swingby.capability.spread import seed_std
 from swingby.diffusion.data import CLASSES
-from swingby.diffusion.fig6.plots import CLASS_COLOURS, _axes_for, _corners, label_panels
-from swingby.style import PALETTE, _axes, cycle_colour
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, axes_for, corners, label_panels
+from swingby.style import PALETTE, check_axes, cycle_colour
 
-#: seed 003's colours in the Okabe-Ito palette: capability (bluish) green, behaviour vermillion (red)
+__all__ = ["plot_concept_memorization", "plot_capability_behaviour", "plot_seed_std", "plot_seed_panels",
+           "plot_crossing_times_pair", "plot_run_overview", "plot_embedding_disentanglement", "leads_table",
+           "probe_table_pair", "count_phrase"]
+
+#: the capability study's colours in the Okabe-Ito palette: capability (bluish) green, behaviour vermillion
 CAP_COLOUR, BEH_COLOUR = PALETTE["green"], PALETTE["vermillion"]
-#: the colour of the concept-space turn (:func:`~swingby.capability.probes.concept_turn`)
-TURN_COLOUR = PALETTE["purple"]
+TURN_COLOUR = PALETTE["purple"]  #: the concept-space turn (:func:`~swingby.capability.probes.concept_turn`)
 READINGS = {"classifier": "-", "pixels": ":"}     #: line style of each reading
 
 
-def _separations(res: dict) -> list[float]:
+def _meta(res: dict) -> tuple[list[float], np.ndarray]:
+    """The separations and the checkpoint steps of a results dict."""
     try:
-        return [float(d) for d in res["meta"]["config"]["separations"]]
+        return [float(d) for d in res["meta"]["config"]["separations"]], \
+            np.asarray(res["meta"]["checkpoint_steps"], float)
     except (TypeError, KeyError) as err:
-        raise ValueError(f"res must be a results dict with meta.config.separations ({err!r})") from None
-
-
-def _steps(res: dict) -> np.ndarray:
-    try:
-        return np.asarray(res["meta"]["checkpoint_steps"], float)
-    except (TypeError, KeyError) as err:
-        raise ValueError(f"res must be a results dict with meta.checkpoint_steps ({err!r})") from None
+        raise ValueError(f"res must be a results dict with meta.config.separations and meta.checkpoint_steps "
+                         f"({err!r})") from None
 
 
 def dc_colour(i: int, n: int):
-    """Colour of the ``i``-th of ``n`` colour separations (viridis, weak to strong).
-
-    Parameters
-    ----------
-    i : int
-        Index of the separation, from the weakest.
-    n : int
-        Number of separations.
-
-    Returns
-    -------
-    tuple of float
-        An RGBA colour.
-    """
+    """RGBA colour of the ``i``-th of ``n`` colour separations (viridis, weak to strong)."""
     return plt.get_cmap("viridis")(i / max(1, n - 1))
 
 
 def plot_concept_memorization(res: dict, ax):
-    """Seed 003, Fig. 1: seed-mean concept-space paths of every class, one colour per
+    """Study Fig. 1: seed-mean concept-space paths of every class, one colour per
     separation; class 11 solid with dots at the checkpoints, trained classes dashed.
 
     Parameters
@@ -68,9 +51,9 @@ def plot_concept_memorization(res: dict, ax):
     ax : matplotlib Axes
         Where to draw.
     """
-    ax = _axes(ax)
+    ax = check_axes(ax)
     pts = np.nanmean(CP.class_points(res), axis=1)  # (D, K, 4, 2)
-    dcs = _separations(res)
+    dcs, _ = _meta(res)
     for i, dc in enumerate(dcs):
         col = dc_colour(i, len(dcs))
         for c, cls in enumerate(CLASSES):
@@ -79,7 +62,7 @@ def plot_concept_memorization(res: dict, ax):
                     marker="." if held else None, ms=4, alpha=1 if held else 0.6,
                     label=f"dc = {dc:.3g}" if held else None)
         ax.plot(*pts[i, -1, 3], ">", color=col, ms=6)
-    _corners(ax)
+    corners(ax)
     for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
         ax.annotate(cls, (x, y), textcoords="offset points", xytext=(6, -10 if y else 6), fontsize=8)
     ax.set_ylabel("P(small)")
@@ -88,20 +71,7 @@ def plot_concept_memorization(res: dict, ax):
 
 
 def legend_below(axes, ncol: int = 4):
-    """One legend for a figure of panels, below them (off the data), from the first
-    panel's labelled lines.
-
-    Parameters
-    ----------
-    axes : sequence of matplotlib Axes
-        The figure's panels; the first one holds the labels.
-    ncol : int
-        Legend columns.
-
-    Returns
-    -------
-    matplotlib.legend.Legend
-    """
+    """One legend below a figure of panels (off the data), from the first panel's labelled lines."""
     first = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()[0]
     handles, labels = first.get_legend_handles_labels()
     return first.figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
@@ -117,7 +87,7 @@ def _band(ax, steps, curves, colour, style, label):
 
 
 def plot_capability_behaviour(res: dict, axes):
-    """Seed 003, Figs. 2 and 7: capability (green) and behaviour (red) of class 11 over
+    """Study Figs. 2 and 7: capability (green) and behaviour (red) of class 11 over
     training, one panel per separation; seed mean (classifier solid with the band from
     the lowest to the highest seed, pixel check dotted).
 
@@ -128,8 +98,8 @@ def plot_capability_behaviour(res: dict, axes):
     axes : sequence of matplotlib Axes
         One per colour separation.
     """
-    dcs, steps = _separations(res), _steps(res)
-    axes = _axes_for(axes, len(dcs))
+    dcs, steps = _meta(res)
+    axes = axes_for(axes, len(dcs))
     for by, style in READINGS.items():
         cap, beh = CM.capability(res, by), CM.behaviour(res, by)
         for i, ax in enumerate(axes[:len(dcs)]):
@@ -145,7 +115,7 @@ def plot_capability_behaviour(res: dict, axes):
 
 
 def plot_seed_std(res: dict, axes, by: str = "classifier"):
-    """Seed 003, Fig. 8: seed-to-seed standard deviation of capability (green) and
+    """Study Fig. 8: seed-to-seed standard deviation of capability (green) and
     behaviour (red), one panel per separation.
 
     Parameters
@@ -157,9 +127,9 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
     by : {"classifier", "pixels"}
         Which reading.
     """
-    dcs, steps = _separations(res), _steps(res)
-    axes = _axes_for(axes, len(dcs))
-    sc, sb = CSP.seed_std(CM.capability(res, by)), CSP.seed_std(CM.behaviour(res, by))
+    dcs, steps = _meta(res)
+    axes = axes_for(axes, len(dcs))
+    sc, sb = seed_std(CM.capability(res, by)), seed_std(CM.behaviour(res, by))
     for i, ax in enumerate(axes[:len(dcs)]):
         ax.plot(steps, sc[i], "-", color=CAP_COLOUR, label="capability")
         ax.plot(steps, sb[i], "-", color=BEH_COLOUR, label="behaviour")
@@ -170,7 +140,7 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
 
 
 def plot_seed_panels(res: dict, dc_index: int, axes, by: str = "classifier"):
-    """Seed 003, Fig. 9 as small multiples: capability (green) and behaviour (red) of
+    """Study Fig. 9 as small multiples: capability (green) and behaviour (red) of
     every seed at one separation, one panel per seed, with one legend below them.
 
     Parameters
@@ -184,10 +154,10 @@ def plot_seed_panels(res: dict, dc_index: int, axes, by: str = "classifier"):
     by : {"classifier", "pixels"}
         Which reading.
     """
-    dcs, steps = _separations(res), _steps(res)
+    dcs, steps = _meta(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
     seeds = res["meta"]["config"]["seeds"]
-    axes = _axes_for(axes, len(seeds))
+    axes = axes_for(axes, len(seeds))
     cap, beh = CM.capability(res, by)[i], CM.behaviour(res, by)[i]
     for j, ax in enumerate(axes[:len(seeds)]):
         ax.plot(steps, cap[j], "-", color=CAP_COLOUR, lw=1.5, label="capability")
@@ -201,32 +171,11 @@ def plot_seed_panels(res: dict, dc_index: int, axes, by: str = "classifier"):
     return axes
 
 
-def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | None, ax):
-    """Seed 003, Fig. 3: behaviour time against capability time, one dot per run, one
-    colour per separation; runs whose behaviour never crosses 50 % are open triangles
-    at the end of training (censored); the least-squares line over the runs where both
-    cross, with its R^2 and the 95 % interval of its slope. Log axes (symlog where a
-    time is 0), as the times span more than a decade; the legend sits below the axes.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (for the separations and the last step).
-    times : CrossingTimes
-        From :func:`~swingby.capability.measures.crossing_times`.
-    fit : LinearFit or None
-        From :func:`~swingby.capability.claims.linear_fit` (None: no line).
-    ax : matplotlib Axes
-        Where to draw.
-    """
-    ax = _axes(ax)
-    _checks.instance("times", times, CM.CrossingTimes)
-    if fit is not None:
-        _checks.instance("fit", fit, CC.LinearFit)
-    dcs, end = _separations(res), float(_steps(res)[-1])
+def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit, ax):
+    """One panel of :func:`plot_crossing_times_pair` (``fit`` None: no line)."""
+    dcs, steps = _meta(res)
+    end = float(steps[-1])
     tc, tb = np.asarray(times.capability, float), np.asarray(times.behaviour, float)
-    if tc.shape != (len(dcs), tc.shape[1]) or tb.shape != tc.shape:
-        raise ValueError(f"times must hold (separations = {len(dcs)}, seeds) arrays, got {tc.shape} and {tb.shape}")
     finite = np.concatenate([tc[np.isfinite(tc)], tb[np.isfinite(tb)]])
     low = max(float(finite[finite > 0].min()) if (finite > 0).any() else 1.0, 1.0) / 1.5
     scale = dict(value="symlog", linthresh=low) if (finite <= 0).any() else dict(value="log")
@@ -251,10 +200,35 @@ def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit: CC.LinearFit | 
     ax.set_yscale(**scale)
     ax.set_xlim(*lim)
     ax.set_ylim(low, end * 1.3)
-    ax.set_xlabel("capability time (step of first 50 %, log scale)")
-    ax.set_ylabel("behaviour time (step of first 50 %, log scale)")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
     return ax
+
+
+def plot_crossing_times_pair(res: dict, lds: CM.Leads, fits: tuple, axes):
+    """Study Fig. 3 by first (left) and by held crossings (right): behaviour time against
+    capability time, one dot per run, one colour per separation; runs whose behaviour
+    never crosses 50 % are open triangles at the end of training (censored); the
+    least-squares line with its R^2 and the 95 % interval of its slope. Log axes
+    (symlog where a time is 0), as the times span more than a decade.
+
+    Parameters
+    ----------
+    res : dict
+        A results dict (for the separations and the last step).
+    lds : Leads
+        From :func:`~swingby.capability.measures.leads`.
+    fits : tuple of two LinearFit or None
+        The fits of the first and of the held times
+        (:func:`~swingby.capability.spread.linear_fit`; None: no line).
+    axes : two matplotlib Axes
+        Where to draw.
+    """
+    for ax, times, fit, name in zip(axes, (lds.first, lds.held), fits, ("first", "held"), strict=True):
+        plot_crossing_times(res, times, fit, check_axes(ax))
+        ax.set_title(f"{name} crossings of 50 %", fontsize=10)
+        ax.set_xlabel(f"capability time (step, {name} crossing, log scale)")
+        ax.set_ylabel(f"behaviour time (step, {name} crossing, log scale)")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False, fontsize=8)
+    return axes
 
 
 def _interp_point(steps: np.ndarray, path: np.ndarray, t: float) -> np.ndarray:
@@ -262,7 +236,7 @@ def _interp_point(steps: np.ndarray, path: np.ndarray, t: float) -> np.ndarray:
 
 
 def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str = "classifier"):
-    """Seed 003, Fig. 4: one run's training loss (left), capability and behaviour
+    """Study Fig. 4: one run's training loss (left), capability and behaviour
     (middle) and class-11 concept-space path (right), with the capability time marked
     (dashed line, star) and the concept-space turn (:func:`~swingby.capability.probes.concept_turn`).
 
@@ -277,13 +251,13 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     by : {"classifier", "pixels"}
         Which reading the accuracies use.
     """
-    dcs, steps = _separations(res), _steps(res)
+    dcs, steps = _meta(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
     j = _checks.index("seed_index", seed_index, len(res["meta"]["config"]["seeds"]))
     axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
     if axes.size != 3:
         raise ValueError(f"axes must hold three Axes (loss, accuracy, concept space), got {axes.size}")
-    a0, a1, a2 = (_axes(a) for a in axes)
+    a0, a1, a2 = (check_axes(a) for a in axes)
     if not np.asarray(res["done"])[i, j].all():
         raise ValueError(f"run (dc_index={i}, seed_index={j}) is not finished")
     t_cap = float(CM.crossing_times(res, by).capability[i, j])
@@ -316,7 +290,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
                 label="at capability time", zorder=5)
     k_turn = int(np.searchsorted(steps, turn.turn[i, j]))
     a2.plot(*pts[k_turn, 3], "D", color=TURN_COLOUR, ms=7, mfc="none", mew=2, label="turn", zorder=5)
-    _corners(a2)
+    corners(a2)
     a2.set_ylabel("P(small)")
     a2.set_title("concept space", fontsize=10)
     a2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
@@ -324,7 +298,7 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
 
 
 def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
-    """Seed 003, Fig. 5: embedding disentanglement ``1 - |cos(e01 - e00, e10 - e00)|``
+    """Study Fig. 5: embedding disentanglement ``1 - |cos(e01 - e00, e10 - e00)|``
     over training, one panel per separation, one line per seed, each seed's capability
     time marked with a dashed line of its colour.
 
@@ -337,8 +311,8 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
     by : {"classifier", "pixels"}
         Which reading the capability times use.
     """
-    dcs, steps = _separations(res), _steps(res)
-    axes = _axes_for(axes, len(dcs))
+    dcs, steps = _meta(res)
+    axes = axes_for(axes, len(dcs))
     ed = CP.embedding_disentanglement(res)
     t_cap = CM.crossing_times(res, by).capability
     for i, ax in enumerate(axes[:len(dcs)]):
@@ -355,44 +329,70 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
     return axes
 
 
-def probe_table(scores: list) -> str:
-    """The probe table of the chapter as Markdown: one row per
-    :class:`swingby.capability.probe_claims.ProbeScore`.
-
-    Parameters
-    ----------
-    scores : list of ProbeScore
-        In the order of the rows.
-    """
-    if not isinstance(scores, (list, tuple)) or not scores or \
-            not all(isinstance(s, CPC.ProbeScore) for s in scores):
-        raise ValueError("scores must be a non-empty list of ProbeScore (from capability.probe_score)")
-
-    def f(v, fmt):
-        return "—" if not np.isfinite(v) else format(v, fmt)
-    rows = ["| probe | r with capability time | p (seeds shuffled within each dc) | median gap (steps) "
-            "| r with behaviour time | runs |", "|---|---|---|---|---|---|"]
-    for s in scores:
-        rows.append(f"| {s.name} | {f(s.r_capability, '.2f')} | {f(s.p_value, '.3f')} | {f(s.median_gap, '.0f')} "
-                    f"| {f(s.r_behaviour, '.2f')} | {s.n} |")
-    return "\n".join(rows)
-
-
-def plot_crossing_times_pair(res: dict, lds, fits: tuple, axes):
-    """Study Fig. 3 by first (left) and by held crossings (right): :func:`plot_crossing_times`
-    of each timing of :func:`swingby.capability.probe_claims.leads`, with its fit.
+def leads_table(res: dict, lds: CM.Leads) -> str:
+    """Per separation, the capability times and the median leads of
+    :func:`~swingby.capability.measures.leads` as a Markdown table.
 
     Parameters
     ----------
     res : dict
+        The sweep (for its separations).
     lds : Leads
-    fits : tuple of two LinearFit, the fits of the first and of the held times
-    axes : two matplotlib Axes
+        Its leads.
     """
-    for ax, times, fit, name in zip(axes, (lds.first, lds.held), fits, ("first", "held"), strict=True):
-        plot_crossing_times(res, times, fit, ax)
-        ax.set_title(f"{name} crossings of 50 %", fontsize=10)
-        ax.set_xlabel(f"capability time (step, {name} crossing, log scale)")
-        ax.set_ylabel(f"behaviour time (step, {name} crossing, log scale)")
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False, fontsize=8)
-    return axes
+    dcs = res["meta"]["config"]["separations"]
+    tc, th = lds.first.capability, lds.held.capability
+    rows = ["| dc | first $t_C$, median (range) | $t_C$ before discs: first, held "
+            "| lead: first | held | held, pixels | held, prompts that change nothing |",
+            "|---|---|---|---|---|---|---|"]
+    for i, dc in enumerate(dcs):
+        rows.append(
+            f"| {dc:.3g} | {np.median(tc[i]):.0f} ({tc[i].min():.0f} to {tc[i].max():.0f}) "
+            f"| {np.sum(tc[i] < lds.onset[i])}, {np.sum(th[i] < lds.onset[i])} of {tc[i].size} "
+            f"| {np.nanmedian(lds.lead_first[i]):.0f} | {np.nanmedian(lds.lead_held[i]):.0f} "
+            f"| {np.nanmedian(lds.lead_held_pixels[i]):.0f} | {np.nanmedian(lds.noise_held[i]):.0f} |")
+    return "\n".join(rows)
+
+
+def probe_table_pair(first: list, held: list) -> str:
+    """The chapter's probe table for both timings as Markdown: per probe, the correlations
+    with the capability and the behaviour time by first and by held crossings, and the
+    permutation p-value of the held correlation with capability.
+
+    Parameters
+    ----------
+    first, held : list of ProbeScore
+        :func:`~swingby.capability.probes.probe_score` of each probe against the first
+        and the held crossing times, in the same order.
+    """
+    if not first or len(first) != len(held) or \
+            not all(isinstance(s, CP.ProbeScore) for s in (*first, *held)):
+        raise ValueError("first and held must be equally long non-empty lists of ProbeScore")
+
+    def f(v, fmt):
+        return "—" if not np.isfinite(v) else format(v, fmt)
+    rows = ["| probe | first: r, capability | r, behaviour | held: r, capability | p "
+            "| r, behaviour |", "|---|---|---|---|---|---|"]
+    for a, b in zip(first, held):
+        cells = (f(a.r_capability, ".2f"), f(a.r_behaviour, ".2f"), f(b.r_capability, ".2f"),
+                 f(b.p_value, ".3f"), f(b.r_behaviour, ".2f"))
+        rows.append(f"| {a.name} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def count_phrase(k: int, noun: str = "run", plural: str | None = None) -> str:
+    """``k`` things in words: "no run", "1 run", "3 runs" (the chapter's glued counts).
+
+    Parameters
+    ----------
+    k : int
+        The count, at least 0.
+    noun : str
+        The singular noun.
+    plural : str or None
+        The plural (None: ``noun + "s"``).
+    """
+    k = _checks.integer("k", k, low=0)
+    if k == 0:
+        return f"no {noun}"
+    return f"{k} {noun if k == 1 else (plural or noun + 's')}"

@@ -1,31 +1,35 @@
-"""Probes of the held-out class beside its accuracy (App. D of the hidden-capabilities
-study; used by the chapter ``book/capability.md``): where class 11 turns in concept space
-(``concept_turn``), the geometry of the class-prompt embeddings, the training log
-(the bound, its parts, gradient norms), the generic transition step of any probe curve
-and the transition steps of every probe of the chapter's table (``probe_steps``).
-
-Like :mod:`swingby.capability.measures`, every function takes a results dict of
-:func:`swingby.diffusion.runs.storage.load_results` (or arrays cut from it); runs that are not
-finished are NaN. The chapter imports every name through :mod:`swingby.capability`.
+"""Probes of the held-out class beside its accuracy (the hidden-capabilities study,
+Figs. 1, 4, 5 and App. D; chapter ``book/capability.md``): where class 11 turns in
+concept space, the geometry of the class-prompt embeddings, the training log, the
+transition step of any probe curve, and how well a probe's step tracks the capability
+time (:func:`probe_score`).
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import numpy as np
+from scipy import stats
 
 from swingby import _checks
 from swingby.capability.measures import (
     CLASS_11,
-    CORNERS,
-    TARGET_11,
-    _curves,
-    _masked,
-    _res,
-    _steps,
+    CrossingTimes,
+    check_curves,
+    check_res,
+    check_times,
     first_crossing,
+    masked,
 )
-from swingby.diffusion.rules import OLD_RULES as R
+from swingby.diffusion.concept_space import TARGET_11
+from swingby.diffusion.presets import SEEDINGS
+
+__all__ = ["class_points", "ConceptTurn", "concept_turn", "final_mse", "embedding_disentanglement",
+           "transition_step", "PROBE_NAMES", "probe_steps", "ProbeScore", "probe_score"]
+
+#: concept-space corners of the trained classes a held-out point can be drawn to
+#: (01 red small: size learned first; 10 blue big: colour learned first)
+CORNERS = {"01": (0.0, 1.0), "10": (1.0, 0.0)}
 
 
 # -------------------------------------------------------- concept-space turn
@@ -38,33 +42,13 @@ def class_points(res: dict) -> np.ndarray:
     res : dict
         A results dict (needs ``probs``, ``done``).
     """
-    _res(res, "probs")
-    p = np.asarray(res["probs"], float).mean(axis=4)
-    p[~np.asarray(res["done"])] = np.nan
-    return p
+    check_res(res, "probs")
+    return masked(res, np.asarray(res["probs"], float).mean(axis=4))
 
 
-def first_concept_index(points: np.ndarray, level: float = R.learned_level) -> np.ndarray:
-    """First checkpoint at which the model manipulates a concept, ``(D, S)``: the colour
-    contrast ``P(blue|10) - P(blue|00)`` or the size contrast ``P(small|01) - P(small|00)``
-    of the trained classes reaches ``level`` (before, the samples are read noise).
-
-    Parameters
-    ----------
-    points : array (D, S, K, 4, 2)
-        From :func:`class_points`.
-    level : float
-        Contrast that counts as learned.
-
-    Returns
-    -------
-    array (D, S) of float
-        A checkpoint index; the last one if no concept is learned; NaN for a missing run.
-    """
-    p = _checks.array("points", points, ndim=5, finite=False)
-    if p.shape[3:] != (4, 2):
-        raise ValueError(f"points must be (D, S, K, 4 classes, 2), got {p.shape}")
-    level = _checks.number("level", level, low=0, high=1, low_open=True)
+def first_concept_index(points: np.ndarray, level: float = 0.5) -> np.ndarray:
+    """First checkpoint ``(D, S)`` at which the trained classes' colour or size contrast reaches ``level``."""
+    p = np.asarray(points, float)
     contrast = np.maximum(p[..., 2, 0] - p[..., 0, 0], p[..., 1, 1] - p[..., 0, 1])  # (D, S, K)
     reached = contrast >= level
     k = np.where(reached.any(axis=2), reached.argmax(axis=2), p.shape[2] - 1).astype(float)
@@ -76,9 +60,9 @@ class ConceptTurn(NamedTuple):
     """Where the held-out class ends its concept memorization, per run ``(D, S)``.
 
     ``corner``: the trained class it was drawn to ("01" or "10"); ``turn``: the step of
-    its closest approach to that corner (the turning point); ``departure``: the first
-    step after the turn at which it is half-way from the corner to its target (``inf``
-    if it never gets there). NaN / "" for missing runs.
+    its closest approach to that corner; ``departure``: the first step after the turn at
+    which it is half-way from the corner to its target (``inf`` if never). NaN / "" for
+    missing runs.
     """
 
     corner: np.ndarray
@@ -87,13 +71,12 @@ class ConceptTurn(NamedTuple):
 
 
 def concept_turn(res: dict) -> ConceptTurn:
-    """End of concept memorization in concept space (seed 003, Figs. 1 and 4; eq. ``eq-cap-turn``).
+    """End of concept memorization in concept space (study Figs. 1 and 4; eq. ``eq-cap-turn``).
 
-    From the first checkpoint at which a concept is learned (:func:`first_concept_index`),
-    class 11's distance to each trained corner (01 red small, 10 blue big) is followed;
-    the corner it comes closest to is the memorised one, the step of that closest
-    approach is the turn, and the step at which the distance again exceeds one half
-    (half the way to the target (1, 1)) is the departure.
+    From the first checkpoint at which a concept is learned, class 11's distance to each
+    trained corner (01 red small, 10 blue big) is followed; the corner it comes closest to
+    is the memorised one, the step of that closest approach the turn, and the step at which
+    the distance again exceeds one half the departure.
 
     Parameters
     ----------
@@ -101,7 +84,7 @@ def concept_turn(res: dict) -> ConceptTurn:
         A results dict (needs ``probs``, ``done``, ``meta``).
     """
     pts = class_points(res)
-    steps = _steps(res["meta"]["checkpoint_steps"])
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     k0 = first_concept_index(pts)
     D, S = pts.shape[:2]
     corner = np.full((D, S), "", dtype=object)
@@ -121,7 +104,7 @@ def concept_turn(res: dict) -> ConceptTurn:
 
 def final_mse(res: dict) -> np.ndarray:
     """Concept-space MSE of class 11 to its target (1, 1) at the last checkpoint, ``(D, S)``
-    (how well a run ends; seed 003, Fig. 1). NaN for unfinished runs.
+    (how well a run ends; study Fig. 1); NaN for unfinished runs.
 
     Parameters
     ----------
@@ -129,7 +112,7 @@ def final_mse(res: dict) -> np.ndarray:
         A results dict (needs ``probs``, ``done``).
     """
     p = class_points(res)[:, :, -1, CLASS_11]
-    return ((p - np.asarray(TARGET_11)) ** 2).mean(axis=-1)
+    return ((p - TARGET_11) ** 2).mean(axis=-1)
 
 
 # ---------------------------------------------------------------- embeddings
@@ -140,61 +123,29 @@ def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def embedding_disentanglement(res: dict) -> np.ndarray:
-    """``1 - |cos(e01 - e00, e10 - e00)|`` of the class-prompt embeddings (seed 003, Fig. 5;
-    eq. ``eq-cap-ed``): 1 when the size and colour directions are orthogonal.
+    """``1 - |cos(e01 - e00, e10 - e00)|`` of the class-prompt embeddings, ``(D, S, K)``
+    (study Fig. 5; eq. ``eq-cap-ed``): 1 when the size and colour directions are orthogonal.
 
     Parameters
     ----------
     res : dict
         A results dict (needs ``emb (D, S, K, 4, E)``, ``done``).
-
-    Returns
-    -------
-    array (D, S, K)
     """
-    _res(res, "emb")
+    check_res(res, "emb")
     e = np.asarray(res["emb"], float)
-    return _masked(res, 1 - np.abs(_cos(e[..., 1, :] - e[..., 0, :], e[..., 2, :] - e[..., 0, :])))
+    return masked(res, 1 - np.abs(_cos(e[..., 1, :] - e[..., 0, :], e[..., 2, :] - e[..., 0, :])))
 
 
 def embedding_parallelogram(res: dict) -> np.ndarray:
-    """``cos(e11 - e10, e11 - e01)`` of the class-prompt embeddings (seed 003, Fig. 16).
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``emb (D, S, K, 4, E)``, ``done``).
-
-    Returns
-    -------
-    array (D, S, K)
-    """
-    _res(res, "emb")
+    """``cos(e11 - e10, e11 - e01)`` of the class-prompt embeddings (study Fig. 16)."""
     e = np.asarray(res["emb"], float)
-    return _masked(res, _cos(e[..., 3, :] - e[..., 2, :], e[..., 3, :] - e[..., 1, :]))
+    return masked(res, _cos(e[..., 3, :] - e[..., 2, :], e[..., 3, :] - e[..., 1, :]))
 
 
 # ---------------------------------------------- training log and transitions
 def loss_log(res: dict, field: str) -> tuple[np.ndarray, np.ndarray]:
-    """One field of the training log (the bound, its parts, gradient norms of App. D).
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``loss (D, S, R, F)``, ``done`` and ``meta.loss_fields``).
-    field : str
-        One of ``res["meta"]["loss_fields"]`` other than ``"step"``.
-
-    Returns
-    -------
-    steps : array (R,)
-        Steps of the records (the same in every run).
-    values : array (D, S, R)
-        NaN for runs that are not finished.
-    """
-    _res(res, "loss")
+    """Steps ``(R,)`` and values ``(D, S, R)`` of one field of the training log (NaN for unfinished runs)."""
     fields = list(res["meta"]["loss_fields"])
-    _checks.choice("field", field, [f for f in fields if f != "step"])
     log = np.asarray(res["loss"], float)
     done = np.asarray(res["done"]).all(axis=2)
     steps = log[done][0, :, fields.index("step")] if done.any() else log[0, 0, :, 0]
@@ -204,8 +155,8 @@ def loss_log(res: dict, field: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def transition_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Generic transition step of a probe (eq. ``eq-cap-transition``): the first step at
-    which the curve has moved half of its largest excursion from its starting value.
+    """Transition step of a probe (eq. ``eq-cap-transition``): the first step at which the
+    curve has moved half of its largest excursion from its starting value.
 
     Parameters
     ----------
@@ -219,7 +170,7 @@ def transition_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
     array (...)
         Interpolated step; ``steps[0]`` for a flat curve; NaN for a missing run.
     """
-    y, s = _curves(y, steps)
+    y, s = check_curves(y, steps)
     dev = np.abs(y - y[..., :1])
     peak = dev.max(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -229,50 +180,11 @@ def transition_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def peak_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Step of each curve's maximum (the first one), NaN for a missing run.
-
-    Parameters
-    ----------
-    steps : array (K,)
-        Strictly increasing steps.
-    y : array (..., K)
-        Curves.
-
-    Returns
-    -------
-    array (...)
-    """
-    y, s = _curves(y, steps)
+    """Step of each curve's (first) maximum, NaN for a missing run."""
+    y, s = np.asarray(y, float), np.asarray(steps, float)
     out = np.atleast_1d(s[np.argmax(np.nan_to_num(y, nan=-np.inf), axis=-1)].astype(float))
     out[np.atleast_1d(np.isnan(y).any(axis=-1))] = np.nan
     return out.reshape(y.shape[:-1])
-
-
-def checkpoint_gap(steps: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Width of the checkpoint interval that holds each step ``t`` (the resolution at
-    which a transition there can be located); NaN where ``t`` is not finite.
-
-    Parameters
-    ----------
-    steps : array (K,)
-        Strictly increasing checkpoint steps.
-    t : array (...)
-        Steps inside ``[steps[0], steps[-1]]``.
-
-    Returns
-    -------
-    array (...)
-        Same shape as ``t``.
-    """
-    s = _steps(steps)
-    t = np.asarray(t, float)
-    fin = np.isfinite(t)
-    if np.any((t[fin] < s[0]) | (t[fin] > s[-1])):
-        raise ValueError(f"t must lie within the checkpoints [{s[0]:g}, {s[-1]:g}]")
-    k = np.clip(np.searchsorted(s, np.where(fin, t, s[0]), side="right"), 1, s.size - 1)
-    out = (s[k] - s[k - 1]).astype(float)
-    out[~fin] = np.nan
-    return out
 
 
 #: the probes of the chapter's table (:func:`probe_steps`), each with the study's figure
@@ -293,15 +205,11 @@ PROBE_NAMES = (
 
 
 def probe_steps(res: dict) -> dict[str, np.ndarray]:
-    """The transition step of every probe of the hidden-capabilities study's Figs. 4, 5
-    and App. D (Figs. 10-16) per run, for the probe table of ``book/capability.md``.
-
-    The concept space gives the turn and the leaving step (:func:`concept_turn`); the
-    embedding disentanglement gives its transition step (:func:`transition_step`) and the
-    step of its maximum (:func:`peak_step`); every other probe (the parallelogram cosine,
-    the weight norms of the conditioning network's colour and size inputs and of all
-    convolutions, the gradient norms of the same, and the training loss) its transition
-    step.
+    """The transition step of every probe of the study's Figs. 4, 5 and App. D (Figs.
+    10-16) per run: the concept-space turn and leaving step (:func:`concept_turn`), the
+    embedding disentanglement's transition step and the step of its maximum, and the
+    transition step of the parallelogram cosine, of the weight and gradient norms of the
+    conditioning network's colour and size inputs and of all convolutions, and of the loss.
 
     Parameters
     ----------
@@ -314,8 +222,8 @@ def probe_steps(res: dict) -> dict[str, np.ndarray]:
         :data:`PROBE_NAMES` to an array ``(D, S)`` of steps (NaN: unfinished run; ``inf``:
         a leaving step never reached).
     """
-    _res(res, "probs", "emb", "wnorm", "loss")
-    steps = _steps(res["meta"]["checkpoint_steps"])
+    check_res(res, "probs", "emb", "wnorm", "loss")
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     turn = concept_turn(res)
     ed = embedding_disentanglement(res)
     wnorm = np.where(np.asarray(res["done"])[..., None], np.asarray(res["wnorm"], float), np.nan)
@@ -325,3 +233,87 @@ def probe_steps(res: dict) -> dict[str, np.ndarray]:
     values += [transition_step(steps, y) for y in curves]
     values += [transition_step(s, y) for s, y in logged]
     return dict(zip(PROBE_NAMES, values))
+
+
+# -------------------------------------------------------------- probe scores
+class ProbeScore(NamedTuple):
+    """How well a probe's transition step predicts the capability time over the runs.
+
+    ``r_capability``: Pearson correlation with the capability time; ``p_value``: its
+    one-sided permutation p-value (:func:`probe_score`); ``median_gap``: median of
+    ``|t_probe - t_capability|``; ``r_behaviour``: the correlation with the behaviour
+    time (runs where behaviour crosses); ``n``: runs used.
+    """
+
+    name: str
+    r_capability: float
+    p_value: float
+    median_gap: float
+    r_behaviour: float
+    n: int
+
+
+def _corr(x: np.ndarray, y: np.ndarray) -> float:
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm: int = 2000,
+                seed: int = 0, seeding: str = "shared") -> ProbeScore:
+    """Score one probe against the capability time (the chapter's probe table).
+
+    The p-value is a one-sided ``scipy.stats.permutation_test`` (``"pairings"``) of the
+    correlation over the runs where both steps are finite, the probe's steps permuted
+    among those runs *within each separation*, so a probe that only knows the separation
+    does not score. The permuted unit is the independent one: with ``seeding="shared"``
+    the seed (one permutation applied at every separation), with ``"per_run"`` the run
+    (each separation on its own). Where all permutations number at most ``n_perm`` the
+    test is exact.
+
+    Parameters
+    ----------
+    name : str
+        The probe's name in the table.
+    t_probe : array (D, S)
+        The probe's transition step per run.
+    times : CrossingTimes
+        Capability and behaviour times per run.
+    n_perm : int
+        Permutations for the p-value.
+    seed : int
+        Seeds the permutations.
+    seeding : {"shared", "per_run"}
+        The sweep's seeding (``res["meta"]["config"]["seeding"]``).
+    """
+    _checks.instance("times", times, CrossingTimes)
+    t_cap = check_times("times.capability", times.capability)
+    t_beh = check_times("times.behaviour", times.behaviour, t_cap.shape)
+    t = check_times("t_probe", t_probe, t_cap.shape)
+    n_perm = _checks.positive_int("n_perm", n_perm)
+    seed = _checks.seed("seed", seed)
+    seeding = _checks.choice("seeding", seeding, SEEDINGS)
+    ok = np.isfinite(t) & np.isfinite(t_cap)
+    r = _corr(t[ok], t_cap[ok])
+    p = _permutation_p(t, t_cap, ok, n_perm, seed, seeding) if np.isfinite(r) else float("nan")
+    okb = ok & np.isfinite(t_beh)
+    gap = float(np.median(np.abs(t[ok] - t_cap[ok]))) if ok.any() else float("nan")
+    return ProbeScore(str(name), r, p, gap, _corr(t[okb], t_beh[okb]), int(ok.sum()))
+
+
+def _permutation_p(t: np.ndarray, t_cap: np.ndarray, ok: np.ndarray, n_perm: int, seed: int, seeding: str) -> float:
+    """P-value of :func:`probe_score` (a permutation of the seeds takes a separation's used ones in its order)."""
+    D, S = t.shape
+    used = [np.flatnonzero(ok[i]) for i in range(D)]
+
+    def corr(*idx) -> float:
+        x = t.copy()
+        for i in range(D):
+            q = np.asarray(idx[0] if seeding == "shared" else idx[i], int)
+            x[i, used[i]] = t[i, q[np.isin(q, used[i])]]
+        return _corr(x[ok], t_cap[ok])
+    # one sample of seed indices (the seed is the unit) or one per separation (the run is)
+    data = (np.arange(S),) if seeding == "shared" else tuple(np.arange(S) for _ in range(D))
+    res = stats.permutation_test(data, corr, permutation_type="pairings", vectorized=False,
+                                 n_resamples=n_perm, alternative="greater", rng=np.random.default_rng(seed))
+    return float(res.pvalue)

@@ -1,98 +1,42 @@
-"""The seed-to-seed spread of capability and behaviour and the rank statistics of the
-capability study (``book/capability.md``): the spread of curves over seeds, its time
-mean and ratio (the seed-robust claim), the median seed, the seed permutations of the
-nulls, and rank and linear correlations.
+"""The seed-to-seed spread of capability and behaviour and the fit of one time against
+the other (the hidden-capabilities study, Figs. 3, 8, 9; chapter ``book/capability.md``).
 """
 from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
 
 import numpy as np
 
 from swingby import _checks
-from swingby.capability.measures import _curves, _pair, _times
+from swingby.capability.confirm import late_spread
+from swingby.capability.measures import noise_capability
+
+__all__ = ["median_seed", "LinearFit", "linear_fit", "SpreadYardstick", "spread_yardstick"]
 
 
-# --------------------------------------------------------------- seed spread
 def seed_std(curves: np.ndarray) -> np.ndarray:
-    """Seed-to-seed standard deviation (seed 003, Fig. 8).
-
-    Parameters
-    ----------
-    curves : array (D, S, K)
-        Accuracy curves; NaN runs are left out.
-
-    Returns
-    -------
-    array (D, K)
-        Standard deviation over the finished seeds (``ddof=1``); NaN with fewer than two.
-    """
-    c = _checks.array("curves", curves, ndim=3, finite=False)
-    n = np.isfinite(c).sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.nanstd(np.where(np.isfinite(c), c, np.nan), axis=1, ddof=1) if c.shape[1] > 1 else \
-            np.full((c.shape[0], c.shape[2]), np.nan)
-    out[n < 2] = np.nan
+    """Standard deviation ``(D, K)`` over the finished seeds of ``curves (D, S, K)`` (study Fig. 8)."""
+    c = np.asarray(curves, float)
+    if c.shape[1] < 2:
+        return np.full((c.shape[0], c.shape[2]), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a checkpoint with fewer than two finished seeds
+        out = np.nanstd(np.where(np.isfinite(c), c, np.nan), axis=1, ddof=1)
+    out[np.isfinite(c).sum(axis=1) < 2] = np.nan
     return out
-
-
-def time_mean(y: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """Average of ``y (..., K)`` over training time (trapezoids on ``steps``).
-
-    Parameters
-    ----------
-    y : array (..., K)
-        Values at the checkpoints.
-    steps : array (K,)
-        Strictly increasing checkpoint steps.
-
-    Returns
-    -------
-    array (...)
-    """
-    y, s = _curves(y, steps)
-    return np.trapezoid(y, s, axis=-1) / (s[-1] - s[0])
-
-
-def spread_ratio(cap: np.ndarray, beh: np.ndarray, steps: np.ndarray) -> float:
-    """Time-averaged seed spread of capability over that of behaviour (the earlier rule's check),
-    pooled over the separations.
-
-    Old rule (:data:`~swingby.diffusion.rules.OLD_RULES`), kept until the chapters move to
-    :func:`swingby.capability.checks.window_spread_ratio`.
-
-    Parameters
-    ----------
-    cap, beh : array (D, S, K)
-        Capability and behaviour curves.
-    steps : array (K,)
-        Checkpoint steps.
-
-    Returns
-    -------
-    float
-    """
-    if np.shape(cap) != np.shape(beh):
-        raise ValueError(f"cap and beh must have the same shape, got {np.shape(cap)} and {np.shape(beh)}")
-    c, b = time_mean(seed_std(cap), steps), time_mean(seed_std(beh), steps)
-    ok = np.isfinite(c) & np.isfinite(b)
-    if not ok.any() or b[ok].sum() <= 0:
-        raise ValueError("beh must vary between seeds in at least one separation with two finished seeds")
-    return float(c[ok].sum() / b[ok].sum())
 
 
 def median_seed(times: np.ndarray, done: np.ndarray) -> int:
     """Index of the seed with the median time among the finished runs of one separation
-    (the run the capability chapter draws in its study-Fig.-4 panel).
+    (the run the chapter draws in its study-Fig.-4 panel).
 
     Parameters
     ----------
-    times : numpy.ndarray
-        One time per seed ``(S,)`` (``inf``: never).
-    done : numpy.ndarray
-        Which seeds' runs are finished ``(S,)``.
-
-    Returns
-    -------
-    int
+    times : array (S,)
+        One time per seed (``inf``: never).
+    done : array (S,) of bool
+        Which seeds' runs are finished.
     """
     row = np.where(np.asarray(done, bool), np.asarray(times, float), np.nan)
     if not np.isfinite(row).any():
@@ -100,69 +44,87 @@ def median_seed(times: np.ndarray, done: np.ndarray) -> int:
     return int(np.argsort(row)[(np.isfinite(row).sum() - 1) // 2])
 
 
-def permute_seeds(t: np.ndarray, rng: np.random.Generator, *, within: bool = True) -> np.ndarray:
-    """Null pairing: the measured entries of ``t (D, S)`` shuffled among the seeds of each
-    separation (``within=True``) or among all runs; NaN and ``inf`` entries stay put.
+class LinearFit(NamedTuple):
+    """Least-squares line ``y = slope x + intercept`` with its R^2 and a 95 % bootstrap
+    interval of the slope (pairs resampled with replacement)."""
 
-    Parameters
-    ----------
-    t : array (D, S)
-        Times per run.
-    rng : numpy.random.Generator
-        Source of the permutations.
-    within : bool
-        Shuffle within each separation (keeps what the separation explains) or across all.
-
-    Returns
-    -------
-    array (D, S)
-        A shuffled copy.
-    """
-    arr = _times("t", t).copy()
-    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
-    within = _checks.flag("within", within)
-    rows = [np.s_[i] for i in range(arr.shape[0])] if within else [np.s_[:]]
-    for r in rows:
-        sub = arr[r]
-        ok = np.isfinite(sub)
-        sub[ok] = rng.permutation(sub[ok])
-        arr[r] = sub
-    return arr
+    slope: float
+    intercept: float
+    r2: float
+    slope_ci: tuple
+    n: int
 
 
-def _ranks(v: np.ndarray) -> np.ndarray:
-    """Ranks from 1, ties sharing their average rank (``inf`` ranks last)."""
-    order = np.argsort(v, kind="stable")
-    r = np.empty(len(v))
-    r[order] = np.arange(1, len(v) + 1)
-    for u in np.unique(v):
-        tie = v == u
-        r[tie] = r[tie].mean()
-    return r
-
-
-def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman rank correlation over the pairs without NaN (``inf``, a time that never
-    came, ranks after every finite one).
+def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 0) -> LinearFit:
+    """Fit ``y`` against ``x`` over the finite pairs (study Fig. 3; eq. ``eq-cap-fit``).
 
     Parameters
     ----------
     x, y : array
-        Same size; at least three pairs without NaN, neither all tied.
-
-    Returns
-    -------
-    float
+        Same size; pairs with a NaN or ``inf`` are left out; at least three must remain,
+        with two distinct ``x``.
+    n_boot : int
+        Bootstrap resamples for the slope's interval.
+    seed : int
+        Seeds the bootstrap.
     """
-    x, y = _pair(x, y)
-    ok = ~np.isnan(x) & ~np.isnan(y)
-    if ok.sum() < 3 or np.unique(x[ok]).size < 2 or np.unique(y[ok]).size < 2:
-        raise ValueError(f"need at least three (x, y) pairs without NaN, not all tied, got {ok.sum()}")
-    return float(np.corrcoef(_ranks(x[ok]), _ranks(y[ok]))[0, 1])
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same size, got {x.shape} and {y.shape}")
+    n_boot = _checks.positive_int("n_boot", n_boot)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if len(x) < 3 or np.ptp(x) == 0:
+        raise ValueError(f"need at least three finite (x, y) pairs with distinct x, got {len(x)}")
+    slope, intercept = np.polyfit(x, y, 1)
+    resid = y - (slope * x + intercept)
+    r2 = 1 - resid.var() / y.var() if y.var() > 0 else 1.0
+    rng = np.random.default_rng(_checks.seed("seed", seed))
+    i = rng.integers(0, len(x), (n_boot, len(x)))
+    xs, ys = x[i], y[i]
+    dx = xs - xs.mean(axis=1, keepdims=True)
+    sxx = (dx ** 2).sum(axis=1)
+    boots = ((dx * (ys - ys.mean(axis=1, keepdims=True))).sum(axis=1) / np.where(sxx > 0, sxx, 1))[sxx > 0]
+    lo, hi = np.percentile(boots, [2.5, 97.5])
+    return LinearFit(float(slope), float(intercept), float(r2), (float(lo), float(hi)), int(len(x)))
 
 
-# -------------------------------------------------------------- probe scores
-def _corr(x: np.ndarray, y: np.ndarray) -> float:
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+class SpreadYardstick(NamedTuple):
+    """Mean discordant counts of the comparative part of ``claim-cap-robust`` when
+    capability is redrawn from prompts that change nothing (:func:`spread_yardstick`)."""
+
+    capability_closer: float  #: runs whose null capability lies closer to its median, mean over redraws
+    behaviour_closer: float   #: runs whose behaviour lies closer, mean over redraws
+    n_redraws: int
+
+
+def spread_yardstick(behaviour_curves: np.ndarray, n_samples: int, n_prompts: int, rng: np.random.Generator,
+                     n_redraws: int = 20) -> SpreadYardstick:
+    """The comparative part of the seed-robustness claim (study Figs. 8, 9) on a capability
+    of prompts that change nothing: :func:`swingby.capability.confirm.late_spread` per
+    separation on :func:`~swingby.capability.measures.noise_capability` against the runs'
+    own behaviour, counted over the runs and averaged over ``n_redraws`` redraws.
+
+    Parameters
+    ----------
+    behaviour_curves : array (D, S, K)
+        Behaviour of the separations the part judges (the weak-signal ones).
+    n_samples, n_prompts : int
+        Samples per prompt, and prompts besides the plain one.
+    rng : numpy.random.Generator
+        Source of the redraws.
+    n_redraws : int
+        Redraws of the null capability.
+    """
+    beh = _checks.array("behaviour_curves", behaviour_curves, ndim=3)
+    n_samples = _checks.positive_int("n_samples", n_samples)
+    n_prompts = _checks.positive_int("n_prompts", n_prompts)
+    _checks.instance("rng", rng, np.random.Generator, "numpy.random.Generator")
+    n_redraws = _checks.positive_int("n_redraws", n_redraws)
+    counts = np.zeros((n_redraws, 2))
+    for r in range(n_redraws):
+        cap0 = noise_capability(beh, n_samples, n_prompts, rng)
+        for i in range(len(beh)):
+            closer = late_spread(cap0[i], beh[i])
+            counts[r] += [closer[0].sum(), closer[1].sum()]
+    return SpreadYardstick(float(counts[:, 0].mean()), float(counts[:, 1].mean()), n_redraws)

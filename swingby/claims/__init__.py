@@ -1,15 +1,12 @@
-"""The register of the paper's claims that the SIM and theory chapters judge.
+"""The register of the paper's claims, one module per chapter, fixed before the fresh runs that judge them.
 
-Each module here belongs to one chapter and lists its claims as
-:class:`~swingby.verdicts.Claim` entries: the paper's sentence, its form, the unit, the
-check, the wrong model, and the design (seeds, settings, thresholds). Together with the
-verdict rule's constants and the thresholds of :mod:`swingby.observations.rules` and
-:mod:`swingby.theory.rules`, they are hashed by :func:`fingerprint`, which was committed
-(``tests/test_claims_register.py``) before any of the fresh runs below was made.
-
-The checks are judged on fresh seeds: seed ``k`` of a registered check is
-``FRESH_SEED_OFFSET + k`` (:func:`fresh_seeds`), a stream no chapter had used. The
-authors' own seeds still draw the figures that reproduce theirs.
+Each module lists its chapter's claims as :class:`~swingby.verdicts.Claim` entries (the paper's
+sentence, form, unit, check, wrong model and design). :func:`fingerprint` hashes the SIM and theory
+claims with the verdict rule's constants and the thresholds of :mod:`swingby.observations.rules`
+and :mod:`swingby.theory.rules` (``tests/test_claims_register.py`` freezes it); the diffusion and
+capability modules have fingerprints of their own. Seed ``k`` of a registered check is
+``FRESH_SEED_OFFSET + k`` (:func:`fresh_seeds`); the authors' seeds still draw the figures that
+reproduce theirs.
 """
 from __future__ import annotations
 
@@ -25,6 +22,8 @@ from swingby.claims import (
     two_layer_theory,
 )
 from swingby.verdicts import Claim
+
+__all__ = ["CLAIMS", "FRESH_SEED_OFFSET", "fresh_seeds", "fingerprint"]
 
 #: seed k of a registered check is this plus k (the chapters' earlier seeds are all far below it)
 FRESH_SEED_OFFSET = 1_000_000
@@ -46,10 +45,6 @@ def fresh_seeds(n: int, start: int = 0) -> range:
         How many seeds (positive).
     start : int
         Index of the first (non-negative), so that two checks can take disjoint blocks.
-
-    Returns
-    -------
-    range
     """
     for name, value, least in (("n", n, 1), ("start", start, 0)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -58,19 +53,7 @@ def fresh_seeds(n: int, start: int = 0) -> range:
 
 
 def claim(key: str, form: str | None = None) -> Claim:
-    """The registered claim with this key (and form, where one box judges two forms).
-
-    Parameters
-    ----------
-    key : str
-        A claim box label, e.g. ``"claim-obs-order"``.
-    form : str, optional
-        The form, needed only where the box holds claims of two forms.
-
-    Returns
-    -------
-    Claim
-    """
+    """The registered claim with this box label (and form, where one box judges two forms)."""
     hits = [c for c in CLAIMS if c.key == key and (form is None or c.form == form)]
     if len(hits) != 1:
         raise ValueError(f"key (and form) must name one registered claim of {sorted({c.key for c in CLAIMS})}, "
@@ -79,13 +62,8 @@ def claim(key: str, form: str | None = None) -> Claim:
 
 
 def fingerprint() -> str:
-    """The fingerprint of the register: the rule's constants, the fresh-seed offset, every
-    claim, and the thresholds of the observation and theory checks.
-
-    Returns
-    -------
-    str
-    """
+    """The register's fingerprint: the rule's constants, the seed offset, the claims, the observation and
+    theory thresholds."""
     from swingby.observations import rules as obs_rules
     from swingby.theory import rules as theory_rules
     return verdicts.fingerprint({

@@ -1,13 +1,12 @@
-"""The claims of the beyond_two_concepts chapter, registered before the fresh runs that judge them.
-
-The design constants below are the ones the chapter's checks read; each claim's
-``design`` text renders them, so that they are part of the register's fingerprint.
-Seed blocks are indices into :func:`swingby.claims.fresh_seeds` (``start`` and count),
-disjoint across the chapter's checks and groups.
+"""The claims of the beyond_two_concepts chapter (App. E), registered before the fresh runs that judge
+them. Each claim's ``design`` renders the constants its checks read, so the fingerprint covers them;
+seed blocks (``start``, count) index :func:`swingby.claims.fresh_seeds`, disjoint across checks.
 """
 from __future__ import annotations
 
 from swingby.verdicts import Claim
+
+__all__ = ["MULTI", "FAILURE", "E1", "WIDTH", "CLAIMS"]
 
 #: Figs. 8, 9 (App. E.1): the four settings of the figures, on the data they were made
 #: from (the authors' A^2), gradient steps on U to the scripts' t = 100; setting k takes

@@ -1,11 +1,7 @@
-"""The claims of the capability chapter (the hidden-capabilities study, Park et al. 2024,
-Figs. 2, 7, 8 and 9), registered before the fresh sweep that judges them (issue 35,
-item 4), with every constant their checks read.
-
-The checks are in :mod:`swingby.capability.confirm`; they read their thresholds only from
-:data:`DESIGN`, so :func:`fingerprint` covers the claims, the design and the verdict
-rule's constants. They were developed on the stored ``cpu`` sweep, which is exploratory
-for them.
+"""The claims of the capability chapter (the hidden-capabilities study, Park et al. 2024, Figs. 8 and 9),
+registered before the confirmatory sweep that judges them, with :data:`DESIGN`, every constant their
+checks read (:mod:`swingby.capability.confirm`). The stored ``cpu`` sweep they were developed on is
+exploratory for them.
 """
 from __future__ import annotations
 
@@ -13,6 +9,8 @@ import dataclasses
 
 from swingby import _checks, verdicts
 from swingby.verdicts import Claim
+
+__all__ = ["CapabilityDesign", "DESIGN", "CLAIMS", "fingerprint"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,10 +75,5 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 def fingerprint() -> str:
-    """The fingerprint of the claims, the design and the verdict rule's constants.
-
-    Returns
-    -------
-    str
-    """
+    """The fingerprint of the claims, the design and the verdict rule's constants."""
     return verdicts.fingerprint({"claims": CLAIMS, "design": DESIGN, "rule": verdicts.rule_constants()})

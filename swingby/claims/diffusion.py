@@ -1,10 +1,7 @@
-"""The claims of the diffusion chapter (paper Sec. 5, Fig. 6), registered before the fresh
-sweep that judges them (issue 35, item 4), with every constant their checks read.
-
-The checks are in :mod:`swingby.diffusion.fig6.confirm` (read-outs in
-:mod:`swingby.diffusion.readouts`); they read their thresholds only from :data:`DESIGN`,
-so :func:`fingerprint` covers the claims, the design and the verdict rule's constants.
-They were developed on the stored ``cpu`` sweep, which is exploratory for them.
+"""The claims of the diffusion chapter (paper Sec. 5, Fig. 6), registered before the confirmatory
+sweep that judges them, with :data:`DESIGN`, every constant their checks read
+(:mod:`swingby.diffusion.fig6.confirm`, :mod:`swingby.diffusion.readouts`). The stored ``cpu``
+sweep they were developed on is exploratory for them.
 """
 from __future__ import annotations
 
@@ -12,6 +9,8 @@ import dataclasses
 
 from swingby import _checks, verdicts
 from swingby.verdicts import Claim
+
+__all__ = ["DiffusionDesign", "DESIGN", "CLAIMS", "fingerprint"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,10 +115,5 @@ CLAIMS: tuple[Claim, ...] = (
 
 
 def fingerprint() -> str:
-    """The fingerprint of the claims, the design and the verdict rule's constants.
-
-    Returns
-    -------
-    str
-    """
+    """The fingerprint of the claims, the design and the verdict rule's constants."""
     return verdicts.fingerprint({"claims": CLAIMS, "design": DESIGN, "rule": verdicts.rule_constants()})

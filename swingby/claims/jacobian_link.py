@@ -1,10 +1,6 @@
-"""The claims of the jacobian_link chapter, registered before the fresh runs that judge them.
-
-The stage definitions and thresholds are those of
-:data:`swingby.theory.trained_jacobian.JACOBIAN_RULES`; the claim's ``design`` renders
-them with the design constants below, so that all of them are in the register's
-fingerprint.
-"""
+"""The claim of the jacobian_link chapter (Sec. 4.2.2 on trained networks), registered before the fresh runs
+that judge it; its ``design`` renders :data:`LINK` and the stage rules of
+:data:`swingby.theory.trained_jacobian.JACOBIAN_RULES`."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,6 +8,8 @@ import dataclasses
 from swingby.theory.rules import THEORY_RULES
 from swingby.theory.trained_jacobian import FIG13_SETTING, JACOBIAN_RULES
 from swingby.verdicts import Claim
+
+__all__ = ["LINK", "CLAIMS"]
 
 #: the judged networks: three linear layers, width 3, at the setting of the paper's Fig. 13
 #: (FIG13_SETTING), fresh seeds start .. start + n_seeds - 1 (one run each; the wrong model

@@ -1,14 +1,11 @@
-"""The claims of the observations chapter, registered before the fresh runs that judge them.
-
-Thresholds, seed counts and nulls are the values of :mod:`swingby.observations.rules`
-(hashed into the register's fingerprint); the units are computed by
-:mod:`swingby.observations.claim_checks`. Fresh seeds come in disjoint blocks of
-:func:`swingby.claims.fresh_seeds` (the ``start`` named in each design). Fig. 2's
-drawings (the authors' seeds) are illustrations and get no verdict.
-"""
+"""The claims of the observations chapters (Sec. 3, App. F.2), registered before the fresh runs that judge
+them; thresholds and seed counts are :mod:`swingby.observations.rules`, the units
+:mod:`swingby.observations.claim_checks`."""
 from __future__ import annotations
 
 from swingby.verdicts import Claim
+
+__all__ = ["CLAIMS"]
 
 _RUNS = ("every run its own seed streams (run_sweep seeding='independent': a hash of the seed, "
          "configuration, d, depth, activation and stream)")

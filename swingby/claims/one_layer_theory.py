@@ -1,15 +1,11 @@
-"""The claims of the one_layer_theory chapter, registered before the fresh runs that judge them.
-
-The checks are :mod:`swingby.theory.one_layer_checks`; their thresholds and units are
-:data:`~swingby.theory.rules.ONE_LAYER_RULES` (part of
-:func:`swingby.theory.rules.values`, hashed into the register's fingerprint).
-:data:`SEEDS` gives each check its block of :func:`swingby.claims.fresh_seeds` as
-``(start, n)``; the design texts name them.
-"""
+"""The claims of the one_layer_theory chapter (Sec. 4.1), registered before the fresh runs that judge them;
+the checks are :mod:`swingby.theory.one_layer_checks`, and :data:`SEEDS` gives each its fresh-seed block."""
 from __future__ import annotations
 
 from swingby.theory.one_layer_checks import ONE_LAYER_RULES as RL
 from swingby.verdicts import Claim
+
+__all__ = ["SEEDS", "CLAIMS"]
 
 #: fresh-seed blocks ``(start, n)`` of the chapter's checks
 SEEDS = {"thm41": (0, RL.n_draws), "order": (2000, RL.n_order_seeds), "monotone": (3000, RL.n_monotone)}

@@ -1,14 +1,13 @@
-"""The claims of the ood_checks chapter, registered before the fresh runs that judge them.
-
-The constants below are the design of the Fig. 16 check; every one of them is written into
-the claim's ``design`` text, so the register's fingerprint changes with any of them.
-(The Fig. 15 claim is registered with the sim_task chapter, ``claim-sim-ood``.)
-"""
+"""The Fig. 16 claim of the ood_checks chapter (App. F.3), registered before the fresh runs that judge it;
+the constants below are written into its ``design`` text (Fig. 15's claim is in :mod:`.sim_task`)."""
 from __future__ import annotations
 
 import math
 
 from swingby.verdicts import Claim
+
+__all__ = ["FIG16_CONFIGS", "FIG16_DEPTH", "FIG16_ACTIVATION", "FIG16_SEEDS", "FIG16_START", "FIG16_MAX_DELTA",
+           "FIG16_NULL_BANDWIDTH", "FIG16_NULL_CENTERS", "CLAIMS"]
 
 #: the wide clusters of Fig. 2(b) where truncation redraws points: mu = (1, 2), the
 #: authors' sigma_1 = 1 and 2 and sigma_2 = 0.05 (variances) as standard deviations

@@ -1,14 +1,14 @@
-"""The claims of the sim_task chapter, registered before the fresh runs that judge them.
-
-The constants below are the design of the checks (data, units, tolerances); every one
-of them is written into a claim's ``design`` text, so the register's fingerprint changes
-with any of them.
-"""
+"""The claims of the sim_task chapter (Sec. 4, App. C.1, F.3), registered before the fresh runs that judge
+them; the constants below (data, units, tolerances) are written into the claims' ``design`` texts."""
 from __future__ import annotations
 
 import math
 
 from swingby.verdicts import Claim
+
+__all__ = ["A_MU", "A_SIGMA", "A_D", "A_N_PER_CLUSTER", "A_UNITS", "A_Z_MAX", "A_START", "FROB_MU", "FROB_SIGMA",
+           "FROB_D", "FROB_UNITS", "FROB_TOL", "FROB_W_SCALE", "FROB_START", "OOD_MU", "OOD_SIGMA", "OOD_UNITS",
+           "OOD_START", "OOD_NULL_MU", "OOD_NULL_SIGMA", "OOD_NULL_UNITS", "OOD_NULL_START", "CLAIMS"]
 
 # ------------------------------------------------------------------ eq. (C.13)
 #: data of the eq. (C.13) check: cluster distances, standard deviations, dimension

@@ -1,14 +1,13 @@
-"""The claims of the topological_order chapter, registered before the fresh runs that judge them.
-
-The constants below are the design of the check of eq. (B.2) (data, models, epochs,
-units, the learning level and the wrong model); every one of them is written into the
-claim's ``design`` text, so the register's fingerprint changes with any of them.
-"""
+"""The claim of the topological_order chapter (App. B, eq. B.2), registered before the fresh runs that
+judge it; the constants below are written into its ``design`` text."""
 from __future__ import annotations
 
 import math
 
 from swingby.verdicts import Claim
+
+__all__ = ["TOPO_MU", "TOPO_SIGMA", "TOPO_LEVEL", "TOPO_MODELS", "TOPO_COSINE", "TOPO_NULL_UNITS",
+           "TOPO_NULL_START", "TOPO_NULL_STREAM", "CLAIMS"]
 
 #: the data of Fig. 7: mu, and the authors' sigma = 0.5 (a variance) as a standard deviation;
 #: no origin cluster, d = 64, rotated, 5000 points per cluster

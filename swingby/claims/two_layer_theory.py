@@ -1,15 +1,12 @@
-"""The claims of the two_layer_theory chapter, registered before the fresh runs that judge them.
-
-The checks are :mod:`swingby.theory.two_layer_checks`; their thresholds, units and the
-wrong models' settings are fields of :data:`swingby.theory.rules.THEORY_RULES` (hashed
-into the register's fingerprint). :data:`SEEDS` gives each check its block of
-:func:`swingby.claims.fresh_seeds` as ``(start, n)``; the design texts name them.
-Fig. 4 (the entry types) is a drawing: an illustration, with no claim here.
-"""
+"""The claims of the two_layer_theory chapters (Sec. 4.2, App. F.4), registered before the fresh runs that
+judge them; the checks are :mod:`swingby.theory.two_layer_checks` with the thresholds of
+:data:`swingby.theory.rules.THEORY_RULES`, and :data:`SEEDS` gives each its fresh-seed block."""
 from __future__ import annotations
 
 from swingby.theory.rules import THEORY_RULES as R
 from swingby.verdicts import Claim
+
+__all__ = ["SEEDS", "CLAIMS"]
 
 #: fresh-seed blocks ``(start, n)``: the identity's draws, and the Fig. 5 initialisations
 #: that the frequency, stage, Fig. 17 and Fig. 18 checks share

@@ -3,5 +3,7 @@ import sys
 
 from swingby.diffusion.runs.cli import main
 
+__all__ = []
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,6 @@
-"""Input checks of the diffusion model code that need torch (the generic ones live in
-:mod:`swingby._checks`): every bad input gets a ``ValueError`` (``TypeError`` for a
-wrong type) that names the argument, what was given and what is allowed.
-"""
+"""Input checks of the diffusion code that need torch (the generic ones are in
+:mod:`swingby._checks`): a bad input is a ``ValueError`` (``TypeError`` for a wrong type)
+naming the argument, what was given and what is allowed."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,37 +8,14 @@ import torch
 
 from swingby import _checks
 
+__all__ = []
+
 
 def tensor(name: str, value, *, ndim: int | None = None, dtypes=None, min_len: int = 0,
            low: float | None = None, high: float | None = None, finite: bool = True):
-    """Return ``value`` if it is a floating-point ``torch.Tensor`` that passes the checks, else raise.
-
-    Nothing is converted or rescaled: a tensor of another dtype or outside ``[low, high]``
-    is refused, so that a caller's mistake (``uint8`` images in 0..255, ``float64`` data)
-    is named instead of silently wrapped or cast.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    ndim : int, optional
-        Required number of dimensions.
-    dtypes : sequence of torch.dtype, optional
-        Allowed dtypes (default: any floating-point dtype).
-    min_len : int
-        Fewest entries along the first axis (when ``ndim >= 1``).
-    low, high : float, optional
-        Inclusive bounds on every entry.
-    finite : bool
-        Refuse NaN and inf.
-
-    Returns
-    -------
-    torch.Tensor
-        ``value`` itself.
-    """
+    """``value`` if it is a floating-point tensor (of ``dtypes``) with ``ndim`` dimensions, at
+    least ``min_len`` entries along its first axis, entries in ``[low, high]`` and (``finite``)
+    no NaN or inf; nothing is cast or rescaled."""
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
     if dtypes is not None and value.dtype not in dtypes:
@@ -65,32 +41,10 @@ def tensor(name: str, value, *, ndim: int | None = None, dtypes=None, min_len: i
     return value
 
 
-
-
 def images(name: str, value, *, n: int | None = None, low: float = 0.0, high: float = 1.0,
            dtypes=(torch.float32,)) -> torch.Tensor:
-    """Check a batch of RGB images ``(n, 3, H, W)``: float32 (by default), at least one
-    image, square, ``H`` at least 8 and divisible by 4 (the U-Net halves it twice and
-    doubles it back), finite, in ``[low, high]``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    n : int, optional
-        Required batch size.
-    low, high : float
-        Inclusive bounds on every pixel.
-    dtypes : sequence of torch.dtype
-        Allowed dtypes.
-
-    Returns
-    -------
-    torch.Tensor
-        ``value`` itself.
-    """
+    """``value`` if it is a batch of ``n`` RGB images ``(n, 3, H, H)`` of ``dtypes``, ``H >= 8``
+    divisible by 4 (the U-Net halves it twice), finite, in ``[low, high]``."""
     t = tensor(name, value, dtypes=dtypes, finite=False)
     if t.ndim != 4 or t.shape[0] < 1 or t.shape[1] != 3 or t.shape[2] != t.shape[3] or t.shape[2] < 8 \
             or t.shape[2] % 4:
@@ -102,24 +56,7 @@ def images(name: str, value, *, n: int | None = None, low: float = 0.0, high: fl
 
 
 def batch_cond(name: str, value, n: int | None = None, dim: int | None = None) -> torch.Tensor:
-    """Check conditioning vectors ``(n, dim)``: float32, finite, a non-empty batch.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    n : int, optional
-        Required batch size (default: any, at least 1).
-    dim : int, optional
-        Required vector length.
-
-    Returns
-    -------
-    torch.Tensor
-        ``value`` itself.
-    """
+    """``value`` if it is a float32 batch ``(n, dim)`` of finite conditioning vectors (at least one)."""
     t = tensor(name, value, dtypes=(torch.float32,), finite=False)
     if t.ndim != 2 or (n is not None and t.shape[0] != n) or t.shape[0] < 1 \
             or (dim is not None and t.shape[1] != dim):
@@ -130,49 +67,14 @@ def batch_cond(name: str, value, n: int | None = None, dim: int | None = None) -
 
 
 def instance(name: str, value, cls, what: str):
-    """``value`` if it is an instance of ``cls``, else a ``TypeError`` naming ``what`` is allowed.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    cls : type or tuple of type
-        The allowed class(es).
-    what : str
-        How the message names the class.
-
-    Returns
-    -------
-    object
-        ``value`` itself.
-    """
+    """``value`` if it is an instance of ``cls``, else a ``TypeError`` naming ``what`` is allowed."""
     if not isinstance(value, cls):
         raise TypeError(f"{name} must be a {what}, got {_checks.short_repr(value)}")
     return value
 
 
 def generator(name: str, value, cls, *, optional: bool = False):
-    """Return ``value`` if it is a random generator of class ``cls`` (or ``None`` when
-    ``optional``), else raise ``TypeError``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    cls : type
-        ``numpy.random.Generator`` or ``torch.Generator``.
-    optional : bool
-        Accept ``None``.
-
-    Returns
-    -------
-    object
-        ``value`` itself.
-    """
+    """``value`` if it is a random generator of class ``cls`` (or None when ``optional``)."""
     if (value is None and optional) or isinstance(value, cls):
         return value
     hint = "np.random.default_rng(seed)" if cls is np.random.Generator else "torch.Generator().manual_seed(seed)"
@@ -181,19 +83,7 @@ def generator(name: str, value, cls, *, optional: bool = False):
 
 
 def path(name: str, value):
-    """Return ``value`` as a ``pathlib.Path`` if it is a non-empty ``str`` or path, else raise ``TypeError``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-
-    Returns
-    -------
-    pathlib.Path
-    """
+    """``value`` as a ``pathlib.Path`` if it is a non-empty str or path."""
     import os
     from pathlib import Path
 
@@ -203,38 +93,14 @@ def path(name: str, value):
 
 
 def function(name: str, value, *, optional: bool = False):
-    """Return ``value`` if it is callable (or ``None`` when ``optional``), else raise ``TypeError``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : object
-        The value to check.
-    optional : bool
-        Accept ``None``.
-
-    Returns
-    -------
-    object
-        ``value`` itself.
-    """
+    """``value`` if it is callable (or None when ``optional``)."""
     if (value is None and optional) or callable(value):
         return value
     raise TypeError(f"{name} must be a function{' or None' if optional else ''}, got {_checks.short_repr(value)}")
 
 
 def finite_output(where: str, value) -> None:
-    """Raise ``FloatingPointError`` if ``value`` (a tensor or array) holds NaN or inf,
-    saying ``where`` it arose.
-
-    Parameters
-    ----------
-    where : str
-        The function and quantity, for the message.
-    value : torch.Tensor or numpy.ndarray
-        The result to check.
-    """
+    """Raise ``FloatingPointError`` saying ``where`` if ``value`` (a tensor or array) holds NaN or inf."""
     if hasattr(value, "detach"):
         value = value.detach().float().cpu().numpy()
     if not np.all(np.isfinite(value)):

@@ -1,10 +1,8 @@
-"""The concept classifier (paper Sec. 5; seed 003): a small CNN that reads colour and
-size off an image, trained on the data-generating process.
-
-It outputs two logits, ``P(blue)`` and ``P(small)``; these are the coordinates of an
-image in concept space. It is trained on all four classes (the held-out class too:
-the classifier is a measuring instrument, not the model under test), at colour
-separations drawn from the sweep's range, so one classifier serves every separation.
+"""The concept classifier (paper Sec. 5): a small CNN that reads ``P(blue)`` and
+``P(small)``, an image's coordinates in concept space, off the pixels. It is trained on
+all four classes (the held-out class too: it is a measuring instrument, not the model
+under test), at colour separations drawn from the sweep's range, so one classifier
+serves every separation.
 """
 from __future__ import annotations
 
@@ -21,10 +19,11 @@ from tqdm.auto import tqdm
 from swingby import _checks
 from swingby.diffusion.data import CLASSES, CirclesConfig, render, sample_attributes
 
+__all__ = ["ConceptClassifier", "accuracy_by_class"]
+
 
 def _images(images, batch: int | None = None) -> torch.Tensor:
-    """A float32 tensor ``(n, 3, H, W)``, ``n >= 1``, ``H`` and ``W`` divisible by 4 (the
-    network pools twice), from a tensor or an array."""
+    """``images`` as a float32 tensor ``(n, 3, H, W)`` in [0, 1], else a ``ValueError``."""
     if isinstance(images, np.ndarray):
         images = torch.from_numpy(images)
     if not isinstance(images, torch.Tensor) or images.ndim != 4 or images.shape[1] != 3 \
@@ -38,10 +37,12 @@ def _images(images, batch: int | None = None) -> torch.Tensor:
 
 
 def _config(cfg) -> CirclesConfig:
+    """``cfg`` if it is a CirclesConfig."""
     return _checks.instance("cfg", cfg, CirclesConfig, "swingby.diffusion.data.CirclesConfig")
 
 
 def _separations(dcs) -> list[float]:
+    """``dcs`` as a list of separations in [0, 1]."""
     arr = _checks.array("dcs", dcs, ndim=1)
     if np.any(arr < 0) or np.any(arr > 1):
         raise ValueError(f"dcs must hold colour separations in [0, 1], got {list(dcs)}")
@@ -49,12 +50,14 @@ def _separations(dcs) -> list[float]:
 
 
 def _image_memory(n: int, cfg: CirclesConfig, what: str) -> None:
+    """Refuse ``n`` images that would not fit in memory."""
     _checks.memory(3 * 8.0 * 3 * n * cfg.image_size**2, f"{what} of {cfg.image_size}x{cfg.image_size} images")
 
 
 class ConceptClassifier(nn.Module):
-    """Tiny CNN: conv-GELU stages with pooling, global average *and* max pooling (a
-    small disc's colour is a local signal that an average alone dilutes), two logits."""
+    """The concept classifier: conv-GELU stages with pooling, then global average *and* max
+    pooling (a small disc's colour is a local signal that an average alone dilutes) and two
+    logits, (blue, small); ``width`` channels in its first convolutions."""
 
     def __init__(self, width: int = 16):
         super().__init__()
@@ -75,7 +78,7 @@ class ConceptClassifier(nn.Module):
 
     @torch.no_grad()
     def probabilities(self, images: torch.Tensor, batch: int = 512) -> np.ndarray:
-        """``(n, 2)`` array of ``(P(blue), P(small))``: concept-space coordinates.
+        """The concept-space coordinates ``(P(blue), P(small))`` of images.
 
         Parameters
         ----------
@@ -97,31 +100,8 @@ class ConceptClassifier(nn.Module):
 
 def labelled_batch(cfg: CirclesConfig, n: int, rng: np.random.Generator,
                    dcs: Sequence[float] | None = None, test_fraction: float = 0.25):
-    """``n`` images of random classes (all four) with labels ``(n, 2)``.
-
-    The colour separation of each image is drawn from ``dcs`` (default ``[cfg.dc]``);
-    a fraction ``test_fraction`` is drawn like test prompts (class means, grey 0.9
-    background), the rest like training images.
-
-    Parameters
-    ----------
-    cfg : CirclesConfig
-        The data-generating process.
-    n : int
-        Images to draw.
-    rng : numpy.random.Generator
-        Source of the classes, separations and attributes.
-    dcs : sequence of float, optional
-        Colour separations to draw from (default ``[cfg.dc]``).
-    test_fraction : float
-        Share of images drawn like test prompts.
-
-    Returns
-    -------
-    images : torch.Tensor (n, 3, H, W)
-    labels : torch.Tensor (n, 2)
-        (blue, small) bits.
-    """
+    """``n`` images of random classes (all four), at separations drawn from ``dcs``, a share
+    ``test_fraction`` drawn like test prompts, and their (blue, small) labels ``(n, 2)``."""
     cfg = _config(cfg)
     n = _checks.positive_int("n", n)
     _image_memory(n, cfg, f"n = {n}")
@@ -150,34 +130,8 @@ def labelled_batch(cfg: CirclesConfig, n: int, rng: np.random.Generator,
 def train_classifier(cfg: CirclesConfig, dcs: Sequence[float], *, steps: int = 600, batch: int = 128,
                      lr: float = 3e-3, width: int = 16, seed: int = 0, progress: bool = False
                      ) -> ConceptClassifier:
-    """Train a :class:`ConceptClassifier` on fresh batches of the data-generating process
-    at the colour separations ``dcs`` (binary cross-entropy on both concepts).
-
-    Raises ``ValueError`` if the loss becomes NaN or infinite (the run diverged: too large
-    an ``lr``), naming the step.
-
-    Parameters
-    ----------
-    cfg : CirclesConfig
-        The data-generating process (image size, radii, position).
-    dcs : sequence of float
-        Colour separations the classifier is trained on.
-    steps, batch : int
-        Training steps and images per step.
-    lr : float
-        Peak learning rate (AdamW, one-cycle schedule).
-    width : int
-        Channels of the first convolutions (:class:`ConceptClassifier`).
-    seed : int
-        Seeds the weights and the batches.
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    ConceptClassifier
-        In eval mode.
-    """
+    """A :class:`ConceptClassifier` trained on fresh batches of ``cfg`` at the separations
+    ``dcs`` (binary cross-entropy on both concepts; AdamW, one-cycle schedule of peak ``lr``)."""
     cfg, dcs = _config(cfg), _separations(dcs)
     steps, batch = _checks.positive_int("steps", steps), _checks.positive_int("batch", batch)
     lr, seed = _checks.positive_float("lr", lr), _checks.seed("seed", seed)
@@ -204,10 +158,8 @@ def train_classifier(cfg: CirclesConfig, dcs: Sequence[float], *, steps: int = 6
 
 def accuracy_by_class(clf: ConceptClassifier, cfg: CirclesConfig, dcs: Sequence[float],
                       n_per_class: int = 500, seed: int = 12345) -> dict:
-    """Held-out accuracy of both concepts jointly, per class and separation.
-
-    Returns ``{(dc, class): accuracy}``, images drawn as in training (fresh seed) and
-    half of them as test prompts.
+    """Held-out accuracy of both concepts jointly, per class and separation, on images drawn
+    as in training (from ``seed``), half of them as test prompts.
 
     Parameters
     ----------

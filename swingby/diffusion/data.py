@@ -7,7 +7,8 @@ colour (red / blue, separated by ``dc``) and size (big / small, separated by
     "00" red big    "01" red small    "10" blue big    "11" blue small
 
 Classes 00, 01 and 10 are trained; 11 is held out and is the compositional test.
-Every parameter of the authors' generator (see ``book/authors_code.md``) is an argument:
+Every parameter of the authors' generator (``book/authors_code.md``) is a field of
+:class:`CirclesConfig`:
 
 * pixel grid ``linspace(-1, 1, image_size)``; disc ``r < radius`` blurred by a
   Gaussian of ``blur`` *grid units* (default ``2/31``, one pixel at 32x32, so an
@@ -32,6 +33,8 @@ import torch
 
 from swingby import _checks
 from swingby.diffusion import _inputs
+
+__all__ = ["CLASSES", "CirclesConfig", "make_dataset", "radius_mean", "render", "sample_attributes"]
 
 CLASSES = ("00", "01", "10", "11")  #: (colour bit, size bit); colour 1 = blue, size 1 = small
 TRAIN_CLASSES = ("00", "01", "10")
@@ -63,6 +66,7 @@ class CirclesConfig:
         validate(self)
 
     def to_dict(self) -> dict:
+        """The fields as a dict."""
         return asdict(self)
 
 
@@ -75,13 +79,7 @@ FIELD_RANGES = {"dc": (0.0, 1.0), "ds": (0.0, 1.0), "colour_jitter": (0.0, 0.5),
 
 
 def validate(cfg: CirclesConfig) -> None:
-    """Raise ``ValueError`` naming the bad field of ``cfg``.
-
-    Parameters
-    ----------
-    cfg : CirclesConfig
-        The configuration to check.
-    """
+    """Raise ``ValueError`` naming the bad field of ``cfg``."""
     _inputs.instance("cfg", cfg, CirclesConfig, "swingby.diffusion.data.CirclesConfig")
     if not _checks.is_integer(cfg.image_size) or cfg.image_size < 8 or cfg.image_size % 4 \
             or cfg.image_size > 256:
@@ -98,25 +96,14 @@ def validate(cfg: CirclesConfig) -> None:
 
 
 def _check_class(cls: str) -> tuple[int, int]:
+    """The (colour, size) bits of class ``cls``."""
     if not isinstance(cls, str) or cls not in CLASSES:
         raise ValueError(f"cls: the class must be one of {list(CLASSES)}, got {cls!r}")
     return int(cls[0]), int(cls[1])
 
 
 def colour_mean(cfg: CirclesConfig, blue: int) -> np.ndarray:
-    """RGB mean of the red (``blue=0``) or blue (``blue=1``) class.
-
-    Parameters
-    ----------
-    cfg : CirclesConfig
-        The data-generating process (sets ``dc``).
-    blue : {0, 1}
-        The colour bit.
-
-    Returns
-    -------
-    numpy.ndarray (3,)
-    """
+    """RGB mean ``(3,)`` of the red (``blue=0``) or blue (``blue=1``) class."""
     validate(cfg)
     blue = _checks.integer("blue", blue, low=0, high=1)
     h = cfg.dc / 2
@@ -124,7 +111,7 @@ def colour_mean(cfg: CirclesConfig, blue: int) -> np.ndarray:
 
 
 def radius_mean(cfg: CirclesConfig, small: int) -> float:
-    """Radius mean (grid units) of the big (``small=0``) or small (``small=1``) class.
+    """Radius mean of the big or small class.
 
     Parameters
     ----------
@@ -136,6 +123,7 @@ def radius_mean(cfg: CirclesConfig, small: int) -> float:
     Returns
     -------
     float
+        In grid units.
     """
     validate(cfg)
     _checks.integer("small", small, low=0, high=1)
@@ -143,31 +131,15 @@ def radius_mean(cfg: CirclesConfig, small: int) -> float:
 
 
 def class_prompt(cfg: CirclesConfig, cls: str) -> np.ndarray:
-    """Conditioning vector ``(R, G, B, radius)`` of the class means (the test prompt).
-
-    Parameters
-    ----------
-    cfg : CirclesConfig
-        The data-generating process.
-    cls : {"00", "01", "10", "11"}
-        The class (colour bit, size bit).
-
-    Returns
-    -------
-    numpy.ndarray (4,)
-    """
+    """The test prompt of class ``cls``: the conditioning vector ``(R, G, B, radius)`` of its means."""
     blue, small = _check_class(cls)
     return np.concatenate([colour_mean(cfg, blue), [radius_mean(cfg, small)]]).astype(np.float32)
 
 
 def capability_prompts(cfg: CirclesConfig) -> tuple[np.ndarray, list[str]]:
-    """Prompts that ask for blue-small more strongly than the plain class-11 prompt.
-
-    The five fixed colours of seed 003 (App. B), then the blue mean at ``k * dc`` for
-    ``k`` in :data:`CAPABILITY_SCALES` (capped at full blue), all at the small radius.
-    Returns ``(prompts (P, 4) float32, labels)``; capability is the best joint accuracy
-    of class 11 over these prompts.
-    """
+    """``(prompts (P, 4), labels)`` that ask for blue-small more strongly than the plain
+    class-11 prompt: the colours :data:`CAPABILITY_COLOURS`, then the blue mean at ``k * dc``
+    for ``k`` in :data:`CAPABILITY_SCALES` (capped at full blue), all at the small radius."""
     validate(cfg)
     r = radius_mean(cfg, 1)
     cols = [np.array(c) for c in CAPABILITY_COLOURS]
@@ -182,10 +154,7 @@ def capability_prompts(cfg: CirclesConfig) -> tuple[np.ndarray, list[str]]:
 
 def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Generator,
                       *, test: bool = False) -> dict:
-    """Draw ``n`` sets of image attributes (colour, radius, centre, background) of ``cls``.
-
-    With ``test=True`` colour and radius are the class means and the background is
-    ``bg_test`` (the paper's test prompt); the centre is still random.
+    """Draw ``n`` sets of image attributes (colour, radius, centre, background) of class ``cls``.
 
     Parameters
     ----------
@@ -198,7 +167,7 @@ def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Gener
     rng : numpy.random.Generator
         Source of the jitter, centres and backgrounds.
     test : bool
-        Draw test prompts (class means) instead of training images.
+        Draw test images: the class means and the background ``bg_test`` (the centre is still random).
 
     Returns
     -------
@@ -229,22 +198,7 @@ ATTRS = {"colour": (3, (0.0, 1.0)), "radius": (None, (0.0, 3.0)), "centre": (2, 
 
 
 def check_attrs(attrs, keys=tuple(ATTRS)) -> dict:
-    """Return ``attrs`` with its arrays ``keys`` as float arrays of one length ``n``, or raise.
-
-    Colours and backgrounds are RGB in [0, 1], radii in [0, 3] grid units (3 covers
-    the whole [-1, 1] grid from any centre in it), centres in the grid.
-
-    Parameters
-    ----------
-    attrs : dict
-        Image attributes, as :func:`sample_attributes` returns them.
-    keys : sequence of str
-        The entries needed.
-
-    Returns
-    -------
-    dict
-    """
+    """``attrs`` with its arrays ``keys`` as float arrays of one length, each in its range of :data:`ATTRS`."""
     if not isinstance(attrs, dict):
         raise TypeError(f"attrs must be a dict of arrays {list(keys)} (from sample_attributes), "
                         f"got {_checks.short_repr(attrs)}")
@@ -265,6 +219,7 @@ def check_attrs(attrs, keys=tuple(ATTRS)) -> dict:
 
 
 def _blur_kernel(cfg: CirclesConfig) -> np.ndarray | None:
+    """The 1-D Gaussian kernel of the blur (None for no blur)."""
     sigma_px = cfg.blur * (cfg.image_size - 1) / 2
     if sigma_px <= 0:
         return None
@@ -313,17 +268,7 @@ def render(cfg: CirclesConfig, attrs: dict, rng: np.random.Generator) -> np.ndar
 
 
 def conditioning(attrs: dict) -> np.ndarray:
-    """Conditioning vectors ``(n, 4)``: the sampled RGB colour and radius of each image.
-
-    Parameters
-    ----------
-    attrs : dict
-        From :func:`sample_attributes` (``colour`` and ``radius`` are read).
-
-    Returns
-    -------
-    numpy.ndarray (n, 4)
-    """
+    """Conditioning vectors ``(n, 4)``: the sampled RGB colour and radius of each image."""
     attrs = check_attrs(attrs, ("colour", "radius"))
     return np.concatenate([attrs["colour"], attrs["radius"][:, None]], axis=1).astype(np.float32)
 
@@ -331,9 +276,6 @@ def conditioning(attrs: dict) -> np.ndarray:
 def make_dataset(cfg: CirclesConfig, n_per_class: int = 2048, *, classes=TRAIN_CLASSES,
                  seed: int = 0) -> dict:
     """The training set of Sec. 5: ``n_per_class`` images of each of ``classes``.
-
-    Returns a dict of tensors: ``images (N, 3, H, W)`` in [0, 1], ``cond (N, 4)``,
-    ``labels (N, 2)`` (colour bit, size bit) and the raw ``attrs``.
 
     Parameters
     ----------
@@ -349,6 +291,8 @@ def make_dataset(cfg: CirclesConfig, n_per_class: int = 2048, *, classes=TRAIN_C
     Returns
     -------
     dict
+        Tensors ``images (N, 3, H, W)`` in [0, 1], ``cond (N, 4)``, ``labels (N, 2)``
+        (colour bit, size bit), and ``attrs`` (radius and colour of each image).
     """
     validate(cfg)
     n_per_class = _checks.positive_int("n_per_class", n_per_class)

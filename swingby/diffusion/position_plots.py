@@ -1,8 +1,7 @@
-"""The figure of the position search (:mod:`swingby.diffusion.runs.position_search`):
-every run of every candidate against the criterion written before the runs, with the
-position dose-response at the ``cpu`` model first and the larger models at the authors'
-positions after it. Read-only: it draws the rows of
-:func:`~swingby.diffusion.runs.position_search.collect`."""
+"""The figures and tables of the position search (:mod:`swingby.diffusion.runs.position_search`)
+and of the search at 4800 steps (:mod:`swingby.diffusion.runs.long_search`): every run of
+every candidate against the criterion written before the runs. Used by
+``book/diffusion_cpu.md``; it only reads the searches' collected rows."""
 from __future__ import annotations
 
 import textwrap
@@ -11,37 +10,31 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from swingby.diffusion.runs import long_search as LS
 from swingby.diffusion.runs import position_search as PS
-from swingby.style import PALETTE, _axes
+from swingby.style import PALETTE, check_axes
+
+__all__ = ["display_order", "dose_names", "long_search_table", "plot_long_search", "plot_position_search",
+           "search_conclusion"]
 
 
 def dose_names() -> list[str]:
-    """The candidates of the position dose-response (only ``position`` changed from the
-    ``cpu`` model), from the centre outwards.
-
-    Returns
-    -------
-    list of str
-        Names of :data:`~swingby.diffusion.runs.position_search.CANDIDATES`.
-    """
+    """Names of the candidates of the position dose-response (only ``position`` changed from
+    the ``cpu`` model, :data:`~swingby.diffusion.runs.position_search.CANDIDATES`), from the
+    centre outwards."""
     dose = [name for name, _, over in PS.CANDIDATES if set(over) <= {"position"}]
     return sorted(dose, key=lambda n: PS.candidate_preset(n).position)
 
 
 def display_order() -> list[str]:
-    """The candidates in the order the figure shows them: the position dose-response
-    (:func:`dose_names`), then the other models at the authors' positions.
-
-    Returns
-    -------
-    list of str
-        Names of :data:`~swingby.diffusion.runs.position_search.CANDIDATES`.
-    """
+    """Names of the candidates in the order the figure shows them: the position
+    dose-response (:func:`dose_names`), then the other models at the authors' positions."""
     dose = dose_names()
     return dose + [name for name, _, _ in PS.CANDIDATES if name not in dose]
 
 
 def _rows(rows) -> dict:
+    """``rows`` of :func:`~swingby.diffusion.runs.position_search.collect` by name, else a ValueError."""
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "name" in r and "runs" in r for r in rows):
         raise ValueError("rows must be the list that position_search.collect() returns")
     known = {n for n, _, _ in PS.CANDIDATES}
@@ -68,7 +61,7 @@ def plot_position_search(rows: list[dict], axes) -> None:
     by_name = _rows(rows)
     if not hasattr(axes, "__len__") or len(axes) != 2:
         raise ValueError(f"axes must be two matplotlib Axes, got {axes!r}")
-    left, right = (_axes(a) for a in axes)
+    left, right = (check_axes(a) for a in axes)
     order = display_order()
     n_dose = len(dose_names())
     for x, name in enumerate(order):
@@ -110,18 +103,10 @@ def search_conclusion(rows: list[dict], choice: dict) -> str:
         :func:`~swingby.diffusion.runs.position_search.collect`.
     choice : dict
         :func:`~swingby.diffusion.runs.position_search.choose` of ``rows``.
-
-    Returns
-    -------
-    str
-        Markdown.
     """
     by = _rows(rows)
     if not isinstance(choice, dict) or not {"chosen", "pending", "hours"} <= set(choice):
         raise ValueError("choice must be the dict that position_search.choose() returns")
-
-    def spread(n):
-        return f"{PS.candidate_preset(n).position:g}"
 
     dose = [n for n in dose_names() if n in by]
     ok = [n for n in dose if by[n]["passes"]]
@@ -139,8 +124,8 @@ def search_conclusion(rows: list[dict], choice: dict) -> str:
     passed = [n for n in run if by[n]["passes"]]
     if run:
         parts.append(f"Of the {len(larger)} larger or differently trained models at the authors' positions, "
-                     f"{len(run)} {'has' if len(run) == 1 else 'have'} run and " + (f"{', '.join(passed)} passed" if passed else "none passed")
-                     + ".")
+                     f"{len(run)} {'has' if len(run) == 1 else 'have'} run and "
+                     + (f"{', '.join(passed)} passed" if passed else "none passed") + ".")
     near = [n for n in run if not by[n]["passes"] and by[n]["class_11"]]
     if near:
         parts.append(f"Closest: {', '.join(near)}, whose class 11 meets the criterion in its finished "
@@ -179,13 +164,7 @@ def long_search_table(rows: list[dict], state: dict) -> str:
         :func:`~swingby.diffusion.runs.long_search.collect`.
     state : dict
         :func:`~swingby.diffusion.runs.long_search.choose` of ``rows``.
-
-    Returns
-    -------
-    str
     """
-    from swingby.diffusion.runs import long_search as LS
-
     by = {r["name"]: r for r in rows}
     lines = ["| candidate | change | runs | trained classes drawn as discs (lowest bound, separations run) | "
              "class 11 blue small "
@@ -220,13 +199,11 @@ def plot_long_search(rows: list[dict], axes) -> None:
         :func:`~swingby.diffusion.runs.long_search.collect`.
     axes : sequence of two matplotlib Axes
     """
-    from swingby.diffusion.runs import long_search as LS
-
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "disc_bounds" in r for r in rows):
         raise ValueError("rows must be the list that long_search.collect() returns")
     if not hasattr(axes, "__len__") or len(axes) != 2:
         raise ValueError(f"axes must be two matplotlib Axes, got {axes!r}")
-    left, right = (_axes(a) for a in axes)
+    left, right = (check_axes(a) for a in axes)
     colour = {"clf": PALETTE["blue"], "pix": PALETTE["orange"], "disc": PALETTE["green"]}
     for x, r in enumerate(rows):
         for run in r["runs"]:
@@ -235,9 +212,10 @@ def plot_long_search(rows: list[dict], axes) -> None:
         left.bar([x - 0.15, x + 0.15], [r["blue_small_11_clf"], r["blue_small_11_pix"]], width=0.28,
                  color=[colour["clf"], colour["pix"]], alpha=0.8)
         for dc, bs in _run_bounds(r):
-            shift = -0.08 if float(dc) == LS.DECISIVE_DC else 0.08  # the separations side by side
-            right.plot(x + shift + np.array([-0.04, 0.0, 0.04]), bs, "s" if float(dc) == LS.DECISIVE_DC else "^", ms=6, color=colour["disc"],
-                       mfc=colour["disc"] if float(dc) == LS.DECISIVE_DC else "none")
+            decisive = float(dc) == LS.DECISIVE_DC
+            shift = -0.08 if decisive else 0.08  # the separations side by side
+            right.plot(x + shift + np.array([-0.04, 0.0, 0.04]), bs, "s" if decisive else "^", ms=6,
+                       color=colour["disc"], mfc=colour["disc"] if decisive else "none")
     names = [textwrap.fill(r["name"], 12) for r in rows]
     for ax, level, title, lo in ((left, LS.CRITERION["blue_small_11"], "class 11: blue small discs", 0.0),
                                  (right, LS.CRITERION["disc_trained"], "trained classes: discs (lower bound)", 0.5)):

@@ -1,6 +1,5 @@
 """Sweep presets: ``paper`` (the authors' scale, for a GPU), ``cpu`` (found by measured
-search to run on a 2-core CPU; ``book/diffusion_cpu.md`` shows the searches) and ``tiny``
-(the end-to-end smoke test of the tests and of the chapters' quick mode)."""
+searches to run on a 2-core CPU, ``book/diffusion_cpu.md``) and ``tiny`` (a smoke test)."""
 from __future__ import annotations
 
 import math
@@ -11,12 +10,12 @@ import numpy as np
 
 from swingby.diffusion.vdm import DETAILS
 
+__all__ = ["AUTHORS_DETAILS", "PRESETS", "Preset", "get_preset"]
+
 #: the block styles of :class:`swingby.diffusion.unet.CondUNet`
 BLOCKS = ("shared", "authors")
 #: how a run's randomness is seeded (:func:`run_seed`): "shared" gives every separation of
-#: seed s the same initial weights, batch order, data draw and sampling noise (the first
-#: sweeps; its runs at one seed are one replicate), "per_run" draws independent randomness
-#: for every (separation, seed) pair
+#: seed s the same randomness, "per_run" independent randomness per (separation, seed)
 SEEDINGS = ("shared", "per_run")
 #: the model details of the authors' code, as preset fields (see ``book/authors_code.md``)
 AUTHORS_DETAILS = dict(block="authors", dropout=0.1, residual=True, parameterization="eps",
@@ -25,7 +24,7 @@ AUTHORS_DETAILS = dict(block="authors", dropout=0.1, residual=True, parameteriza
 
 @dataclass(frozen=True)
 class Preset:
-    """Everything a sweep needs; stored verbatim in the results file."""
+    """Everything a sweep needs; stored verbatim in the results file (:meth:`to_dict`)."""
 
     name: str
     image_size: int
@@ -72,16 +71,12 @@ class Preset:
         validate_preset(self)
 
     def to_dict(self) -> dict:
-        """The preset as a JSON-ready dict (tuples as lists).
-
-        Returns
-        -------
-        dict
-        """
+        """The preset as a JSON-ready dict (tuples as lists; ``seeding`` and ``init_scale`` only
+        when not their defaults, so that older stored configs stay unchanged)."""
         d = asdict(self)
-        if d["seeding"] == "shared":  # files made before the field existed hold no "seeding": the same config
+        if d["seeding"] == "shared":
             del d["seeding"]
-        if d["init_scale"] == 1.0:  # likewise for files made before "init_scale" existed
+        if d["init_scale"] == 1.0:
             del d["init_scale"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
@@ -91,36 +86,16 @@ _POSITIVE_INTS = ("image_size", "steps", "batch", "n_checkpoints", "sample_steps
                   "workers", "n_per_class", "classifier_steps", "classifier_width", "n_res",
                   "n_loss_records", "threads")
 
-#: upper bounds of the integer fields: beyond them a sweep would not end on any machine this
-#: book targets (steps, sampling steps), or could not be held in memory (batch, samples)
+#: upper bounds of the integer fields: beyond them a sweep would not end or not fit in memory
 _UPPER = {"steps": 10 ** 7, "batch": 2 ** 14, "sample_steps": 100_000, "samples_per_class": 2 ** 14,
           "n_checkpoints": 10 ** 4, "workers": 256, "threads": 1024, "classifier_steps": 10 ** 7,
           "classifier_width": 1024, "n_res": 16, "n_loss_records": 10 ** 6}
 
 
 def run_seed(p: Preset, dc: float, seed: int) -> int:
-    """The seed of run ``(dc, seed)``: its initial weights, batch order, data draw and
-    sampling noise all come from it.
-
-    With ``p.seeding == "shared"`` it is ``seed`` itself, whatever the separation; with
-    ``"per_run"`` it is drawn by ``numpy.random.SeedSequence`` from ``seed`` and the
-    separation in units of 1e-6, so every (separation, seed) pair is an independent
-    replicate.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset (its ``seeding``).
-    dc : float
-        The colour separation, in [0, 1].
-    seed : int
-        The seed, in [0, 2**31).
-
-    Returns
-    -------
-    int
-        In [0, 2**31).
-    """
+    """The seed of run ``(dc, seed)`` (its weights, batches, data and sampling noise): ``seed``
+    itself with ``p.seeding == "shared"``; with ``"per_run"`` drawn by
+    ``numpy.random.SeedSequence`` from ``seed`` and ``dc`` in units of 1e-6."""
     validate_preset(p)
     if not _is_real(dc) or not 0 <= dc <= 1:
         raise ValueError(f"dc must be a colour separation in [0, 1], got {dc!r}")
@@ -133,9 +108,7 @@ def run_seed(p: Preset, dc: float, seed: int) -> int:
 
 
 def get_preset(name: str, **overrides) -> Preset:
-    """The preset called ``name`` (``paper``, ``cpu`` or ``tiny``), with optional overrides.
-
-    Every field is validated (:func:`validate_preset`) before anything runs.
+    """The preset called ``name``, every field checked.
 
     Parameters
     ----------
@@ -162,21 +135,17 @@ def get_preset(name: str, **overrides) -> Preset:
 
 
 def _is_int(v) -> bool:
+    """Whether ``v`` is an int (not a bool)."""
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _is_real(v) -> bool:
+    """Whether ``v`` is a finite real number (not a bool)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def validate_preset(p: Preset) -> None:
-    """Raise ``ValueError`` naming the first bad field of ``p``; every field is checked.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset to check.
-    """
+    """Raise ``ValueError`` naming the first bad field of preset ``p``."""
     if not isinstance(p, Preset):
         raise TypeError(f"p must be a swingby.diffusion.presets.Preset (see get_preset), got {p!r}"[:200])
     if not isinstance(p.name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", p.name):
@@ -226,14 +195,8 @@ def validate_preset(p: Preset) -> None:
 
 PRESETS = {
     "paper": Preset(name="paper", image_size=32, **AUTHORS_DETAILS, batch=64),
-    # the model of the book's first search with disc centres uniform in [-0.1, 0.1]: the
-    # candidate the position search chose by its rule ("spread 0.1",
-    # swingby.diffusion.runs.position_search.CHOSEN), with that search's new-sweep design:
-    # eight seeds with independent randomness per (separation, seed), four separations,
-    # 48 checkpoints, 32 samples per prompt (tests keep it equal to sweep_preset(CHOSEN))
-    # the confirmatory sweep's: the 4800-step position search's choice (spread 0.1), bf16,
-    # fresh seeds; the 2400-step preset before it is kept by the open questions
-    # (swingby.open_questions.diffusion_init.BASE_PRESET)
+    # the confirmatory sweep of the 4800-step search's choice, spread 0.1
+    # (swingby.diffusion.runs.long_search.sweep_preset; the tests keep them equal)
     "cpu": Preset(
         name="cpu", image_size=16, widths=(16, 32, 64), n_res=1, attention=True, position=0.1,
         steps=4800, batch=48, lr=2e-3, ema=0.99, bf16=True,
@@ -241,7 +204,7 @@ PRESETS = {
         n_checkpoints=64, sample_steps=25, samples_per_class=32, n_thumbs=4,
         classifier_steps=3000, workers=2, threads=1, seeding="per_run",
     ),
-    "tiny": Preset(  # the end-to-end smoke test of the chapter's quick mode and of the tests
+    "tiny": Preset(  # the end-to-end smoke test of the chapter and of the tests
         name="tiny", image_size=8, widths=(8, 8, 8), n_res=1, attention=False,
         steps=30, batch=16, lr=2e-3, ema=0.0, n_per_class=64,
         separations=(0.2, 0.6), seeds=(0,), n_checkpoints=3, sample_steps=4,

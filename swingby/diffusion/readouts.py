@@ -1,25 +1,16 @@
-"""Read-outs of a diffusion sweep for the confirmatory checks of paper Sec. 5 (issue 35,
-item 4): a pixel test that does not count noise as a disc, the first checkpoint at which
-a run's samples show discs, and class 11's concept-space path of each run from there on.
+"""Read-outs of a diffusion sweep for the confirmatory checks of paper Sec. 5: a pixel
+test that does not count noise as a disc, the first checkpoint at which a run's samples
+show discs, and class 11's concept-space path of each run from there on.
 
-Why a new pixel test: :func:`swingby.diffusion.concept_space.pixel_measure` calls an
-image valid when its peak deviation from the median border colour is at least
-``MIN_CONTRAST`` (0.15) and some pixel deviates by more than half that peak. A noise
-image deviates from its border median by about 0.6 everywhere, and its peak pixel always
-exceeds half the peak, so every noise image is "valid" (on the stored ``cpu`` sweep every
-sample up to step 131 and at least 99.5 % at every checkpoint, the pure-noise samples of
-steps 0-27 included; this test finds no disc there and 75 % of discs at step 88). :func:`disc_test` adds what makes a
-disc a disc: a background that is flat compared with the disc (the peak deviation at
-least ``background_ratio`` times the 90th percentile of the deviation of the border
-pixels outside the disc mask, so that a disc may touch the border) and
-one blob (the largest 8-connected component of the disc mask holds at least
-``blob_share`` of it) no larger than ``disc_max_area`` of the image (the largest disc
-of the data covers about half). Noise fails; the data's discs pass, also where they
-touch the border.
-
-The unit of every check is the run (a separation and a seed with its own randomness):
-nothing here pools or groups runs by seed label. Thresholds come from
-:data:`swingby.claims.diffusion.DESIGN`.
+The pixel check (:func:`~swingby.diffusion.concept_space.pixel_measure`) calls every noise
+image valid: a noise image deviates from its border median everywhere, and its peak pixel
+always exceeds half the peak. :func:`disc_test` adds what makes a disc a disc: a
+background that is flat compared with the disc (the peak deviation at least
+``background_ratio`` times the 90th percentile of the deviation of the border pixels
+outside the disc mask, so that a disc may touch the border), one blob (the largest
+8-connected component holds at least ``blob_share`` of the mask) and at most
+``disc_max_area`` of the image. The unit of every check is the run; the thresholds come
+from :data:`swingby.claims.diffusion.DESIGN`.
 """
 from __future__ import annotations
 
@@ -31,6 +22,8 @@ from scipy import ndimage
 
 from swingby import _checks, verdicts
 from swingby.claims.diffusion import DESIGN, check_design
+
+__all__ = ["CheckCount", "RunPaths", "run_paths"]
 
 CLASS_11 = 3  #: index of the held-out class in the sweep's class axis
 
@@ -46,20 +39,7 @@ class DiscTest(NamedTuple):
 
 
 def disc_test(images: np.ndarray, design=DESIGN) -> DiscTest:
-    """Whether each image ``(n, 3, H, W)`` in [0, 1] shows a disc (not noise).
-
-    Parameters
-    ----------
-    images : array (n, 3, H, W)
-        Generated images, pixel values in [0, 1], ``H, W >= 4``.
-    design : DiffusionDesign
-        Supplies ``disc_min_contrast``, ``disc_background_ratio``, ``disc_blob_share`` and
-        ``disc_max_area``.
-
-    Returns
-    -------
-    DiscTest
-    """
+    """Whether each image ``(n, 3, H, W)`` in [0, 1] shows a disc (not noise), by the thresholds of ``design``."""
     design = check_design(design)
     x = _checks.array("images", images)
     if x.ndim != 4 or x.shape[1] != 3 or min(x.shape[2:]) < 4:
@@ -91,21 +71,9 @@ def disc_test(images: np.ndarray, design=DESIGN) -> DiscTest:
 
 
 def disc_onset(is_disc: np.ndarray, design=DESIGN) -> int:
-    """The first checkpoint from which a run's samples show discs: the share of discs is
-    at least ``design.onset_share`` there and at the next ``design.sustain - 1`` checkpoints.
-
-    Parameters
-    ----------
-    is_disc : array (K, n) of bool
-        :func:`disc_test` of ``n`` images of the run at each of ``K`` checkpoints.
-    design : DiffusionDesign
-        Supplies ``onset_share`` and ``sustain``.
-
-    Returns
-    -------
-    int
-        A checkpoint index; ``K`` if the samples never show discs for long enough.
-    """
+    """The first checkpoint from which a run's samples (``is_disc (K, n)``) show discs: the
+    share of discs is at least ``design.onset_share`` there and at the next
+    ``design.sustain - 1`` checkpoints; ``K`` if never."""
     design = check_design(design)
     d = np.asarray(is_disc)
     if d.ndim != 2 or d.dtype != bool or d.size == 0:
@@ -134,21 +102,8 @@ def _check_res(res: dict) -> dict:
 
 
 def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
-    """:func:`disc_onset` of every run ``(D, S)``, from every sample of all four classes
-    (the flags the evaluation stores) or, in sweeps made before those were stored, from
-    the thumbnails (the samples a sweep stores as images).
-
-    Parameters
-    ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    design : DiffusionDesign
-        The thresholds.
-
-    Returns
-    -------
-    array (D, S) of int
-    """
+    """:func:`disc_onset` of every run ``(D, S)`` of a complete sweep, from the disc flags the
+    evaluation stores or, in sweeps made before those were stored, from the thumbnails."""
     design = check_design(design)
     th = np.asarray(_check_res(res)["thumbs"])
     D, S, K = th.shape[:3]
@@ -161,7 +116,7 @@ def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
 
 
 class RunPaths(NamedTuple):
-    """Class 11's concept-space path of every run, with its noise level."""
+    """Class 11's concept-space path of every run, with its noise level (:func:`run_paths`)."""
 
     dc: np.ndarray      #: (D,) colour separations
     steps: np.ndarray   #: (K,) checkpoint steps
@@ -177,10 +132,6 @@ class RunPaths(NamedTuple):
         ----------
         i, s : int
             Index of the separation and of the seed.
-
-        Returns
-        -------
-        steps, points, noise : array
         """
         k0 = int(self.onset[i, s])
         return self.steps[k0:], self.points[i, s, k0:], self.noise[i, s]
@@ -205,21 +156,9 @@ class CheckCount(NamedTuple):
 
 
 def noise_level(x: np.ndarray, se: np.ndarray) -> float:
-    """A run's noise level in one coordinate: the larger of its median sampling error and
-    its checkpoint-to-checkpoint jitter (the robust standard deviation of second
-    differences, ``1.4826 MAD / sqrt(6)``), so that noise between models counts too.
-
-    Parameters
-    ----------
-    x : array (K,)
-        The coordinate at consecutive checkpoints, ``K >= 3``.
-    se : array (K,)
-        Its sampling standard errors.
-
-    Returns
-    -------
-    float
-    """
+    """A run's noise level in one coordinate ``x (K,)`` with sampling errors ``se``: the larger
+    of its median sampling error and its checkpoint-to-checkpoint jitter (the robust
+    standard deviation of second differences, ``1.4826 MAD / sqrt(6)``)."""
     x = _checks.array("x", x, ndim=1, min_size=3)
     se = _checks.array("se", se, shape=x.shape)
     d2 = x[2:] - 2 * x[1:-1] + x[:-2]
@@ -228,13 +167,13 @@ def noise_level(x: np.ndarray, se: np.ndarray) -> float:
 
 
 def run_paths(res: dict, design=DESIGN) -> RunPaths:
-    """Class 11's path of every run, its sampling errors, its disc onset and noise level
-    (measured from the onset on, at least ``design.noise_floor``).
+    """Class 11's concept-space path of every run, its sampling errors, its disc onset and
+    noise level (measured from the onset on, at least ``design.noise_floor``).
 
     Parameters
     ----------
     res : dict
-        A complete sweep.
+        A complete sweep (:func:`~swingby.diffusion.runs.storage.load_results`).
     design : DiffusionDesign
         The thresholds.
 
@@ -259,23 +198,8 @@ def run_paths(res: dict, design=DESIGN) -> RunPaths:
 
 
 def window_means(x: np.ndarray, sigma: float, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """Means of ``w`` consecutive points of ``x (..., K)`` (``K - w + 1`` windows) and their
-    standard error ``sigma / sqrt(w)`` for points with noise ``sigma``.
-
-    Parameters
-    ----------
-    x : array (..., K)
-        A series, ``K >= w``.
-    sigma : float or array (...)
-        Noise standard deviation of one point.
-    w : int
-        Points per window.
-
-    Returns
-    -------
-    means : array (..., K - w + 1)
-    se : array (...)
-    """
+    """Means ``(..., K - w + 1)`` of ``w`` consecutive points of ``x (..., K)`` and their
+    standard error ``sigma / sqrt(w)`` for points with noise ``sigma``."""
     x = np.asarray(x, float)
     w = _checks.integer("w", w, low=1, high=x.shape[-1])
     c = np.cumsum(np.concatenate([np.zeros(x.shape[:-1] + (1,)), x], axis=-1), axis=-1)

@@ -1,11 +1,6 @@
 """Training one diffusion model of the Sec. 5 sweep: the model a preset describes, the
-device and precision it runs at, and a resumable training state.
-
-:class:`Run` holds everything a run needs to continue bit for bit after an
-interruption: weights, EMA weights, optimiser, random generator, step, the records
-so far and the running loss window. :meth:`Run.state` turns it into a plain dict of
-tensors, numbers and lists (loadable with ``weights_only=True``); :meth:`Run.load_state`
-restores it.
+device and precision it runs at, and a training state (:class:`Run`) that resumes bit for
+bit after an interruption.
 """
 from __future__ import annotations
 
@@ -20,6 +15,8 @@ from swingby.diffusion import _inputs
 from swingby.diffusion.presets import Preset, validate_preset
 from swingby.diffusion.unet import CondUNet
 from swingby.diffusion.vdm import VDM
+
+__all__ = ["Run", "autocast", "build_model"]
 
 #: what each loss record holds, in order
 LOSS_FIELDS = ("step", "loss", "diff", "prior", "recon", "gamma_min", "gamma_max",
@@ -43,13 +40,9 @@ def autocast(p: Preset, device: torch.device):
     Parameters
     ----------
     p : Preset
-        The preset (``p.bf16`` switches autocast on).
+        The preset.
     device : torch.device
         The device the network runs on.
-
-    Returns
-    -------
-    context manager
     """
     validate_preset(p)
     _inputs.instance("device", device, torch.device, "torch.device (see resolve_device)")
@@ -59,17 +52,7 @@ def autocast(p: Preset, device: torch.device):
 
 
 def build_model(p: Preset) -> VDM:
-    """The preset's VDM with its conditional U-Net.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset (network and VDM details).
-
-    Returns
-    -------
-    VDM
-    """
+    """The diffusion model of preset ``p``: a :class:`~swingby.diffusion.vdm.VDM` with its conditional U-Net."""
     validate_preset(p)
     net = CondUNet(p.widths, n_res=p.n_res, attention=p.attention, style=p.block, dropout=p.dropout,
                    residual=p.residual)
@@ -78,18 +61,7 @@ def build_model(p: Preset) -> VDM:
 
 
 def cond_first_layers(model: VDM) -> list[torch.nn.Linear]:
-    """The linear layers that first read the raw conditioning vector (one shared MLP,
-    or one per block in the authors' style).
-
-    Parameters
-    ----------
-    model : VDM
-        A model of :func:`build_model`.
-
-    Returns
-    -------
-    list of torch.nn.Linear
-    """
+    """The linear layers that first read the raw conditioning vector (one shared MLP, or one per block)."""
     _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
     net = model.net
     if not hasattr(net, "style"):
@@ -110,45 +82,21 @@ def _column_norms(layers, attr: str) -> tuple[float, float]:
 
 
 def _conv_norm(model: VDM, attr: str) -> float:
+    """The norm of every convolution's weights (``attr = "data"``) or gradients (``"grad"``)."""
     ws = [getattr(m.weight, attr) for m in model.net.modules() if isinstance(m, torch.nn.Conv2d)]
     ws = [w for w in ws if w is not None]
     return float(torch.sqrt(sum((w.detach().float() ** 2).sum() for w in ws))) if ws else float("nan")
 
 
 def weight_norms(model: VDM) -> np.ndarray:
-    """``(colour, size, conv)`` weight norms (seed 003, App. D).
-
-    Parameters
-    ----------
-    model : VDM
-        A model of :func:`build_model`.
-
-    Returns
-    -------
-    numpy.ndarray (3,)
-    """
+    """``(colour, size, conv)`` weight norms of ``model`` (App. D)."""
     c, s = _column_norms(cond_first_layers(model), "data")
     return np.array([c, s, _conv_norm(model, "data")])
 
 
-def grad_norms(model: VDM) -> np.ndarray:
-    """``(colour, size, conv)`` gradient norms after a backward pass (seed 003, App. D).
-
-    Parameters
-    ----------
-    model : VDM
-        A model of :func:`build_model`.
-
-    Returns
-    -------
-    numpy.ndarray (3,)
-    """
-    c, s = _column_norms(cond_first_layers(model), "grad")
-    return np.array([c, s, _conv_norm(model, "grad")])
-
-
 class Run:
-    """One (preset, colour separation, seed) training run that can stop and resume.
+    """One training run that can stop and resume bit for bit: weights, EMA weights, optimiser,
+    random generator, step, the records so far and the running loss window.
 
     Parameters
     ----------
@@ -187,6 +135,7 @@ class Run:
 
     # ----------------------------------------------------------- training
     def _one_step(self, images: torch.Tensor, cond: torch.Tensor) -> None:
+        """One optimiser step on a random batch, and the loss record when one is due."""
         p = self.p
         idx = torch.randint(0, len(images), (p.batch,), generator=self.gen, device=self.device)
         try:
@@ -217,15 +166,14 @@ class Run:
             self.n_window = 0
 
     def _grad_norms(self) -> list[float]:
-        """:func:`grad_norms` from the layer lists cached at construction."""
+        """``(colour, size, conv)`` gradient norms, from the layers cached at construction."""
         c, s = _column_norms(self._cond_layers, "grad")
         grads = [w.grad for w in self._convs if w.grad is not None]
         conv = float(torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))) if grads else float("nan")
         return [c, s, conv]
 
     def train_to(self, target: int, images: torch.Tensor, cond: torch.Tensor, check=None) -> None:
-        """Train until ``step == target`` on the training set ``(images, cond)``;
-        ``check()``, if given, is called every 20 steps (it may stop the process).
+        """Train until ``step == target``.
 
         Parameters
         ----------
@@ -236,7 +184,7 @@ class Run:
         cond : torch.Tensor (N, 4)
             Their conditioning vectors.
         check : callable, optional
-            Called without arguments every 20 steps.
+            Called without arguments every 20 steps (it may stop the process).
         """
         target = _checks.integer("target", target, low=self.step, high=self.p.steps)
         _inputs.images("images", images)
@@ -254,7 +202,7 @@ class Run:
 
     # ----------------------------------------------------------- state
     def state(self) -> dict:
-        """Everything needed to resume, as tensors, numbers, strings and lists."""
+        """Everything needed to resume, as tensors, numbers and lists (loadable with ``weights_only=True``)."""
         return {"model": self.model.state_dict(), "ema": self.ema.state_dict(), "opt": self.opt.state_dict(),
                 "gen": self.gen.get_state(), "step": self.step, "records": self.records,
                 "window": torch.from_numpy(self.window.copy()), "n_window": self.n_window}

@@ -1,4 +1,4 @@
-"""A small conditional U-Net (paper App. G; seed 003).
+"""A small conditional U-Net (paper App. G).
 
 ResNet blocks (GroupNorm, GELU, 3x3 convolutions) at three resolutions, widths
 ``widths = (c1, c2, c3)``; the time embedding (sinusoidal of ``gamma``) and the
@@ -18,8 +18,11 @@ from torch import nn
 from swingby import _checks
 from swingby.diffusion import _inputs
 
+__all__ = []
+
 
 def _groups(ch: int) -> int:
+    """Groups of a GroupNorm over ``ch`` channels."""
     for g in (8, 4, 2, 1):
         if ch % g == 0:
             return g
@@ -27,14 +30,10 @@ def _groups(ch: int) -> int:
 
 
 class ResBlock(nn.Module):
-    """GroupNorm-GELU-conv, add embeddings, GroupNorm-GELU-(dropout)-conv, residual.
-
-    ``per_block`` selects how the embeddings enter: ``None`` adds ``Linear(emb)``
-    of one shared embedding (the book's original block); a pair ``(t_dim, c_dim)``
-    gives the block its own two-layer MLPs for the time features and for the raw
-    conditioning vector (the authors' ``sep_mlp`` block). ``zero_second``
-    zero-initialises the second convolution, so the block starts as its skip path.
-    """
+    """GroupNorm-GELU-conv, add embeddings, GroupNorm-GELU-(dropout)-conv, residual; the
+    embeddings enter through ``Linear(emb)`` of one shared embedding, or (``per_block = (t_dim,
+    c_dim)``, the authors' ``sep_mlp``) through the block's own MLPs of the time features and
+    the raw conditioning; ``zero_second`` starts the block as its skip path."""
 
     def __init__(self, c_in: int, c_out: int, emb_dim: int, *, per_block: tuple | None = None,
                  dropout: float = 0.0, zero_second: bool = False):
@@ -81,20 +80,7 @@ class ResBlock(nn.Module):
                 raise ValueError(f"emb must have shape ({n}, {d}) to match x, got {tuple(part.shape)}")
 
     def forward(self, x: torch.Tensor, emb) -> torch.Tensor:
-        """The block's output.
-
-        Parameters
-        ----------
-        x : torch.Tensor (n, c_in, H, W)
-            Feature maps.
-        emb : torch.Tensor (n, emb_dim) or tuple of torch.Tensor
-            The shared embedding, or the pair (time features, raw conditioning) of
-            :meth:`CondUNet.embed` for a ``per_block`` block.
-
-        Returns
-        -------
-        torch.Tensor (n, c_out, H, W)
-        """
+        """The block's output for feature maps ``x (n, c_in, H, W)`` and embedding ``emb``."""
         _inputs.tensor("x", x, ndim=4, min_len=1, finite=False)
         if x.shape[1] != self.c1.in_channels:
             raise ValueError(f"x must have c_in = {self.c1.in_channels} channels, got shape {tuple(x.shape)}")
@@ -129,17 +115,7 @@ class Attention(nn.Module):
         self.out = nn.Conv2d(ch, ch, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``x`` plus self-attention over its pixels.
-
-        Parameters
-        ----------
-        x : torch.Tensor (n, ch, H, W)
-            Feature maps.
-
-        Returns
-        -------
-        torch.Tensor (n, ch, H, W)
-        """
+        """``x (n, ch, H, W)`` plus self-attention over its pixels."""
         _inputs.tensor("x", x, ndim=4, finite=False)
         if x.shape[1] != self.qkv.in_channels:
             raise ValueError(f"x must have {self.qkv.in_channels} channels, got shape {tuple(x.shape)}")
@@ -159,8 +135,7 @@ BLOCK_STYLES = ("shared", "authors")
 
 
 def _check_unet_args(widths, cond_dim, n_res, emb_dim) -> tuple[tuple, int, int, int]:
-    """Checked ``(widths, cond_dim, n_res, emb_dim)`` of :class:`CondUNet` (``emb_dim``
-    filled in), refusing a network that would not fit in memory."""
+    """Checked ``(widths, cond_dim, n_res, emb_dim)`` of :class:`CondUNet`, refusing a network too large for memory."""
     if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__") or len(widths) != 3:
         raise ValueError(f"widths must be three positive integers (channels per level), got {widths!r}")
     widths = tuple(_checks.positive_int(f"widths[{i}]", w) for i, w in enumerate(widths))
@@ -173,32 +148,10 @@ def _check_unet_args(widths, cond_dim, n_res, emb_dim) -> tuple[tuple, int, int,
 
 
 class CondUNet(nn.Module):
-    """Conditional U-Net ``f(z, gamma, c)`` (App. G).
-
-    Parameters
-    ----------
-    widths : sequence of int
-        Channels at the three resolutions (paper: ``(64, 128, 256)``).
-    cond_dim : int
-        Size of the conditioning vector (4: RGB + radius).
-    n_res : int
-        ResNet blocks per level (paper: 2).
-    attention : bool
-        One self-attention block at the bottleneck (paper: yes).
-    emb_dim : int, optional
-        Size of the shared time + conditioning embedding (default ``4 * widths[0]``).
-    style : {"shared", "authors"}
-        ``"shared"``: one conditioning MLP and one time MLP for the whole network,
-        a linear map per block, single-head attention, only the output convolution
-        zero-initialised, no dropout. ``"authors"``: as in the authors' code, every
-        block has its own two-layer MLPs for the time features and the raw
-        conditioning, every block's second convolution is zero-initialised,
-        4 attention heads.
-    dropout : float
-        Dropout before every block's second convolution (authors: 0.1).
-    residual : bool
-        Return ``h + z`` (the authors' network adds its input to its output).
-    """
+    """Conditional U-Net ``f(z, gamma, c)`` (App. G) with ``widths`` channels at three levels of
+    ``n_res`` blocks; ``style="shared"``: one time and one conditioning MLP for the network,
+    single-head attention; ``"authors"``: every block its own MLPs, zero-initialised second
+    convolutions, 4 attention heads; ``residual``: return ``h + z``."""
 
     def __init__(self, widths: Sequence[int] = (64, 128, 256), cond_dim: int = 4, n_res: int = 2,
                  attention: bool = True, emb_dim: int | None = None, *, style: str = "shared",
@@ -254,6 +207,7 @@ class CondUNet(nn.Module):
         nn.init.zeros_(self.out.bias)
 
     def _time_features(self, gamma: torch.Tensor) -> torch.Tensor:
+        """Sinusoidal features of ``gamma``."""
         # gamma in about [-5, 10] -> rescale to [0, 1000] like a step index
         t = (gamma + 5.0) / 15.0 * 1000.0
         half = self.t_dim // 2
@@ -263,20 +217,8 @@ class CondUNet(nn.Module):
         return F.pad(f, (0, self.t_dim - f.shape[1]))
 
     def embed(self, gamma: torch.Tensor, cond: torch.Tensor):
-        """What the blocks receive: one shared embedding (``"shared"``) or the pair
-        (time embedding, raw conditioning) that each block maps itself (``"authors"``).
-
-        Parameters
-        ----------
-        gamma : torch.Tensor (n,)
-            Log-SNR values (negated) of the diffusion times.
-        cond : torch.Tensor (n, cond_dim)
-            Conditioning vectors.
-
-        Returns
-        -------
-        torch.Tensor or tuple of torch.Tensor
-        """
+        """What the blocks receive: one shared embedding (``"shared"``) or the pair (time
+        embedding, raw conditioning) that each block maps itself (``"authors"``)."""
         _inputs.tensor("gamma", gamma, ndim=1, min_len=1)
         _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
         if cond.shape != (gamma.shape[0], self.cond_dim):
@@ -287,22 +229,8 @@ class CondUNet(nn.Module):
         return (F.gelu(t), cond)
 
     def forward(self, z: torch.Tensor, gamma: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
-        """The network's output for noisy images ``z`` (noise or ``v``, as the VDM's
-        parameterization reads it).
-
-        Parameters
-        ----------
-        z : torch.Tensor (n, 3, H, W)
-            Noisy images.
-        gamma : torch.Tensor (n,) or scalar
-            ``gamma(t)`` of each image (a scalar is shared by the batch).
-        cond : torch.Tensor (n, cond_dim)
-            Conditioning vectors.
-
-        Returns
-        -------
-        torch.Tensor (n, 3, H, W)
-        """
+        """The output for noisy images ``z (n, 3, H, W)`` at ``gamma`` (``(n,)`` or a scalar)
+        with conditioning ``cond (n, cond_dim)``: noise or ``v``, as the VDM reads it."""
         _inputs.images("z", z, low=None, high=None, dtypes=(torch.float32, torch.bfloat16, torch.float16))
         _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
         if cond.shape != (z.shape[0], self.cond_dim):

@@ -33,6 +33,8 @@ from torch import nn
 from swingby import _checks
 from swingby.diffusion import _inputs
 
+__all__ = ["VDM"]
+
 N_BINS = 256
 #: the schedule's ends must lie in [-GAMMA_LIMIT, GAMMA_LIMIT]: beyond it sigmoid(-gamma) is
 #: below float32's resolution next to 1 squared (about 1e-14), so alpha or sigma is lost
@@ -59,51 +61,19 @@ class LinearSchedule(nn.Module):
         self.gamma_max = nn.Parameter(torch.tensor(float(gamma_max)), requires_grad=learned)
 
     def forward(self, t: torch.Tensor) -> torch.Tensor:
-        """``gamma(t)``.
-
-        Parameters
-        ----------
-        t : torch.Tensor
-            Diffusion times in [0, 1].
-
-        Returns
-        -------
-        torch.Tensor
-        """
+        """``gamma(t)`` at diffusion times ``t`` in [0, 1]."""
         _inputs.tensor("t", t, low=0.0, high=1.0)
         return self.gamma_min + (self.gamma_max - self.gamma_min) * t
 
 
 def alpha_sigma(gamma: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(alpha, sigma)`` of a variance-preserving process at log-SNR ``-gamma``.
-
-    Parameters
-    ----------
-    gamma : torch.Tensor
-        Negated log-SNR values, finite.
-
-    Returns
-    -------
-    alpha, sigma : torch.Tensor
-    """
+    """``(alpha, sigma)`` of a variance-preserving process at log-SNR ``-gamma``."""
     _inputs.tensor("gamma", gamma)
     return torch.sqrt(torch.sigmoid(-gamma)), torch.sqrt(torch.sigmoid(gamma))
 
 
 def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
-    """Images in [0, 1] -> data ``x`` in [-1, 1] (``"pm1"``) or unchanged (``"01"``).
-
-    Parameters
-    ----------
-    images : torch.Tensor (n, 3, H, W)
-        Images in [0, 1], float32 (nothing is cast or rescaled).
-    data_range : {"pm1", "01"}
-        The model's data range.
-
-    Returns
-    -------
-    torch.Tensor
-    """
+    """Float32 images ``(n, 3, H, W)`` in [0, 1] as data in [-1, 1] (``"pm1"``) or unchanged (``"01"``)."""
     _checks.choice("data_range", data_range, DETAILS["data_range"])
     _inputs.tensor("images", images, ndim=4, dtypes=(torch.float32,), min_len=1, low=0.0, high=1.0)
     if images.shape[1] != 3:
@@ -112,42 +82,15 @@ def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tenso
 
 
 def from_model_space(x: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
-    """Inverse of :func:`to_model_space`.
-
-    Parameters
-    ----------
-    x : torch.Tensor
-        Data in the model's range.
-    data_range : {"pm1", "01"}
-        The model's data range.
-
-    Returns
-    -------
-    torch.Tensor
-        Images in [0, 1] (not clipped).
-    """
+    """Inverse of :func:`to_model_space` (not clipped)."""
     _checks.choice("data_range", data_range, DETAILS["data_range"])
     _inputs.tensor("x", x)
     return (x + 1) / 2 if data_range == "pm1" else x
 
 
 def discretized_gaussian_nll(x: torch.Tensor, mean: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
-    """``-log P(x)`` per subpixel for a Gaussian binned into 256 bins on [-1, 1].
-
-    The outermost bins extend to +-infinity. Closed form with the normal CDF.
-
-    Parameters
-    ----------
-    x : torch.Tensor
-        Data in [-1, 1], on the 256-level grid.
-    mean, scale : torch.Tensor
-        The Gaussian's mean and standard deviation, broadcastable to ``x``.
-
-    Returns
-    -------
-    torch.Tensor
-        Same shape as ``x``, in nats.
-    """
+    """``-log P(x)`` in nats per subpixel of data ``x`` in [-1, 1] for a Gaussian of ``mean``
+    and ``scale`` binned into 256 bins (the outermost bins extend to +-infinity)."""
     _inputs.tensor("x", x, low=-1.0, high=1.0)
     _inputs.tensor("mean", mean)
     _inputs.tensor("scale", scale)
@@ -205,6 +148,7 @@ class VDM(nn.Module):
         self.gamma = LinearSchedule(gamma_min, gamma_max)
 
     def _check_batch(self, images: torch.Tensor, cond: torch.Tensor) -> None:
+        """Refuse images and conditioning vectors that do not fit the model."""
         _inputs.images("images", images)
         _inputs.batch_cond("cond", cond, images.shape[0], getattr(self.net, "cond_dim", None))
 
@@ -217,8 +161,6 @@ class VDM(nn.Module):
     def loss(self, images: torch.Tensor, cond: torch.Tensor, generator: torch.Generator | None = None
              ) -> tuple[torch.Tensor, dict]:
         """Negative ELBO in nats per image, averaged over the batch (VDM eqs. 11-17).
-
-        Returns the loss and a dict of its three terms in nats per *dimension*.
 
         Parameters
         ----------
@@ -234,7 +176,7 @@ class VDM(nn.Module):
         loss : torch.Tensor
             A scalar.
         terms : dict
-            The three terms of the bound.
+            The three terms of the bound (``diff``, ``prior``, ``recon``), in nats per dimension.
         """
         self._check_batch(images, cond)
         _inputs.generator("generator", generator, torch.Generator, optional=True)
@@ -273,13 +215,10 @@ class VDM(nn.Module):
     @torch.no_grad()
     def sample(self, cond: torch.Tensor, n_steps: int = 50, image_size: int = 32,
                generator: torch.Generator | None = None) -> torch.Tensor:
-        """Ancestral sampling with ``n_steps`` equal time steps from ``t = 1`` to ``0``.
-
-        Each step draws ``z_s ~ q(z_s | z_t, x = x_hat(z_t))`` (VDM eq. 34). With the
+        """Ancestral sampling with ``n_steps`` equal time steps from ``t = 1`` to ``0``: each
+        step draws ``z_s ~ q(z_s | z_t, x = x_hat(z_t))`` (VDM eq. 34). With the
         ``"clamp_xhat"`` sampler ``x_hat`` is clipped at every step and the output is
-        the prediction ``x_hat`` at ``t = 0``; with ``"z0"`` nothing is clipped and the
-        output is ``z_0``. Returns images ``(n, 3, H, W)``, float32, on ``cond``'s device,
-        mapped back to [0, 1] (clipped there for measurement).
+        ``x_hat`` at ``t = 0``; with ``"z0"`` nothing is clipped and the output is ``z_0``.
 
         Parameters
         ----------
@@ -295,6 +234,7 @@ class VDM(nn.Module):
         Returns
         -------
         torch.Tensor (n, 3, H, W)
+            Float32 images in [0, 1] (clipped there for measurement), on ``cond``'s device.
         """
         n_steps = _checks.integer("n_steps", n_steps, low=1, high=100_000)
         if not _checks.is_integer(image_size) or image_size < 8 or image_size % 4 or image_size > 256:

@@ -1,8 +1,6 @@
-"""The composite figures of ``book/observations.md``: Fig. 2(a), 2(b) with the
-equal-``mu`` runs, the slowing panels of Sec. 3.2, Fig. 2(c) with Fig. 3, and the run
-statistics of Sec. 3.3, and that section's table of runs. Each figure is a matplotlib
-Figure drawn with the panels of :mod:`swingby.observations.plots`; a bad argument is a
-``ValueError``.
+"""The composite figures of ``book/observations.md``: Fig. 2(a), 2(b) with the equal-``mu``
+runs, the slowing panels of Sec. 3.2, Fig. 2(c) with Fig. 3, the run statistics of Sec. 3.3
+and its table of runs, drawn with the panels of :mod:`swingby.observations.plots`.
 """
 from __future__ import annotations
 
@@ -17,23 +15,21 @@ from swingby.observations.plots import (
     plot_sweep_trajectories,
     plot_test_losses,
 )
-from swingby.observations.runs import authors_sigma_label
+from swingby.observations.runs import FIG2C_MU, FIG2C_SETTINGS, authors_sigma_label
 from swingby.observations.swingby import SeedStatistics
+
+__all__ = ["plot_fig2ab", "plot_slowing_panels", "plot_fig2c", "plot_rise_statistics", "rise_table"]
 
 
 def plot_fig2ab(fig2a, fig2b, equal_mu):
     """Fig. 2(a), 2(b) of the paper and the equal-``mu`` runs: one-layer output trajectories
     in three panels (varied ``mu``; ``mu = (1, 2)``, varied ``sigma_1``; ``mu = (2, 2)``
-    with one wide cluster). Used in ``book/observations.md`` (``fig-obs-fig2ab``).
+    with one wide cluster).
 
     Parameters
     ----------
     fig2a, fig2b, equal_mu : sequence of TrainRecord
         The runs of each panel, non-empty; their configurations name the curves.
-
-    Returns
-    -------
-    matplotlib Figure
     """
     panels = [
         (fig2a, [f"$\\mu$ = {r.config['mu']}" for r in fig2a],
@@ -53,9 +49,8 @@ def plot_fig2ab(fig2a, fig2b, equal_mu):
 
 
 def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
-    """Sec. 3.2 figure: :func:`~swingby.observations.plots.plot_relative_displacements` of SGD runs (left) and of the
-    wrong model's normalised-SGD runs (right), on one shared axis. Used in
-    ``book/observations.md`` (``fig-obs-displacement``).
+    """Sec. 3.2 figure: the distance the output moves per equal interval over its largest, of
+    SGD runs (left) and of the wrong model's normalised-SGD runs (right), on one shared axis.
 
     Parameters
     ----------
@@ -63,11 +58,14 @@ def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
         Finite runs, non-empty.
     band : pair of float
         ``(low, high)`` edges of the shaded band, ``0 < low < high <= 1``.
-
-    Returns
-    -------
-    matplotlib Figure
     """
+    try:
+        low, high = (float(v) for v in band)
+    except (TypeError, ValueError):
+        low = high = None
+    if low is None or not 0 < low < high <= 1:
+        raise ValueError(f"band must be (low, high) with 0 < low < high <= 1, got {band!r}")
+    band = (low, high)
     fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.6), sharey=True)
     plot_relative_displacements(axes[0], runs, band=band, color="C0", title="SGD")
     plot_relative_displacements(axes[1], normalised_runs, band=band, color="C1",
@@ -79,7 +77,7 @@ def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
 def plot_fig2c(high, low, first_runs, *, run: int):
     """Fig. 2(c) and Fig. 3 of the paper: trajectories (top left) and OOD test losses (top
     right) of one run at high and one at low ``d``, and the test losses of the first runs
-    at low ``d`` (bottom). Used in ``book/observations.md`` (``fig-obs-fig2c``).
+    at low ``d`` (bottom).
 
     Parameters
     ----------
@@ -89,10 +87,6 @@ def plot_fig2c(high, low, first_runs, *, run: int):
         The first runs at low ``d``, non-empty, at most four.
     run : int
         The index of ``low`` among its runs, for the title.
-
-    Returns
-    -------
-    matplotlib Figure
     """
     first_runs = list(first_runs)
     if not 0 < len(first_runs) <= 4:
@@ -117,8 +111,7 @@ def plot_rise_statistics(stats, comparator, threshold: float, *,
                          comparator_label: str = "2, equal\nsignal"):
     """Run statistics of Sec. 3.3 (not in the paper): the share of non-monotone runs per
     dimension with binomial standard errors (left), and every run's rise on a log scale
-    with the mean and the threshold (right). Used in ``book/observations.md``
-    (``fig-obs-seed-stats``).
+    with the mean and the threshold (right).
 
     Parameters
     ----------
@@ -130,10 +123,6 @@ def plot_rise_statistics(stats, comparator, threshold: float, *,
         The threshold ``rho_0 > 0`` of a non-monotone run.
     comparator_label : str
         The comparator's tick label.
-
-    Returns
-    -------
-    matplotlib Figure
     """
     threshold = _checks.number("threshold", threshold, low=0)
     if not stats:
@@ -163,7 +152,7 @@ def rise_table(stats: Mapping[int, SeedStatistics], comparator: SeedStatistics, 
                comparator_d: int = 2) -> str:
     """The runs of Fig. 2(c) / Fig. 3 as a Markdown table: per dimension and for the
     equal-signal wrong model, the width, learning rate, runs, non-monotone runs and the
-    largest rise. Used in ``book/observations.md`` (Sec. 3.3).
+    largest rise (Sec. 3.3).
 
     Parameters
     ----------
@@ -182,8 +171,6 @@ def rise_table(stats: Mapping[int, SeedStatistics], comparator: SeedStatistics, 
     str
         A Markdown table.
     """
-    from swingby.observations.runs import FIG2C_MU, FIG2C_SETTINGS
-
     threshold = _checks.number("threshold", threshold, low=0)
     mu = "(" + ", ".join(f"{m:g}" for m in FIG2C_MU) + ")"
     rows = [(f"$\\mu = {mu}$", d, stats[d]) for d in stats] + [("equal signal", comparator_d, comparator)]

@@ -1,28 +1,19 @@
-"""The units of the observation chapter's registered claims (``swingby.claims.observations``):
-each function returns what :func:`swingby.verdicts.judge` needs for the given seeds.
+"""The units of the observation chapters' registered claims (``swingby.claims.observations``):
+what :func:`swingby.verdicts.judge` needs for given seeds. The order of Sec. 3.1 and the slowing
+of Sec. 3.2 (against the same data without diversity, and against normalised SGD,
+:mod:`swingby.observations.slowing`), the swing-by of Sec. 3.3 and the end point of Sec. 3.
 
-* :func:`order_and_slowing`: the order of Sec. 3.1 and the slowing of Sec. 3.2 (one layer;
-  two layers, linear and ReLU, for Figs. 11, 12) on the discriminating configurations,
-  against the same configurations with the diversity removed (order) and against
-  normalised SGD (slowing, :mod:`swingby.observations.slowing`);
-* :func:`count_nonmonotone` and :func:`reach_units`: the swing-by of Sec. 3.3 / Figs. 3,
-  13, 14, and the end point of Sec. 3;
-* :func:`equal_signal_audit`: the null audit of the equal-signal model (below).
-
-**Null audit of the equal-signal model** (the wrong model of ``claim-obs-swingby``): the
-same deep network on data whose two concepts carry equal signal, ``mu_1 = mu_2`` with the
+**Null audit of the equal-signal model** (the wrong model of ``claim-obs-swingby``): the same
+deep network on data whose two concepts carry equal signal, ``mu_1 = mu_2`` with the
 ``||x_hat||`` of the real data. By Sec. 4.2 the swing-by needs distinct rates ``a_p``
-(Assumption D.5): the major entry of the stronger concept grows first while the minor
-entries it drags along are suppressed later. With ``a_1 = a_2`` the loss (4.1) is
-isotropic on the concept plane, so gradient descent on ``U`` keeps the eigenvectors of
-``W = U U^T`` there, every eigenvalue moves monotonically to 1, and
-``||(W - I) x_hat||`` can only fall. :func:`equal_signal_audit` shows it: in the
-symmetric model at ``d = 2`` with the data of Fig. 3, 0 of 200 initialisations with equal
-signal have a rising test loss, against most of them with ``mu = (2, 4)``
-(``tests/test_obs_claims.py``). The network is a comparator (a deep ReLU-free net with
+(Assumption D.5): the major entry of the stronger concept grows first while the minor entries
+it drags along are suppressed later. With ``a_1 = a_2`` the loss (4.1) is isotropic on the
+concept plane, so gradient descent on ``U`` keeps the eigenvectors of ``W = U U^T`` there, every
+eigenvalue moves monotonically to 1, and ``||(W - I) x_hat||`` can only fall.
+:func:`equal_signal_audit` shows it in the symmetric model at ``d = 2``: 0 of 200
+initialisations with equal signal have a rising test loss, against most of them with
+``mu = (2, 4)`` (``tests/test_obs_claims.py``). The network is a comparator (a deep net with
 bias and SGD noise may still wobble), not a veto.
-
-Used in ``book/observations.md``.
 """
 from __future__ import annotations
 
@@ -38,6 +29,9 @@ from swingby.observations.runs import EQUAL_MU, FIG2A, FIG2B, FIG2C_MU, SIGMA_05
 from swingby.observations.slowing import normalised_sgd_sweep, terminal_slowing
 from swingby.observations.swingby import loss_rise, record_rise
 from swingby.sim.train_loop import TrainRecord
+
+__all__ = ["Units", "OrderSlowing", "order_and_slowing", "count_nonmonotone", "reach_units", "Audit",
+           "equal_signal_audit"]
 
 #: the configurations of the order sweep (Figs. 2a, 2b and two with equal mu)
 ORDER_CONFIGS = FIG2A + FIG2B[1:] + EQUAL_MU
@@ -58,28 +52,13 @@ class Units(NamedTuple):
 
 
 def _rules(rules) -> ObsRules:
-    """``rules`` if it is an :class:`ObsRules`, else raise."""
+    """``rules`` if it is an :class:`ObsRules`, else a ValueError."""
     return _checks.instance("rules", rules, ObsRules, "swingby.observations.rules.ObsRules")
 
 
 def discriminating(configs: Sequence[dict] = ORDER_CONFIGS, *, margin: float = 1.2) -> list[int]:
-    """Indices of the configurations that judge the order claim: their ``a_p``
-    (eq. C.13, with the origin cluster) differ by more than ``margin``-fold and ``mu``
-    alone does not predict the order (equal ``mu_p``, or the larger ``a_p`` on the
-    smaller ``mu_p``).
-
-    Parameters
-    ----------
-    configs : sequence of dict
-        With keys ``mu`` and ``sigma`` (two concepts).
-    margin : float
-        ``>= 1``.
-
-    Returns
-    -------
-    list of int
-    """
-    margin = _checks.number("margin", margin, low=1)
+    """Indices of the configurations that judge the order claim: their ``a_p`` (eq. C.13, origin
+    cluster) differ more than ``margin``-fold and ``mu`` alone does not predict the order."""
     out = []
     for i, c in enumerate(configs):
         mu, sigma = np.asarray(c["mu"], float), np.asarray(c["sigma"], float)
@@ -93,7 +72,7 @@ class OrderSlowing(NamedTuple):
     """What :func:`order_and_slowing` returns."""
 
     order: Units              #: larger ``a_p`` first, vs the same configurations without diversity
-    slowing: Units            #: :func:`~swingby.observations.slowing.terminal_slowing`, vs normalised SGD
+    slowing: Units            #: ``terminal_slowing``, vs normalised SGD
     runs: list                #: the real runs, configuration-major, activation by activation
     null_runs: list           #: the runs with the diversity removed
     normalised_runs: list     #: the normalised-SGD runs
@@ -102,17 +81,16 @@ class OrderSlowing(NamedTuple):
 def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequence[str] = ("linear",),
                       null_seeds: Sequence[int] | None = None, slow_null_seeds: Sequence[int] | None = None,
                       rules: ObsRules = OBS_RULES) -> OrderSlowing:
-    """The units of Sec. 3.1 (order) and Sec. 3.2 (slowing) on the discriminating
-    configurations (:func:`discriminating`), one independent run per configuration,
-    seed and activation (the activation is part of the run's seed).
+    """The units of Sec. 3.1 (order) and Sec. 3.2 (slowing) on the discriminating configurations,
+    one independent run per configuration, seed and activation.
 
-    A run passes the order check when :func:`~swingby.observations.learning.order_passes`
-    (larger ``a_p`` first, by ``rules.order_time_ratio``); its wrong model is the same
-    configuration with both ``sigma_p`` set to 0.224 (diversity removed, stream 1), judged
-    by the real configuration's prediction. A run passes the slowing check when
-    :func:`~swingby.observations.slowing.terminal_slowing` (``max_ratio`` =
-    ``rules.slowdown_one`` for one layer, ``rules.slowdown_two`` for more); its wrong
-    model is :func:`~swingby.observations.slowing.normalised_sgd_sweep` (stream 2).
+    A run passes the order check when the concept with the larger ``a_p`` is learned first, the
+    other ``rules.order_time_ratio`` times later; its wrong model is the same configuration with
+    both ``sigma_p`` 0.224 (diversity removed, stream 1), judged by the real run's prediction. A
+    run passes the slowing check when its speed falls below ``rules.slowdown_one`` (one layer) or
+    ``rules.slowdown_two`` of its peak, gradually
+    (``terminal_slowing``); its wrong model is normalised SGD
+    (stream 2).
 
     Parameters
     ----------
@@ -128,10 +106,6 @@ def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequ
         Seeds of the normalised-SGD runs (default ``seeds``).
     rules : ObsRules
         The thresholds.
-
-    Returns
-    -------
-    OrderSlowing
     """
     rules = _rules(rules)
     if isinstance(activations, str) or not list(activations):
@@ -163,14 +137,14 @@ def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequ
 
 
 def _slow(rec: TrainRecord, max_ratio: float, rules: ObsRules) -> bool:
-    """Whether ``rec`` passes :func:`terminal_slowing` with the rules' band."""
+    """Whether ``rec`` passes the slowing check with the rules' band."""
     return terminal_slowing(rec, max_ratio=max_ratio, band_low=rules.slow_band_low,
                             min_gradual=rules.slow_min_gradual).passes
 
 
 def count_nonmonotone(records: Sequence[TrainRecord], threshold: float = OBS_RULES.rise) -> int:
-    """How many runs have a non-monotone OOD test loss: :func:`~swingby.observations.swingby.record_rise`
-    above ``threshold`` (eq. obs-rise; Sec. 3.3, Figs. 3, 13, 14).
+    """How many runs have a non-monotone OOD test loss, a rise (eq. obs-rise) above ``threshold``
+    (Sec. 3.3, Figs. 3, 13, 14).
 
     Parameters
     ----------
@@ -178,10 +152,6 @@ def count_nonmonotone(records: Sequence[TrainRecord], threshold: float = OBS_RUL
         Finite runs.
     threshold : float
         The rise ``rho_0 >= 0``.
-
-    Returns
-    -------
-    int
     """
     threshold = _checks.number("threshold", threshold, low=0)
     if isinstance(records, TrainRecord) or not hasattr(records, "__iter__"):
@@ -191,15 +161,11 @@ def count_nonmonotone(records: Sequence[TrainRecord], threshold: float = OBS_RUL
 
 def reach_units(with_origin: Sequence[TrainRecord], without_origin: Sequence[TrainRecord], *,
                 level: float = OBS_RULES.reach_deep) -> Units:
-    """Paired units of "with enough training the output reaches ``x_hat``" (Sec. 3, 4.1):
-    run ``k`` of each list shares its seed streams; a run passes when its final distance
-    to ``x_hat`` is below ``level * ||x_hat||``
-    (:func:`~swingby.observations.ood.relative_distance`).
-
-    The wrong model is the same network on the data without the origin cluster: with a
-    bias and two clusters, every affine map that is the identity on the line through the
-    two centres fits the data, so the minimum of the loss no longer pins the output at
-    ``x_hat`` (the unique minimum ``W = I`` of eq. 4.1 on the concept plane is gone).
+    """Paired units of "with enough training the output reaches ``x_hat``" (Sec. 3, 4.1): a run
+    passes when its final distance to ``x_hat`` is below ``level * ||x_hat||``. The wrong model
+    is the same network without the origin cluster: with a bias and two clusters, every affine map
+    that is the identity on the line through the two centres fits the data, so the loss no longer
+    pins the output at ``x_hat``.
 
     Parameters
     ----------
@@ -207,11 +173,6 @@ def reach_units(with_origin: Sequence[TrainRecord], without_origin: Sequence[Tra
         Equally long, paired by position.
     level : float
         ``> 0``.
-
-    Returns
-    -------
-    Units
-        With ``pairs = (b, c)``.
     """
     level = _checks.positive_float("level", level)
     a, b = list(with_origin), list(without_origin)
@@ -232,20 +193,14 @@ class Audit(NamedTuple):
 
 
 def equal_signal_audit(rules: ObsRules = OBS_RULES) -> Audit:
-    """The null audit of the equal-signal model (module docstring): the symmetric model of
-    Sec. 4.2 at ``d = rules.low_d`` (gradient steps on ``U``, eq. C.13 with the origin
-    cluster, ``sigma`` = 0.224), ``rules.audit_runs`` uniform initialisations, for
-    ``mu = FIG2C_MU`` and for equal signal ``(rules.null_mu,) * 2``; a run counts when its
-    rise (eq. obs-rise) exceeds ``rules.rise``.
+    """The null audit of the equal-signal model (module docstring): the symmetric model of Sec.
+    4.2 at ``d = rules.low_d`` from ``rules.audit_runs`` uniform initialisations, for ``mu =
+    FIG2C_MU`` and for equal signal; a run counts when its rise exceeds ``rules.rise``.
 
     Parameters
     ----------
     rules : ObsRules
         The settings.
-
-    Returns
-    -------
-    Audit
     """
     from swingby.theory.simulation import initial_U, simulate_symmetric
     from swingby.theory.symmetric import dynamics_a

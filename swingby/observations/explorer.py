@@ -1,5 +1,5 @@
 """The trajectory and test-loss explorer of ``book/observations.md`` (Sec. 3, App. F), an
-ipywidgets explorer in Neuromatch's pattern (:func:`swingby.live.explorer`: a plain image
+ipywidgets explorer in Neuromatch's pattern (``swingby.live.explorer``: a plain image
 when the book is built).
 """
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from swingby import _checks
-from swingby.live import MAX_EPOCHS, MAX_POINTS, Explorer, _widgets, explorer
+from swingby.live import MAX_EPOCHS, MAX_POINTS, Explorer, explorer, ipywidgets
 from swingby.observations.plots import plot_sweep_trajectories, plot_test_losses
 from swingby.observations.runs import record_grid
 from swingby.sim.data import make_sim
@@ -15,10 +15,12 @@ from swingby.sim.models import MLP
 from swingby.sim.train import train
 from swingby.sim.train_loop import steps_per_epoch
 
+__all__ = ["trajectory_explorer"]
+
 
 def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int = 0) -> Explorer | None:
     """Explore output trajectories (Fig. 2) and OOD test losses (Fig. 3) of an MLP on the
-    SIM task with ``s = 2``. Used in ``book/observations.md``.
+    SIM task with ``s = 2``.
 
     Sliders for ``mu_1, mu_2, sigma_1, sigma_2`` (standard deviations; default 0.224,
     the authors' 0.05), the origin cluster (on, as in the authors' runs), depth, ``d``,
@@ -61,7 +63,7 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
         return fig
 
     def make_controls():
-        w = _widgets()
+        w = ipywidgets()
         sl = dict(continuous_update=False)
         return dict(
             mu_1=w.FloatSlider(value=2.0, min=0.5, max=4.0, step=0.25, description="mu_1", **sl),

@@ -1,12 +1,8 @@
-"""The order homomorphism of App. B on the hypercube test points (eq. B.1, B.2; Fig. 7).
-
-:func:`~swingby.observations.hypercube.comparable_pairs` lists the pairs ``u <= v`` of test points,
-:func:`~swingby.observations.hypercube.order_property` the share of them whose losses keep that order at each recorded
-time, and :func:`~swingby.observations.hypercube.hypercube_learning_times` the learning time of every test point.
-The check of ``claim-topo-order``: :func:`~swingby.observations.hypercube.topo_runs` (the runs of Fig. 7),
-:func:`~swingby.observations.hypercube.learning_order_holds` (eq. B.2 as learning times, strictly), and its wrong
-model, data with entangled concepts (:func:`~swingby.observations.hypercube.entangle`, whose null audit is
-:func:`~swingby.observations.hypercube.entangled_order_theory`). Used in ``book/topological_order.md``.
+"""The order homomorphism of App. B on the hypercube test points (eq. B.1, B.2; Fig. 7;
+``book/topological_order.md``): the comparable pairs ``u <= v`` of test points, the learning
+time of every test point, whether eq. (B.2) holds as learning times (``claim-topo-order``), the
+runs of Fig. 7 (:func:`topo_runs`), and the wrong model, data with entangled concepts, whose null
+audit is :func:`entangled_order_theory`.
 """
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.observations.learning import _record
+from swingby.observations.learning import check_record
 from swingby.observations.runs import record_grid, run_seed
 from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
@@ -24,12 +20,16 @@ from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
 from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 
+__all__ = ["comparable_pairs", "hypercube_learning_times", "learning_order_holds", "entangled_order_theory",
+           "topo_runs", "OrderSummary", "order_summary"]
+
 #: Most rows :func:`comparable_pairs` accepts: ``2**12`` (``s = 12`` concepts), because it
 #: compares every pair of rows (``4**s`` comparisons) and returns about ``3**s`` pairs.
 MAX_PAIR_ROWS = 2**12
 
 
-def _check_test_index(test_index) -> np.ndarray:
+def check_test_index(test_index) -> np.ndarray:
+    """``test_index`` as an array of at most ``MAX_PAIR_ROWS`` 0/1 rows, else a ValueError."""
     V = _checks.array("test_index", test_index, ndim=2, allow_bool=True)
     if not np.all((V == 0) | (V == 1)):
         raise ValueError("test_index must hold 0/1 vectors v in {0,1}^s (one per row)")
@@ -42,8 +42,8 @@ def _check_test_index(test_index) -> np.ndarray:
 
 def comparable_pairs(test_index: np.ndarray) -> list[tuple[int, int]]:
     """All pairs ``(i, j)``, ``i != j``, with ``v_i <= v_j`` componentwise (App. B), in
-    lexicographic order of ``(i, j)``. ``test_index`` has at most :data:`MAX_PAIR_ROWS` rows."""
-    V = _check_test_index(test_index)
+    lexicographic order; ``test_index`` has at most ``MAX_PAIR_ROWS`` rows."""
+    V = check_test_index(test_index)
     le = np.ones((len(V), len(V)), dtype=bool)
     for p in range(V.shape[1]):
         le &= V[:, None, p] <= V[None, :, p]
@@ -51,87 +51,50 @@ def comparable_pairs(test_index: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(*(idx.tolist() for idx in np.nonzero(le))))
 
 
-def order_property(rec: TrainRecord, *, skip_initial: bool = True,
-                   exclude_origin: bool = False) -> np.ndarray:
-    """Per recorded time, the fraction of comparable pairs ``u <= v`` that satisfy
-    the order property of eq. (B.2): ``loss(x^(u)) <= loss(x^(v))``. Used in
-    ``book/topological_order.md``.
-
-    Parameters
-    ----------
-    rec : TrainRecord
-        A finite run.
-    skip_initial : bool
-        Drop step 0 (the untrained model, which eq. B.2 is not about).
-    exclude_origin : bool
-        Drop the pairs with ``u = 0`` (the origin).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(R,)`` fractions in ``[0, 1]``, one per kept record.
-    """
-    rec = _record("rec", rec)
+def order_property(rec: TrainRecord, *, skip_initial: bool = True, exclude_origin: bool = False) -> np.ndarray:
+    """Per record (after step 0 unless not ``skip_initial``), the share of comparable pairs ``u <= v``
+    (without ``u = 0`` if ``exclude_origin``) with ``loss(x^(u)) <= loss(x^(v))`` (eq. B.2, literally)."""
     L = rec.test_point_losses()
-    if _checks.flag("skip_initial", skip_initial) and rec.steps[0] == 0:
+    if skip_initial and rec.steps[0] == 0:
         L = L[1:]
-    if len(L) == 0:
-        raise ValueError("rec has no records after step 0 (skip_initial=True drops the initial model)")
-    exclude_origin = _checks.flag("exclude_origin", exclude_origin)
     pairs = np.array(comparable_pairs(rec.test_index))
     if exclude_origin:
         pairs = pairs[np.asarray(rec.test_index)[pairs[:, 0]].sum(axis=1) > 0]
-    ok = L[:, pairs[:, 0]] <= L[:, pairs[:, 1]]
-    return ok.mean(axis=1)
-
-
-#: The additive nulls :func:`hypercube_learning_times` can build from a run's losses.
-ADDITIVE_NULLS = ("sum", "origin")
+    return (L[:, pairs[:, 0]] <= L[:, pairs[:, 1]]).mean(axis=1)
 
 
 def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
                              whole_epochs: bool = False) -> np.ndarray:
-    """Learning time ``T(v)`` of every test point of eq. (B.1): the first recorded epoch
-    at which its loss is at most ``level`` (``inf`` if never). Eq. (B.2) read as learning
-    times is ``u <= v  =>  T(u) <= T(v)``; used in ``book/topological_order.md``.
+    """Learning time ``T(v)`` of every test point of eq. (B.1): the first recorded epoch at
+    which its loss is at most ``level`` (``inf`` if never). Eq. (B.2) read as learning times is
+    ``u <= v  =>  T(u) <= T(v)``.
 
     Parameters
     ----------
     rec : TrainRecord
         A finite run.
     level : float
-        Loss at which a test point counts as learned, ``> 0`` (the chapter: 0.1, a tenth
-        of Fig. 7's colour scale).
-    additive : {None, "sum", "origin"}
-        ``None``: the run's own losses. Otherwise an *additive* null built from them:
-        ``"sum"``, ``sum_{p in v} l(e_p)``, a model whose loss is a sum of non-negative
-        per-concept terms (it satisfies eq. B.2 by construction, issue 23);
-        ``"origin"``, ``l(0) + sum_{p in v} (l(e_p) - l(0))``, the same relative to the
-        origin's loss (the first form tried: its terms can be negative, because the
-        origin's loss comes from the bias, so it need not satisfy eq. B.2).
+        Loss at which a test point counts as learned, ``> 0``.
+    additive : {None, "sum"}
+        ``"sum"``: the times of the additive loss ``sum_{p in v} l(e_p)`` built from the run's
+        single-concept losses (Theorem 4.1's prediction, which keeps eq. B.2 by construction).
     whole_epochs : bool
-        Read the losses only at the records that fall on whole epochs (the resolution of
-        Fig. 7), so that ``T`` is a whole number of epochs; the run must have them.
+        Read the losses only at whole epochs (the resolution of Fig. 7); the run must have them.
 
     Returns
     -------
     numpy.ndarray
         ``(2**s,)`` epochs, in the order of ``rec.test_index``.
     """
-    rec = _record("rec", rec)
+    rec = check_record("rec", rec)
     level = _checks.positive_float("level", level)
     losses = rec.test_point_losses()
     if additive is not None:
-        additive = _checks.choice("additive", additive, ADDITIVE_NULLS)
+        _checks.choice("additive", additive, ("sum",))
         index = np.asarray(rec.test_index)
-        origin = int(np.flatnonzero(index.sum(axis=1) == 0)[0])
         singles = [int(np.flatnonzero((index.sum(axis=1) == 1) & (index[:, p] == 1))[0])
                    for p in range(index.shape[1])]
-        if additive == "sum":
-            losses = losses[:, singles] @ index.T.astype(float)
-        else:
-            gain = losses[:, singles] - losses[:, [origin]]
-            losses = losses[:, [origin]] + gain @ index.T.astype(float)
+        losses = losses[:, singles] @ index.T.astype(float)
     epochs = rec.epochs
     if _checks.flag("whole_epochs", whole_epochs):
         keep = np.isclose(epochs, np.round(epochs), rtol=0, atol=1e-9)
@@ -145,27 +108,14 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: 
 
 def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
                          whole_epochs: bool = False) -> bool:
-    """Whether eq. (B.2), read as learning times, holds *strictly* in one run: ``T(u) <= T(v)``
-    for every comparable pair ``u <= v`` with ``u != 0`` (:func:`hypercube_learning_times`;
-    a test point never learned has ``T = inf``). The check of ``claim-topo-order``
-    (``book/topological_order.md``); the pairs at the origin are left out because the
-    origin's loss is the model's squared bias.
+    """Whether eq. (B.2) holds as learning times in one run: ``T(u) <= T(v)`` for every comparable
+    pair ``u <= v`` with ``u != 0`` (the origin's loss is the model's squared bias); the check of
+    ``claim-topo-order``.
 
     Parameters
     ----------
-    rec : TrainRecord
-        A finite run.
-    level : float
-        Loss at which a test point counts as learned, ``> 0``.
-    additive : {None, "sum", "origin"}
-        As in :func:`hypercube_learning_times` (``"sum"``: the additive loss of Theorem
-        4.1 built from the run's single-concept losses, which holds by construction).
-    whole_epochs : bool
-        Learning times on the whole-epoch grid (the resolution of Fig. 7); ties pass.
-
-    Returns
-    -------
-    bool
+    rec, level, additive, whole_epochs
+        As in :func:`hypercube_learning_times`.
     """
     T = hypercube_learning_times(rec, level, additive=additive, whole_epochs=whole_epochs)
     index = np.asarray(rec.test_index)
@@ -189,35 +139,17 @@ def _check_cosine(cosine, s: int) -> float:
 
 
 def entangle(data, cosine: float):
-    """The data of the wrong model of ``claim-topo-order``: the same training set and test
-    points, with the concept directions turned so that every two have the given
-    ``cosine`` (``0`` gives ``data`` back). Used in ``book/topological_order.md``.
+    """The data of the wrong model of ``claim-topo-order``: ``data`` with its concept directions
+    turned to pairwise ``cosine`` (training set and test points; ``0`` gives ``data`` back).
 
-    Null audit. The paper's account of the order is the concept structure of Sec. 4.1:
-    concepts on orthogonal directions give a diagonal ``A`` (eq. C.13), Theorem 4.1
-    learns every concept on its own axis at its own rate ``a_p``, and the loss at a
-    test point is then a sum of non-negative per-concept terms, which grows with every
-    concept added (eq. B.2 holds by construction; ``ex-topo-linear``). With entangled
-    concepts (``cosine != 0``) ``A`` is not diagonal in concept coordinates, the modes
-    of Theorem 4.1 mix concepts, and the loss of a combination is no sum over its
-    concepts: the mechanism is missing. Shown by :func:`entangled_order_theory`
-    (gradient flow of eq. 4.1 from ``W = 0``): on the data of Fig. 7 every comparable
-    pair is learned in order at ``cosine = 0`` and several are not at ``cosine = 0.5``
-    (``tests/test_simood_claims.py``).
-
-    Parameters
-    ----------
-    data : SimData
-        A training set of :func:`~swingby.sim.data.make_sim` (rotated or not).
-    cosine : float
-        Cosine between any two concept directions, in ``(-1/(s-1), 1)``.
-
-    Returns
-    -------
-    SimData
-        ``X``, ``x_hat`` and ``test_points`` mapped; ``rotation`` and the rest unchanged.
+    Null audit: the paper's account of the order is that orthogonal concepts give a diagonal
+    ``A`` (eq. C.13), Theorem 4.1 learns each concept on its own axis at its own rate ``a_p``,
+    and the loss at a test point is a sum of non-negative per-concept terms, which grows with
+    every concept added. With entangled concepts ``A`` is not diagonal in concept coordinates,
+    the modes mix concepts, and the loss of a combination is no sum over its concepts. Shown by
+    :func:`entangled_order_theory`: on Fig. 7's data every comparable pair is learned in order at
+    ``cosine = 0`` and several are not at ``cosine = 0.5`` (``tests/test_simood_claims.py``).
     """
-    cosine = _check_cosine(cosine, data.s)
     R = data.rotation.double().numpy()
     M = torch.as_tensor(R @ _concept_frame(data.s, data.d, cosine) @ R.T, dtype=torch.float32)
     return data._replace(X=data.X @ M.T, x_hat=data.x_hat @ M.T, test_points=data.test_points @ M.T)
@@ -225,9 +157,9 @@ def entangle(data, cosine: float):
 
 def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_max: float = 20.0,
                            n_times: int = 4001) -> float:
-    """Share of the comparable pairs ``u <= v`` (``u != 0``) learned in order, ``T(u) <= T(v)``,
-    under the gradient flow of eq. (4.1) from ``W = 0`` with the population ``A`` of data
-    whose concept directions have pairwise ``cosine`` (the null audit of :func:`entangle`).
+    """Share of the comparable pairs ``u <= v`` (``u != 0``) learned in order under the gradient
+    flow of eq. (4.1) from ``W = 0`` with the population ``A`` of data whose concept directions
+    have pairwise ``cosine`` (the null audit of the entangled data; 1 at ``cosine = 0``).
 
     Parameters
     ----------
@@ -241,11 +173,6 @@ def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_ma
         End of the time grid, ``> 0``.
     n_times : int
         Points of the time grid, ``>= 2``.
-
-    Returns
-    -------
-    float
-        In ``[0, 1]``; ``1.0`` at ``cosine = 0`` (Theorem 4.1: the loss adds up per concept).
     """
     mu = _checks.nonneg_vector("mu", mu)
     s = len(mu)
@@ -269,15 +196,10 @@ def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_ma
 def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: str = "linear",
               bias: bool = True, epochs: int = 40, cosine: float = 0.0, stream: int = 0,
               d: int = 64) -> list[TrainRecord]:
-    """Runs of Fig. 7 (App. B): one MLP per seed on its own draw of the four-concept data
-    (no origin cluster, rotated, 5000 points per cluster; SGD lr 0.1, batch 128, the
-    authors' settings), optionally with entangled concepts (:func:`entangle`), recorded on
-    :func:`~swingby.observations.runs.record_grid` and at every whole epoch. Used in
-    ``book/topological_order.md``.
-
-    Run ``k`` draws data, initial weights and shuffling from
-    :func:`~swingby.observations.runs.run_seed` of ``(seeds[k], 0, d, depth, stream)``, so
-    runs of different depths or streams share nothing.
+    """Runs of Fig. 7 (App. B): one MLP per seed on its own draw of the four-concept data (no
+    origin cluster, rotated, 5000 points per cluster, the authors' SGD), optionally with
+    entangled concepts, recorded on ``record_grid`` and at every
+    whole epoch. Run ``k`` draws everything from ``run_seed(seeds[k], 0, d, depth, stream)``.
 
     Parameters
     ----------
@@ -285,12 +207,8 @@ def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: st
         Distinct seeds, one run each.
     mu, sigma : sequence of float
         Cluster distances and standard deviations.
-    depth : int
-        Number of layers.
-    activation : {"linear", "relu"}
-        Hidden activation.
-    bias : bool
-        Layers with bias (the authors' code: yes).
+    depth, activation, bias
+        As for :class:`~swingby.sim.models.MLP`.
     epochs : int
         Training epochs, ``> 0``.
     cosine : float
@@ -299,14 +217,13 @@ def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: st
         Further number mixed into every run's seed, ``>= 0``.
     d : int
         Input dimension.
-
-    Returns
-    -------
-    list of TrainRecord
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     epochs = _checks.positive_int("epochs", epochs)
+    stream = _checks.integer("stream", stream, low=0)
     MLP(d, depth, activation=activation, bias=bias)  # check the model before drawing data
+    if cosine != 0:
+        cosine = _check_cosine(cosine, len(np.atleast_1d(mu)))
     run_seeds = [run_seed(s, 0, d=d, depth=depth, stream=stream) for s in seeds]
     datas = [make_sim(mu, sigma, d, 5000, rotate=True, seed=rs) for rs in run_seeds]
     if cosine != 0:
@@ -332,10 +249,9 @@ class OrderSummary(NamedTuple):
 
 
 def order_summary(records: Sequence[TrainRecord], level: float = 0.1) -> OrderSummary:
-    """How often the order property of eq. (B.2) holds over runs on one hypercube of test
-    points: literally at every recorded time (:func:`order_property`), with and without
-    the pairs at the origin, at step 0, and as learning times on the whole-epoch grid
-    (:func:`hypercube_learning_times`). Used in ``book/topological_order.md``.
+    """How often eq. (B.2) holds over runs on one hypercube of test points: literally at every
+    recorded time, with and without the pairs at the origin, at step 0, and as learning times on
+    the whole-epoch grid (:func:`hypercube_learning_times`).
 
     Parameters
     ----------
@@ -343,12 +259,8 @@ def order_summary(records: Sequence[TrainRecord], level: float = 0.1) -> OrderSu
         Finite runs with the same test points and records, non-empty.
     level : float
         The loss at which a test point counts as learned, ``> 0``.
-
-    Returns
-    -------
-    OrderSummary
     """
-    records = [_record("records[i]", r) for r in records]
+    records = [check_record("records[i]", r) for r in records]
     if not records:
         raise ValueError("records must hold at least one run")
     level = _checks.positive_float("level", level)

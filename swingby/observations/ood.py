@@ -1,13 +1,8 @@
-"""Out-of-distribution checks (App. F.3, Figs. 15, 16): distances of the output at
-``x_hat`` and the truncation twins.
-
-:func:`~swingby.observations.ood.relative_distance` measures how far a run's output trajectory at ``x_hat`` is
-from ``x_hat`` or from another run's; :func:`~swingby.observations.ood.truncation_twins` trains every
-(config, seed) on the full and on the truncated training set with everything else the
-same. The claims' units: :func:`~swingby.observations.ood.nearest_training_points` (Fig. 15,
-``claim-sim-ood``) and :func:`~swingby.observations.ood.fig16_units` (Fig. 16,
-``claim-ood-fig16``, with its wrong model of :mod:`swingby.observations.ood_null`). Used in
-``book/ood_checks.md``, ``book/sim_task.md`` and ``book/observations.md``.
+"""Out-of-distribution checks (App. F.3, Figs. 15, 16; ``book/ood_checks.md``): how far a run's
+output at ``x_hat`` ends from ``x_hat`` or from another run's, how close the training points come
+to ``x_hat`` (Fig. 15, ``claim-sim-ood``), and the truncation twins: every run trained on the full
+and on the truncated training set with everything else the same (Fig. 16, ``claim-ood-fig16``,
+with the wrong model of :mod:`swingby.observations.ood_null`).
 """
 from __future__ import annotations
 
@@ -17,27 +12,26 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.observations.learning import _record, _x_hat_norm
+from swingby.observations.learning import check_record, x_hat_norm
 from swingby.observations.ood_null import rbf_centers, rbf_twin_delta
-from swingby.observations.runs import _check_configs_seeds, _check_training, record_grid, run_seed
+from swingby.observations.runs import check_configs_seeds, check_training, record_grid, run_seed
 from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
 from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 
-#: Where :func:`relative_distance` measures: ``"end"`` (the last record) or ``"max"``
-#: (the largest distance over the records).
+__all__ = ["relative_distance", "TruncationTwins", "truncation_twins", "NearestPoints", "nearest_training_points",
+           "Fig16Units", "fig16_units"]
+
+#: Where :func:`relative_distance` measures: at the last record, or the largest over the records.
 DISTANCE_AT = ("end", "max")
 
 
 def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *, at: str = "end") -> float:
-    """Distance of the output trajectory at ``x_hat`` from a reference, relative to
+    """Distance of the output trajectory at ``x_hat`` from ``x_hat`` (0: the run generalised out
+    of distribution) or from another run's trajectory (the ``delta`` of eq. ood-delta), over
     ``||x_hat||``.
-
-    The reference is ``x_hat`` itself (0: the run generalised out of distribution;
-    ``book/observations.md``), or the trajectory of another run recorded at the same
-    steps (the ``delta`` of eq. ood-delta, ``book/ood_checks.md``).
 
     Parameters
     ----------
@@ -46,19 +40,14 @@ def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *,
     reference : TrainRecord or None
         ``None`` for ``x_hat``, or a finite run recorded at the same steps as ``rec``.
     at : {"end", "max"}
-        ``"end"``: the distance at the last record; ``"max"``: the largest over the records.
-
-    Returns
-    -------
-    float
-        The distance divided by ``||x_hat||`` (``x_hat`` of ``rec``).
+        The distance at the last record, or the largest over the records.
     """
-    rec = _record("rec", rec)
+    rec = check_record("rec", rec)
     at = _checks.choice("at", at, DISTANCE_AT)
     if reference is None:
         target = rec.test_points[-1]
     else:
-        reference = _record("reference", reference)
+        reference = check_record("reference", reference)
         if reference.trajectory.shape != rec.trajectory.shape or not np.array_equal(reference.steps, rec.steps):
             raise ValueError("reference must be recorded at the same steps as rec (same trajectory shape "
                              f"{rec.trajectory.shape}), got shape {reference.trajectory.shape}")
@@ -67,13 +56,7 @@ def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *,
         gap = np.linalg.norm(rec.trajectory[-1] - (target if reference is None else target[-1]))
     else:
         gap = np.linalg.norm(rec.trajectory - target, axis=1).max()
-    return float(gap / _x_hat_norm(rec))
-
-
-def _rotated(data, rotation):
-    """An un-rotated :class:`~swingby.sim.data.SimData` expressed in the frame ``rotation``."""
-    return data._replace(X=data.X @ rotation.T, x_hat=data.x_hat @ rotation.T, rotation=rotation,
-                         test_points=data.test_points @ rotation.T)
+    return float(gap / x_hat_norm(rec))
 
 
 class TruncationTwins(NamedTuple):
@@ -96,14 +79,10 @@ def truncation_twins(
     origin_cluster: bool = True,
     activation: str = "linear",
 ) -> TruncationTwins:
-    """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on
-    the truncated training set, with the same rotation, initial weights and shuffling,
-    so that the two runs differ only in the redrawn points (within ``min(mu)/2`` of
-    ``x_hat``). Used in ``book/ood_checks.md``.
-
-    ``make_sim(..., truncate=True)`` draws the redrawn points from the same generator
-    before the rotation, which would change the rotation; here both sets are sampled
-    un-rotated and turned by the rotation of the full set.
+    """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on the truncated
+    training set with the same rotation, initial weights and shuffling, so that the two runs
+    differ only in the points redrawn from within ``min(mu)/2`` of ``x_hat`` (both sets are
+    sampled un-rotated and turned by the full set's rotation).
 
     Parameters
     ----------
@@ -111,28 +90,19 @@ def truncation_twins(
         Dicts with keys ``mu`` and ``sigma``, as for :func:`~swingby.observations.runs.run_sweep`.
     seeds : sequence of int
         Distinct seeds, one pair of runs per config and seed.
-    d, depth, width, lr, n_per_cluster, origin_cluster
+    d, depth, width, lr, n_per_cluster, origin_cluster, activation
         As in :func:`~swingby.observations.runs.run_sweep` (SGD, batch 128, 40 epochs).
-    activation : {"linear", "relu"}
-        The hidden layers' activation. A linear model of any depth sees the data only
-        through their first and second moments, so it cannot copy near points; a ReLU
-        model can.
-
-    Returns
-    -------
-    TruncationTwins
-        ``(full[c][k], truncated[c][k], n_redrawn[c, k])``.
     """
-    configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
+    configs, seeds, n_concepts = check_configs_seeds(configs, seeds, d)
     n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))
     n = _checks.positive_int("n_per_cluster", n_per_cluster) * n_clusters
-    _check_training(n, 2 * len(configs) * len(seeds), d, depth=depth, width=width, lr=lr, batch_size=128,
+    check_training(n, 2 * len(configs) * len(seeds), d, depth=depth, width=width, lr=lr, batch_size=128,
                     epochs=40, full_batch=False, loss="mean")
     MLP(d, depth, width, activation=activation)  # check the model settings before drawing any data
     datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
     for c, cfg in enumerate(configs):
         for k, s in enumerate(seeds):
-            full, cut, n_redrawn[c, k] = _twin_data(cfg, s, d, n_per_cluster, origin_cluster)
+            full, cut, n_redrawn[c, k] = twin_data(cfg, s, d, n_per_cluster, origin_cluster)
             datas.append((full, cut))
     run_seeds = [s for _ in configs for s in seeds]
     recs = _train_sets([p[0] for p in datas] + [p[1] for p in datas], run_seeds * 2, d=d, depth=depth,
@@ -142,13 +112,19 @@ def truncation_twins(
     return TruncationTwins(out[0], out[1], n_redrawn)
 
 
-def _twin_data(cfg, seed, d, n_per_cluster, origin_cluster):
+def twin_data(cfg, seed, d, n_per_cluster, origin_cluster):
     """The full (rotated) data of ``seed``, its truncated twin in the same frame, and the redrawn count."""
     kw = dict(origin_cluster=origin_cluster, seed=seed)
     full = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=True, **kw)
     plain = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, **kw)
     cut = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, truncate=True, **kw)
-    return full, _rotated(cut, full.rotation), int((plain.X != cut.X).any(dim=1).sum())
+    return full, in_frame(cut, full), int((plain.X != cut.X).any(dim=1).sum())
+
+
+def in_frame(data, frame):
+    """Un-rotated ``data`` turned by the rotation of ``frame`` (whose ``x_hat`` and test points it then shares)."""
+    R = frame.rotation
+    return data._replace(X=data.X @ R.T, x_hat=data.x_hat @ R.T, rotation=R, test_points=data.test_points @ R.T)
 
 
 def _train_sets(datas, seeds, *, d, depth, width, activation, lr):
@@ -169,11 +145,8 @@ class NearestPoints(NamedTuple):
 def nearest_training_points(mu, sigma, seeds: Sequence[int], *, origin_cluster: bool = True,
                             n_per_cluster: int = 5000) -> NearestPoints:
     """How close the training points of independent draws of the data come to ``x_hat``
-    (App. F.3, Fig. 15; ``claim-sim-ood``): one draw of
-    :func:`~swingby.sim.data.make_sim` per seed, measured in units of the truncation
-    radius ``min(mu)/2``. Distances do not depend on ``d`` or the rotation (the noise
-    lives in the ``s`` concept directions), so the draws are made at ``d = s``,
-    un-rotated. Used in ``book/sim_task.md`` and ``book/ood_checks.md``.
+    (App. F.3, Fig. 15; ``claim-sim-ood``), in truncation radii ``min(mu)/2``; the draws are
+    made at ``d = s``, un-rotated (the distances depend on neither).
 
     Parameters
     ----------
@@ -185,11 +158,6 @@ def nearest_training_points(mu, sigma, seeds: Sequence[int], *, origin_cluster: 
         Add the cluster at the origin (the authors' two-concept data: yes).
     n_per_cluster : int
         Points per cluster.
-
-    Returns
-    -------
-    NearestPoints
-        ``(nearest, inside)``, arrays of shape ``(len(seeds),)``.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     s = len(np.atleast_1d(mu))
@@ -216,14 +184,11 @@ class Fig16Units(NamedTuple):
 def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, depth: int = 2,
                 activation: str = "relu", lr: float = 0.1, bandwidth: float = 0.1,
                 n_centers: int = 500) -> Fig16Units:
-    """The units of ``claim-ood-fig16`` (App. F.3, Fig. 16): for every configuration and
-    seed, a full run, its truncated twin (same data draw, rotation, initial weights and
-    shuffling; :func:`truncation_twins`), and the wrong model on the same twins: a
-    narrow RBF regression (:mod:`swingby.observations.ood_null`, with its null audit),
-    whose output at ``x_hat`` is set by the training points near it. The run seeds are
-    :func:`~swingby.observations.runs.run_seed` of ``(seed, config, d, depth, stream)``,
-    stream 0 for the twins and 1 for the RBF centres, so no two units share a stream.
-    Used in ``book/ood_checks.md``.
+    """The units of ``claim-ood-fig16`` (App. F.3, Fig. 16): for every configuration and seed a
+    full run, its truncated twin (:func:`truncation_twins`), and the wrong model on the same
+    twins, a narrow RBF regression (:mod:`swingby.observations.ood_null`) whose output at
+    ``x_hat`` is set by the training points near it. Run seeds are ``run_seed(seed, config, d,
+    depth, stream)``, stream 0 for the twins and 1 for the RBF centres.
 
     Parameters
     ----------
@@ -235,13 +200,9 @@ def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, d
         As in :func:`truncation_twins` (origin cluster, 5000 points per cluster).
     bandwidth, n_centers
         The RBF model's kernel width and number of centres.
-
-    Returns
-    -------
-    Fig16Units
     """
-    configs, seeds, n_concepts = _check_configs_seeds(configs, seeds, d)
-    _check_training(5000 * (n_concepts + 1), 2 * len(configs) * len(seeds), d, depth=depth, width=None,
+    configs, seeds, n_concepts = check_configs_seeds(configs, seeds, d)
+    check_training(5000 * (n_concepts + 1), 2 * len(configs) * len(seeds), d, depth=depth, width=None,
                     lr=lr, batch_size=128, epochs=40, full_batch=False, loss="mean")
     MLP(d, depth, activation=activation)  # check the model settings before drawing any data
     bandwidth = _checks.positive_float("bandwidth", bandwidth)
@@ -249,7 +210,7 @@ def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, d
     own = [run_seed(s, c, d=d, depth=depth) for c in range(len(configs)) for s in seeds]
     center_seeds = [run_seed(s, c, d=d, depth=depth, stream=1) for c in range(len(configs)) for s in seeds]
     cfgs = [cfg for cfg in configs for _ in seeds]
-    twins = [_twin_data(cfg, s, d, 5000, True) for cfg, s in zip(cfgs, own)]
+    twins = [twin_data(cfg, s, d, 5000, True) for cfg, s in zip(cfgs, own)]
     m = len(own)
     recs = _train_sets([t[0] for t in twins] + [t[1] for t in twins], own * 2, d=d, depth=depth,
                        width=None, activation=activation, lr=lr)

@@ -1,87 +1,49 @@
 """Figures of the observation chapters: output trajectories in the concept plane (Figs. 2,
-11-16), test losses (Figs. 3, 14) and the hypercube of Fig. 7. Used by
-``book/observations.md``, ``book/ood_checks.md``, ``book/topological_order.md`` and
-``book/one_layer_theory.md``; the theory figures (:mod:`swingby.theory.plots`) draw their
-trajectories with :func:`plot_trajectory` and :func:`mark_concept_plane`.
-
-Every function draws on a matplotlib ``Axes`` it is given (or makes one) and refuses a
-bad argument with a ``ValueError`` before drawing anything.
+11-16), test losses (Figs. 3, 14) and the hypercube of Fig. 7. Every function draws on the
+matplotlib ``Axes`` it is given and refuses a bad argument before drawing anything.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from swingby import _checks
-from swingby.observations.hypercube import _check_test_index
-from swingby.observations.learning import marker_indices
-from swingby.style import _axes, _dims, _records_labels, _style
+from swingby.observations.hypercube import check_test_index
+from swingby.observations.learning import check_record, check_records, displacement_per_interval, marker_indices
+from swingby.style import check_axes, check_style
+
+__all__ = ["plot_sweep_trajectories", "plot_test_losses", "plot_hypercube", "plot_trajectory_over_data",
+           "plot_order_over_time"]
 
 
-def plot_trajectory(ax, trajectory: np.ndarray, *, n_markers: int = 10, label=None, color=None,
-                    dims=(0, 1), marker_steps: np.ndarray | None = None):
-    """Draw an output trajectory in the concept plane with markers at equal
-    training-time intervals (the paper's arrows).
+def _records_labels(records, labels) -> tuple[list, list]:
+    """Finite :class:`~swingby.sim.train_loop.TrainRecord` s and one label each."""
+    if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
+        raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
+    records = [check_record(f"records[{k}]", r) for k, r in enumerate(records)]
+    labels = [] if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__") else list(labels)
+    if not records or len(labels) != len(records):
+        raise ValueError(f"records and labels must be non-empty and of one length (one label per record), "
+                         f"got {len(records)} records and labels {labels!r}")
+    return records, labels
 
-    Parameters
-    ----------
-    ax : matplotlib Axes
-        Where to draw.
-    trajectory : array_like(float, ndim=2)
-        ``(R, d)`` outputs, recorded at evenly spaced steps unless ``marker_steps`` is given.
-    n_markers : int
-        Number of equal intervals marked when ``marker_steps`` is None, ``> 0``.
-    label : str or None
-        Legend label.
-    color : matplotlib colour or None
-        Line colour (``None``: the next of the cycle).
-    dims : pair of int
-        The two concept axes drawn, distinct and in ``[0, d)``.
-    marker_steps : array_like(int) or None
-        Indices of the rows to mark.
 
-    Returns
-    -------
-    matplotlib.lines.Line2D
-        The trajectory's line.
-    """
-    _axes(ax)
-    _style(color=color)
-    trajectory = _checks.array("trajectory", trajectory, ndim=2)
-    i, j = _dims(dims, trajectory.shape[1])
-    n_markers = _checks.positive_int("n_markers", n_markers)
-    _checks.memory(16.0 * n_markers, f"n_markers = {n_markers}")
+def plot_trajectory(ax, trajectory, *, n_markers: int = 10, label=None, color=None, dims=(0, 1),
+                    marker_steps=None):
+    """Draw an output trajectory ``(R, d)`` in the plane of concepts ``dims``, with markers at the
+    rows ``marker_steps`` (default: ``n_markers`` equal intervals of rows, the paper's arrows)."""
+    trajectory = np.asarray(trajectory, dtype=float)
+    i, j = dims
     if marker_steps is None:
         marker_steps = np.linspace(0, len(trajectory) - 1, n_markers + 1).round().astype(int)
-    marker_steps = _marker_steps(marker_steps, len(trajectory))
+    marker_steps = np.asarray(marker_steps).astype(int)
     line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=1.5)
-    ax.plot(trajectory[marker_steps, i], trajectory[marker_steps, j], ">", ms=4,
-            color=line.get_color())
+    ax.plot(trajectory[marker_steps, i], trajectory[marker_steps, j], ">", ms=4, color=line.get_color())
     return line
 
 
-def _marker_steps(marker_steps, n_rows: int) -> np.ndarray:
-    m = _checks.array("marker_steps", marker_steps, ndim=1, min_size=0)
-    if np.any(m != np.round(m)) or np.any(m < 0) or np.any(m >= n_rows):
-        raise ValueError(f"marker_steps must be integer row indices in [0, {n_rows}), got {_checks.short_repr(marker_steps)}")
-    return m.astype(int)
-
-
 def mark_concept_plane(ax, mu, *, dims=(0, 1)):
-    """Mark training-cluster centres (open circles) and ``x_hat`` (star), both black, in
-    the concept plane.
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-        Where to draw.
-    mu : array_like(float, ndim=1)
-        Cluster distances ``mu_p``.
-    dims : pair of int
-        The two concept axes drawn, distinct and in ``[0, len(mu))``.
-    """
-    _axes(ax)
-    mu = _checks.array("mu", mu, ndim=1)
-    i, j = _dims(dims, mu.size)
+    """Mark the training-cluster centres (open circles) and ``x_hat`` (star) in the concept plane."""
+    i, j = dims
     ax.scatter([mu[i], 0], [0, mu[j]], facecolors="none", edgecolors="k", s=60, label="training centres")
     ax.scatter([mu[i]], [mu[j]], marker="*", color="k", s=120, label=r"$\hat{x}$")
     ax.set_xlabel(f"output along concept {i + 1}")
@@ -91,33 +53,25 @@ def mark_concept_plane(ax, mu, *, dims=(0, 1)):
 
 def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: str | None = None,
                             legend: bool = True):
-    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs in the plane
-    of concepts 1 and 2, with arrow markers at ``n_markers`` equal training-time
-    intervals and the training-cluster centres (circles) and ``x_hat`` (star) of every
-    run. Used in ``book/observations.md`` and ``book/ood_checks.md``.
+    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs in the plane of
+    concepts 1 and 2, with arrow markers at ``n_markers`` equal training-time intervals and each
+    run's training-cluster centres (circles) and ``x_hat`` (star).
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
-    records : sequence of TrainRecord
-        Finite runs, non-empty.
-    labels : sequence of str
-        One legend label per record.
+    records, labels : sequence of TrainRecord, sequence of str
+        Finite runs, non-empty, and one legend label each.
     n_markers : int
         Number of equal training-time intervals marked, ``> 0``.
     title : str or None
         Panel title.
     legend : bool
         Draw the legend.
-
-    Returns
-    -------
-    matplotlib Axes
-        The axes drawn on.
     """
-    _axes(ax)
-    _style(title=title)
+    check_axes(ax)
+    check_style(title=title)
     records, labels = _records_labels(records, labels)
     n_markers = _checks.positive_int("n_markers", n_markers)
     legend = _checks.flag("legend", legend)
@@ -137,28 +91,21 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
 
 
 def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | None = None):
-    """Fig. 3 / Fig. 14 style panel: OOD test loss over training (``book/observations.md``).
+    """Fig. 3 / Fig. 14 style panel: the OOD test loss of several runs over training.
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
-    records : sequence of TrainRecord
-        Finite runs, non-empty.
-    labels : sequence of str
-        One legend label per record.
+    records, labels : sequence of TrainRecord, sequence of str
+        Finite runs, non-empty, and one legend label each.
     logx : bool
         Log time axis (epoch 0 is left out).
     title : str or None
         Panel title.
-
-    Returns
-    -------
-    matplotlib Axes
-        The axes drawn on.
     """
-    _axes(ax)
-    _style(title=title)
+    check_axes(ax)
+    check_style(title=title)
     records, labels = _records_labels(records, labels)
     logx = _checks.flag("logx", logx)
     for rec, lab in zip(records, labels):
@@ -177,43 +124,10 @@ def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | Non
 
 def plot_relative_displacements(ax, records, *, band=(0.05, 0.5), color=None, title: str | None = None,
                                 n_intervals: int = 20):
-    """Sec. 3.2 panel: the distance the output at ``x_hat`` moves per equal interval,
-    divided by its largest, for every run (thin lines, log scale), with the band of
-    :func:`~swingby.observations.slowing.terminal_slowing` shaded. Used in
-    ``book/observations.md``.
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-        Where to draw.
-    records : sequence of TrainRecord
-        Finite runs, non-empty.
-    band : pair of float
-        ``(low, high)`` edges of the shaded band, ``0 < low < high <= 1``.
-    color : matplotlib colour or None
-        Colour of the lines.
-    title : str or None
-        Panel title.
-    n_intervals : int
-        Number of equal training-time intervals, ``> 0``.
-
-    Returns
-    -------
-    matplotlib Axes
-        The axes drawn on.
-    """
-    from swingby.observations.learning import _record_list, displacement_per_interval
-
-    _axes(ax)
-    _style(title=title)
-    records = _record_list("records", records)
-    try:
-        low, high = (float(v) for v in band)
-    except (TypeError, ValueError):
-        low = high = None
-    if low is None or not 0 < low < high <= 1:
-        raise ValueError(f"band must be (low, high) with 0 < low < high <= 1, got {band!r}")
-    ax.axhspan(low, high, color="0.85", zorder=0)
+    """Sec. 3.2 panel: the distance the output at ``x_hat`` moves per equal interval over its largest,
+    one thin line per run (log scale), with the band ``(low, high)`` of the slowing check shaded."""
+    records = check_records("records", records)
+    ax.axhspan(*band, color="0.85", zorder=0)
     for rec in records:
         mids, dist = displacement_per_interval(rec, n_intervals)
         ax.semilogy(mids, np.maximum(dist / dist.max(), 1e-5), "-", lw=0.8, alpha=0.6, color=color)
@@ -225,21 +139,8 @@ def plot_relative_displacements(ax, records, *, band=(0.05, 0.5), color=None, ti
 
 
 def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
-    """2-D positions of the nodes ``v in {0,1}^s`` of the hypercube graph of Fig. 7:
-    ``x`` = number of ones (the rank in the componentwise order), ``y`` spreads
-    the nodes of one rank.
-
-    Parameters
-    ----------
-    test_index : array_like, shape (2**s, s)
-        The 0/1 vectors ``v``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(2**s, 2)`` positions.
-    """
-    V = _check_test_index(test_index).astype(int)
+    """``(2**s, 2)`` positions of the hypercube's nodes: ``x`` the number of ones, ``y`` spread within a rank."""
+    V = check_test_index(test_index).astype(int)
     rank = V.sum(axis=1)
     pos = np.zeros((len(V), 2))
     for r in np.unique(rank):
@@ -255,17 +156,15 @@ MAX_HYPERCUBE_NODES = 2**8
 
 def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: float = 1.0,
                    title: str | None = None, cmap: str = "viridis"):
-    """Fig. 7 panel: the test points of eq. (B.1) as a hypercube graph (edges join
-    indices at Hamming distance 1), coloured by their loss, truncated at ``vmax``
-    (``book/topological_order.md``).
+    """Fig. 7 panel: the test points of eq. (B.1) as a hypercube graph (edges join indices at
+    Hamming distance 1), coloured by their loss truncated at ``vmax``.
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
     test_index : array_like, shape (2**s, s)
-        The ``v in {0,1}^s`` of each test point; at most :data:`MAX_HYPERCUBE_NODES`
-        rows (``s <= 8``).
+        The ``v in {0,1}^s`` of each test point; at most ``MAX_HYPERCUBE_NODES`` rows.
     losses : array_like(float, ndim=1)
         One loss per test point, finite.
     vmax : float
@@ -280,15 +179,15 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
     matplotlib.collections.PathCollection
         The nodes (for a colour bar).
     """
-    _axes(ax)
-    _style(title=title, cmap=cmap)
-    pos = hypercube_layout(test_index)
-    V = np.asarray(test_index).astype(int)
+    check_axes(ax)
+    check_style(title=title, cmap=cmap)
+    V = check_test_index(test_index).astype(int)
     if len(V) > MAX_HYPERCUBE_NODES:
         raise ValueError(f"test_index has {len(V)} rows; the graph draws every edge, so at most "
                          f"{MAX_HYPERCUBE_NODES} nodes (s <= 8) are allowed")
     losses = _checks.array("losses", losses, shape=(len(V),))
     vmax = _checks.positive_float("vmax", vmax)
+    pos = hypercube_layout(V)
     for i in range(len(V)):
         for j in range(i + 1, len(V)):
             if np.abs(V[i] - V[j]).sum() == 1:
@@ -308,10 +207,9 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
 
 def plot_trajectory_over_data(ax, record, data, *, radius: float, every: int = 10, label: str | None = None,
                               title: str | None = None):
-    """Fig. 15 panel: a run's output trajectory at ``x_hat`` drawn over its training
-    points in concept coordinates (every ``every``-th point, grey), with the dashed ball of
-    radius ``radius`` around ``x_hat`` that truncation empties. Used in
-    ``book/ood_checks.md``.
+    """Fig. 15 panel: a run's output trajectory at ``x_hat`` over its training points in concept
+    coordinates (every ``every``-th, grey), with the dashed ball of radius ``radius`` around
+    ``x_hat`` that truncation empties.
 
     Parameters
     ----------
@@ -327,11 +225,6 @@ def plot_trajectory_over_data(ax, record, data, *, radius: float, every: int = 1
         Draw every ``every``-th training point, ``> 0``.
     label, title : str or None
         The trajectory's legend label and the panel title.
-
-    Returns
-    -------
-    matplotlib Axes
-        The axes drawn on.
     """
     import matplotlib.pyplot as plt
 
@@ -346,9 +239,8 @@ def plot_trajectory_over_data(ax, record, data, *, radius: float, every: int = 1
 
 
 def plot_order_over_time(ax, summaries: dict):
-    """The share of comparable pairs that satisfy eq. (B.2) literally at each recorded
-    time, mean over the runs, with all pairs (solid) and without those at the origin
-    (dashed), one colour per set of runs. Used in ``book/topological_order.md``.
+    """The share of comparable pairs that satisfy eq. (B.2) literally at each record, mean over
+    the runs, with all pairs (solid) and without those at the origin (dashed), one colour per set.
 
     Parameters
     ----------
@@ -356,14 +248,9 @@ def plot_order_over_time(ax, summaries: dict):
         Where to draw.
     summaries : dict
         ``{name: OrderSummary}`` from :func:`~swingby.observations.hypercube.order_summary`,
-        non-empty, at most four.
-
-    Returns
-    -------
-    matplotlib Axes
-        The axes drawn on.
+        one to four of them.
     """
-    _axes(ax)
+    check_axes(ax)
     if not isinstance(summaries, dict) or not 1 <= len(summaries) <= 4:
         raise ValueError("summaries must be a dict of one to four OrderSummary values, got "
                          f"{type(summaries).__name__} {summaries if not isinstance(summaries, dict) else len(summaries)}")

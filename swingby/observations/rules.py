@@ -1,36 +1,14 @@
 """Every definition and threshold of the SIM observation checks (Sec. 3, App. B, App. F),
-fixed before the seeds that judge them.
-
-The claim checks of ``book/observations.md``, ``book/topological_order.md`` and
-``book/ood_checks.md`` read their thresholds, seed counts and null settings only from
-:data:`OBS_RULES`. :data:`OLD_OBS_RULES` keeps the thresholds the chapters used before
-(some of them set after the data they judged), so that a chapter can show a result
-under the old and the new rule side by side.
-
-:func:`fingerprint` is a short hash of the values of :data:`OBS_RULES`;
-``tests/test_observations_rules.py`` fails when a value changes, so a later change has
-to be made visibly (the chapter then shows both results).
-
-The verdict words and the rule that maps a check's outcome to them are those of
-:mod:`swingby.diffusion.rules` (:data:`~swingby.diffusion.rules.VERDICT_RULE`,
-:func:`~swingby.diffusion.rules.verdict`), re-exported here.
+fixed before the seeds that judge them: the claim checks of ``book/observations.md``,
+``book/topological_order.md`` and ``book/ood_checks.md`` read them only from :data:`OBS_RULES`,
+whose :func:`swingby.verdicts.fingerprint` ``tests/test_observations_rules.py`` freezes.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 
-from swingby.diffusion.rules import (  # noqa: F401  (re-exported for the chapters)
-    RULES,
-    VERDICT_RULE,
-    VERDICTS,
-    Outcome,
-    binomial_p,
-    seeds_needed,
-    verdict,
-)
+__all__ = ["ObsRules", "OBS_RULES"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,9 +49,7 @@ class ObsRules:
     topo_seeds: int = 5                #: independent seeds of the hypercube sweeps
     topo_min_share: float = 0.9        #: share of comparable pairs the learning-time order must hold in
     topo_level: float = 0.1            #: a test point is learned when its loss falls below this
-    #: the null: an *additive* loss built from the same run's single-concept losses. As
-    #: committed first, the comment said l(0) + sum (l(e_p) - l(0)) ("origin"); the
-    #: chapter uses sum l(e_p) ("sum", the model of its exercise) and shows both
+    #: the null: an *additive* loss built from the same run's single-concept losses
     topo_null: str = "additive"
     # --------------------------------------------------------- Fig. 16
     #: a linear model of any depth sees only the data's first and second moments, so the
@@ -86,11 +62,11 @@ class ObsRules:
     #: order (Sec. 3.1): fresh one-layer seeds per discriminating configuration
     order_units_per_config: int = 12
     #: seeds per configuration of the one-layer wrong models (diversity removed; normalised
-    #: SGD): both pass rarely on the old seeds, so fewer units decide
+    #: SGD), which pass rarely, so fewer units decide
     null_units_per_config: int = 4
     #: seeds per configuration and activation of the two-layer normalised-SGD wrong model
     two_slow_null_units_per_config: int = 2
-    #: slowing (Sec. 3.2): band of :func:`~swingby.observations.slowing.terminal_slowing`
+    #: slowing (Sec. 3.2): band of ``terminal_slowing``
     slow_band_low: float = 0.05
     slow_min_gradual: int = 2          #: fewest intervals in the band
     slow_null_lr: float = 0.01         #: step length of the normalised-SGD wrong model
@@ -117,56 +93,6 @@ class ObsRules:
 OBS_RULES = ObsRules()
 
 
-@dataclasses.dataclass(frozen=True)
-class OldObsRules:
-    """The thresholds the chapters used before :data:`OBS_RULES` (for old-versus-new
-    tables). Several were set after the data they judged: ``fig13_min_fraction`` went
-    from 0.1 to 0.05 in the same change that pooled ``d = 2, 3, 8`` and deleted the
-    assertion that swing-by falls with ``d``."""
-
-    rise: float = 0.05                       #: rho_0 (unchanged)
-    swingby_min_fraction: float = 0.1        #: least non-monotone share at every pooled low d
-    swingby_low_d: tuple = (2, 3, 8)         #: the pooled low dimensions
-    swingby_decreasing: bool = True          #: the deleted "falls with d" assertion
-    fig13_min_fraction: float = 0.05         #: the last Fig. 13 threshold (0.1 before it)
-    fig13_min_fraction_first: float = 0.1    #: the first Fig. 13 threshold
-    seeds_shared: bool = True                #: seed k gave every configuration the same streams
-    alpha: float = 0.05                      #: permutation-test level
-
-
-#: the chapters' thresholds before issue 23
-OLD_OBS_RULES = OldObsRules()
-
-
-def values(rules=OBS_RULES) -> dict:
-    """The rules as a plain dict of name to value (tuples as lists).
-
-    Parameters
-    ----------
-    rules : ObsRules or OldObsRules
-        Which rules.
-
-    Returns
-    -------
-    dict
-    """
-    if not isinstance(rules, (ObsRules, OldObsRules)):
-        raise ValueError(f"rules must be an ObsRules or OldObsRules, got {type(rules).__name__}")
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
-
-
-def fingerprint(rules=OBS_RULES) -> str:
-    """A short sha256 (16 hex digits) of the rules' values (the JSON of the sorted
-    dict of :func:`values`, so a comment may change, a value not).
-
-    Parameters
-    ----------
-    rules : ObsRules or OldObsRules
-        Which rules (default: :data:`OBS_RULES`).
-
-    Returns
-    -------
-    str
-    """
-    text = json.dumps({"class": type(rules).__name__, **values(rules)}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def values() -> dict:
+    """The values of :data:`OBS_RULES` by name (hashed into the claims register's fingerprint)."""
+    return dataclasses.asdict(OBS_RULES)

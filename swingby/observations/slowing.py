@@ -5,12 +5,12 @@ training (Sec. 3.2), and Theorem 4.1 explains why: the growth term of eq. (4.2)
 converges at the exponential rate ``a_k``, so the speed of the output at ``x_hat`` decays
 like a sum of exponentials. A sum of decaying exponentials is log-convex: the factor by
 which the speed falls from one interval to the next never shrinks; the slowing itself
-slows. :func:`terminal_slowing` checks a run for this: the speed falls far below its peak
+slows. ``terminal_slowing`` checks a run for this: the speed falls far below its peak
 (``late / largest`` below a threshold, :func:`~swingby.observations.learning.slowdown`)
 *and* it falls gradually, passing interval by interval through a band below half its
 peak, rather than stopping.
 
-**The wrong model (null audit).** :func:`normalised_sgd_sweep` trains the same MLPs on
+**The wrong model (null audit).** ``normalised_sgd_sweep`` trains the same MLPs on
 the same kind of data with normalised SGD: every step moves the run's parameters by the
 fixed length ``lr`` along its mini-batch gradient, ``theta <- theta - lr g / ||g||``. It
 lacks the mechanism of Theorem 4.1: there the exponential rate ``a_k`` comes from a step
@@ -20,12 +20,10 @@ the parameters walk at constant speed until they reach the minimum and then jitt
 around it: no terminal phase. It is neither the paper's account nor a replicate. It
 converges to ``x_hat`` like the real runs and passes a bare "late / largest" check (that
 check cannot tell the paper's mechanism from any optimiser that stops), and it is judged
-by the same :func:`terminal_slowing`. ``tests/test_obs_claims.py`` checks that its runs
+by the same ``terminal_slowing``. ``tests/test_obs_claims.py`` checks that its runs
 end within 2 % of ``x_hat``, pass the bare ratio check and have at most one interval in
-the band. (Sign-SGD, the other common fixed-step optimiser, is no such model: its weights
-arrive at their optima one after another, and the output slows gradually.)
-
-Used in ``book/observations.md`` (claims ``claim-obs-slowdown``, ``claim-obs-two-layer``).
+the band. (Sign-SGD is no such model: its weights arrive at their optima one after another,
+and the output slows gradually.) Used by :mod:`swingby.observations.claim_checks`.
 """
 from __future__ import annotations
 
@@ -34,17 +32,18 @@ from typing import NamedTuple, Sequence
 import numpy as np
 import torch
 
-from swingby import _checks
 from swingby.observations.learning import displacement_per_interval, slowdown
-from swingby.observations.runs import _check_configs_seeds, run_seed
+from swingby.observations.runs import check_configs_seeds, run_seed
 from swingby.sim.data import make_sim
-from swingby.sim.models import ACTIVATIONS, MLP
+from swingby.sim.models import MLP
 from swingby.sim.run_checks import work
 from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 
+__all__ = []
+
 
 class SlowingCheck(NamedTuple):
-    """What :func:`terminal_slowing` returns."""
+    """What ``terminal_slowing`` returns."""
 
     ratio: float     #: mean displacement over the last quarter / the largest one
     gradual: int     #: intervals after the peak whose displacement is in [band_low, 1/2) of it
@@ -53,41 +52,8 @@ class SlowingCheck(NamedTuple):
 
 def terminal_slowing(rec: TrainRecord, *, max_ratio: float = 0.02, band_low: float = 0.05,
                      min_gradual: int = 2, n_intervals: int = 20) -> SlowingCheck:
-    """The per-run check of Sec. 3.2: the output at ``x_hat`` slows down to below
-    ``max_ratio`` of its peak speed, and it slows gradually, as an exponential does
-    (Theorem 4.1), not by stopping.
-
-    With ``D_j`` the distance moved in interval ``j``
-    (:func:`~swingby.observations.learning.displacement_per_interval`) and ``D_p`` the
-    largest, the run passes when :func:`~swingby.observations.learning.slowdown` is below
-    ``max_ratio`` and at least ``min_gradual`` intervals after ``p`` have
-    ``band_low <= D_j / D_p < 1/2``: on its way down the speed passes through the band
-    interval by interval. An exponential with a rate of up to ``ln(10) / min_gradual``
-    per interval does; a walk at constant speed that stops has at most one interval
-    there (the one in which it arrives).
-
-    Parameters
-    ----------
-    rec : TrainRecord
-        A finite run recorded near the interval ends (:func:`~swingby.observations.runs.run_sweep`
-        and :func:`normalised_sgd_sweep` do this).
-    max_ratio : float
-        Largest ``late / largest`` displacement that counts as slowed down, in ``(0, 1]``.
-    band_low : float
-        Lower edge of the band, in ``(0, 0.5)``.
-    min_gradual : int
-        Fewest intervals in the band, ``>= 1``.
-    n_intervals : int
-        Number of equal training-time intervals, ``>= 4``.
-
-    Returns
-    -------
-    SlowingCheck
-    """
-    max_ratio = _checks.number("max_ratio", max_ratio, low=0, high=1, low_open=True)
-    band_low = _checks.number("band_low", band_low, low=0, high=0.5, low_open=True, high_open=True)
-    min_gradual = _checks.integer("min_gradual", min_gradual, low=1)
-    n_intervals = _checks.integer("n_intervals", n_intervals, low=4)
+    """Sec. 3.2 on one run: :func:`~swingby.observations.learning.slowdown` below ``max_ratio`` and
+    at least ``min_gradual`` intervals after the fastest with ``band_low <= D_j / D_max < 1/2``."""
     _, dist = displacement_per_interval(rec, n_intervals)
     ratio = slowdown(rec, n_intervals)
     p = int(np.argmax(dist))
@@ -106,52 +72,15 @@ def _forward(x: torch.Tensor, weights: list, biases: list, relu: bool) -> torch.
 
 
 def normalised_sgd_sweep(configs: Sequence[dict], *, d: int = 64, depth: int = 1, width: int | None = None,
-                   activation: str = "linear", seeds: Sequence[int] = (0,), lr: float = 1e-2,
-                   epochs: int = 40, batch_size: int = 128, n_per_cluster: int = 5000,
-                   stream: int = 0) -> list[list[TrainRecord]]:
-    """The wrong model of the slowing check: the MLPs of
-    :func:`~swingby.observations.runs.run_sweep` trained with normalised SGD (see the
-    module docstring for its null audit).
-
-    Run ``(c, k)`` draws its data, initial weights and shuffling from
-    :func:`~swingby.observations.runs.run_seed` ``(seeds[k], c, d, depth, stream,
-    activation)`` (independent runs, with the origin cluster and the rotation of the
-    authors' data), takes mini-batch steps ``theta <- theta - lr g / ||g||`` (``g`` the
-    gradient of the loss averaged over batch and dimensions, over all parameters of the
-    run), and is recorded at the ends of 40 equal
-    intervals of training time, in concept coordinates.
-
-    Parameters
-    ----------
-    configs : sequence of dict
-        Each with keys ``mu`` and ``sigma`` (as for :func:`~swingby.sim.data.make_sim`).
-    d, depth, width, activation : int, int, int or None, str
-        As for :class:`~swingby.sim.models.MLP` (every layer with a bias).
-    seeds : sequence of int
-        Distinct seeds, one run per seed and configuration.
-    lr : float
-        The length of every step in parameter space, ``> 0``.
-    epochs, batch_size, n_per_cluster : int
-        As in :func:`~swingby.observations.runs.run_sweep`.
-    stream : int
-        Mixed into every run's seed, ``>= 0``.
-
-    Returns
-    -------
-    list of list of TrainRecord
-        ``records[c][k]``.
-    """
-    configs, seeds, _ = _check_configs_seeds(configs, seeds, d)
-    depth = _checks.positive_int("depth", depth)
-    width = d if width is None else _checks.positive_int("width", width)
-    activation = _checks.choice("activation", activation, ACTIVATIONS)
-    lr = _checks.positive_float("lr", lr)
-    epochs, batch_size = _checks.positive_int("epochs", epochs), _checks.positive_int("batch_size", batch_size)
-    n_per_cluster = _checks.positive_int("n_per_cluster", n_per_cluster)
-    stream = _checks.integer("stream", stream, low=0)
+                         activation: str = "linear", seeds: Sequence[int] = (0,), lr: float = 1e-2,
+                         epochs: int = 40, batch_size: int = 128, n_per_cluster: int = 5000,
+                         stream: int = 0) -> list[list[TrainRecord]]:
+    """The MLPs of :func:`~swingby.observations.runs.run_sweep` (independent seeds, origin cluster,
+    un-rotated) trained with steps ``theta <- theta - lr g / ||g||`` over all of a run's parameters,
+    recorded at the ends of 40 equal intervals: ``records[c][k]``."""
+    configs, seeds, _ = check_configs_seeds(configs, seeds, d)
+    width = d if width is None else width
     runs = [(c, s) for c in range(len(configs)) for s in seeds]
-    _checks.memory(8.0 * len(runs) * n_per_cluster * (len(np.atleast_1d(configs[0]["mu"])) + 1) * d,
-                   f"a normalised-SGD sweep of {len(runs)} runs in d = {d}")
     rs = [run_seed(s, c, d=d, depth=depth, stream=stream, activation=activation) for c, s in runs]
     datas = [make_sim(configs[c]["mu"], configs[c]["sigma"], d, n_per_cluster, origin_cluster=True,
                       seed=r) for (c, _), r in zip(runs, rs)]

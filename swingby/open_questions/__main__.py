@@ -1,9 +1,6 @@
-"""``python -m swingby.open_questions run [--only NAME]``: regenerate the stored results
-of ``book/open_questions.md`` under ``results/open_questions/`` (a text progress line per
-cell on stderr). ``python -m swingby.open_questions diffusion-init``: train (or resume)
-the larger-initialisation diffusion runs of Q1
-(:mod:`swingby.open_questions.diffusion_init`, :mod:`~swingby.open_questions.diffusion_init_runs`) into
-``results/open_questions/diffusion_init/``."""
+"""``python -m swingby.open_questions run [--only NAME]``: regenerate the stored open-question
+sweeps (a progress line per cell on stderr); ``python -m swingby.open_questions
+diffusion-init``: train (or resume) Q1's larger-initialisation diffusion runs."""
 from __future__ import annotations
 
 import argparse
@@ -16,17 +13,7 @@ from swingby.open_questions.store import run_experiment, save
 
 
 def main(argv=None) -> int:
-    """Parse ``argv`` and run the experiments asked for; returns the exit status.
-
-    Parameters
-    ----------
-    argv : list of str, optional
-        The arguments (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-    """
+    """Parse ``argv`` (default ``sys.argv[1:]``), run what it asks for, return the exit status."""
     parser = argparse.ArgumentParser(prog="python -m swingby.open_questions")
     parser.add_argument("command", choices=["run", "diffusion-init"])
     parser.add_argument("--only", choices=sorted(EXPERIMENTS), action="append",
@@ -39,14 +26,13 @@ def main(argv=None) -> int:
         from swingby.open_questions.diffusion_init_runs import read_contrast, run_contrast
 
         print(f"wrote {run_contrast()}", file=sys.stderr)
-        try:  # the stored default sweep must be the cpu preset's (it is read, never made, here)
+        try:  # the default arm is the stored cpu sweep: read, never made, here
             print(read_contrast().answer, file=sys.stderr)
         except ValueError as e:
             print(f"the runs are in; the contrast cannot be read yet: {e}", file=sys.stderr)
         return 0
     for name in args.only or list(EXPERIMENTS):
-        path = save(name, run_experiment(name))
-        print(f"wrote {path}", file=sys.stderr)
+        print(f"wrote {save(name, run_experiment(name))}", file=sys.stderr)
     return 0
 
 

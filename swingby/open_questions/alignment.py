@@ -1,86 +1,36 @@
 """Q2 of ``book/open_questions.md``: does the *early alignment* of two-layer ReLU
-networks (App. E.4; Maennel et al. 2018, Min et al. 2023) happen on the SIM task, and
-does the network then follow the linear theory's stages? Settings, measures, claim,
-null and thresholds, all fixed (with a fingerprint, :func:`fingerprint`) before the
-judged runs.
+networks (App. E.4) happen on the SIM task, and does the network then follow the linear
+theory's stages (Sec. 4.2, App. D)? Settings, measures, claim, null and thresholds, fixed
+before the judged runs.
 
-**Setting** (:data:`ALIGNMENT_RULES`). The chapter's data (the authors' Fig. 2(c) data
-at ``d = 2``: ``mu = (2, 4)``, standard deviation ``sqrt(0.05)``, 5000 points per
-cluster and the origin cluster, a random rotation per run), a two-layer ReLU MLP
-(:class:`swingby.sim.models.MLP`, bias, hidden ``width``) whose default initialisation
-is multiplied by ``init_scale`` (small), trained as the chapter trains (SGD, lr 0.01,
-batch 128, 40 epochs, shuffled once, loss averaged over batch and dimensions). The
-weights are recorded at ``n_records`` log-spaced steps.
-
-**Null** (a plausible wrong model): the two-layer *linear* network of the same shape,
-scale and training, started from the same weights on the same data (paired: run ``k``
-of both models shares its data draw, rotation, initial weights and shuffling). It has
-no early alignment of its own: its directions turn by the different growth rates of
-the concepts, which needs the norms to grow.
-
-**Measures** of one run (neuron ``j``: input weight ``w_j``, row ``j`` of the first
-layer; output weight ``v_j``, column ``j`` of the second; the weight norm ``N(t) =
-sqrt(||W_1||^2 + ||W_2||^2)``, biases excluded):
-
-* :func:`growth_step`: the first recorded step ``t_g`` at which ``N(t) >= growth
-  N(0)`` (the norms are still "small" before it: below ``growth`` times their start).
-* :func:`turn_share`: of the neurons' total turning (the angular path of ``w_j /
-  ||w_j||`` summed over the records, each neuron weighted by its final size ``||w_j||
-  ||v_j||``), the share done before ``t_g``.
-* :func:`cluster_alignment`: at ``t_g``, the weighted mean over neurons of ``max_p
-  |cos(w_j, c_p)|`` with the cluster directions ``c_p`` (shown, not judged).
-* :func:`~swingby.open_questions.alignment_stages.jacobian_share`: the same share for the direction ``J / ||J||_F`` of the
-  input-output Jacobian at each training cluster's centre and at ``x_hat`` (shown).
-* :func:`~swingby.open_questions.alignment_stages.stage_times`: from the Jacobian at ``x_hat`` in concept coordinates, the step
-  at which the stronger concept's major entry reaches ``growth_level``, the step at
-  which the weaker one does, and the step of the peak of the minor entry ``J[weak,
-  strong]`` (the paper's growth and suppression stages, Sec. 4.2, App. D); compared
-  with the symmetric model's prediction (:func:`~swingby.open_questions.alignment_stages.stage_match`).
-
-**Claim** ("early alignment happens"): a ReLU run *passes* when its :func:`turn_share`
-is at least ``share_min`` (the neurons turn most of their way while the norms are
-still below ``growth`` times their start). Judged by :func:`alignment_check`: the
-passing ReLU runs against the pass rate of the linear runs, by the book's verdict rule
-(:func:`swingby.open_questions.checks.cell_check`, words holds / holds in part /
-undecided / does not hold). That the ReLU network turns *more* than the linear one is
-a one-sided sign test of the paired shares at ``alpha`` (:func:`paired_sign_test`).
-
-**Stages** (shown with a threshold fixed here, not judged by the verdict rule): a run
-follows the theory's stages when the stronger concept's entry grows first, the minor
-entry peaks between the two growths, and the ratio of the two growth steps lies within
-a factor ``stage_tol`` of the ratio the symmetric model of Sec. 4.2 predicts
-(:func:`swingby.theory.simulation.simulate_symmetric` with the paper's ``A``, eq. C.13
-with the origin cluster, from a Gaussian ``U`` whose Jacobian has the runs' median
-initial size).
-
-**Seeds**: ``seeds`` judged seeds ``0 .. seeds - 1``, each its own data draw and
-initialisation (:func:`swingby.observations.runs.run_seed` with stream ``stream``,
-which no other question uses); the pilot seeds :data:`PILOT_SEEDS`, used to choose
-``init_scale``, ``width`` and ``growth``, are not among them.
+A ReLU run *passes* when its :func:`turn_share` (the share of the neurons' turning done
+before the weight norm has grown ``growth``-fold) is at least ``share_min``. The null is
+the two-layer linear network started from the same weights on the same data (paired).
+:func:`alignment_check` judges the ReLU runs against the linear runs' pass rate by the
+book's verdict rule; :func:`paired_sign_test` asks whether the ReLU network turns more.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
 
-from swingby import _checks
+from swingby import _checks, verdicts
 from swingby.open_questions.checks import CellCheck, cell_check
 
-#: seeds of the pilot runs that chose the design (init scale 0.03, 0.001, 0.0001; width
-#: 16; growth 1.5 to 30): not judged
+__all__ = ["ALIGNMENT_RULES", "AlignmentRules", "PILOT_SEEDS", "SignTest", "alignment_passes", "fingerprint",
+           "paired_sign_test"]
+
+#: seeds of the pilot runs that chose the design (init scale, width, growth): not judged
 PILOT_SEEDS = (1000, 1001, 1002, 1003, 1004, 1005)
 
 
 @dataclasses.dataclass(frozen=True)
 class AlignmentRules:
-    """Settings and thresholds of Q2, fixed before the judged runs. One frozen instance,
-    :data:`ALIGNMENT_RULES`, is used."""
+    """Settings and thresholds of Q2, fixed before the judged runs (one instance: :data:`ALIGNMENT_RULES`)."""
 
     # ------------------------------------------------------------------ data
     d: int = 2                          #: the chapter's low dimension
@@ -113,88 +63,21 @@ class AlignmentRules:
 ALIGNMENT_RULES = AlignmentRules()
 
 
-def values(rules: AlignmentRules = ALIGNMENT_RULES) -> dict:
-    """The rules as a plain dict of name to value (tuples as lists).
-
-    Parameters
-    ----------
-    rules : AlignmentRules
-        Which rules.
-
-    Returns
-    -------
-    dict
-    """
-    if not isinstance(rules, AlignmentRules):
-        raise ValueError(f"rules must be an AlignmentRules, got {type(rules).__name__}")
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(rules).items()}
-
-
 def fingerprint(rules: AlignmentRules = ALIGNMENT_RULES) -> str:
-    """A short sha256 (16 hex digits) of the rules' values.
-
-    Parameters
-    ----------
-    rules : AlignmentRules
-        Which rules (default: :data:`ALIGNMENT_RULES`).
-
-    Returns
-    -------
-    str
-    """
-    text = json.dumps({"class": type(rules).__name__, **values(rules)}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A short hash (16 hex digits) of the rules' values (:func:`swingby.verdicts.fingerprint`)."""
+    return verdicts.fingerprint(rules)
 
 
 # ------------------------------------------------------------------ measures
-def _weights(W1, W2) -> tuple[np.ndarray, np.ndarray]:
-    w1 = _checks.array("W1", W1, ndim=3)
-    w2 = _checks.array("W2", W2, ndim=3)
-    T, h, _ = w1.shape
-    if w2.shape[0] != T or w2.shape[2] != h or T < 2:
-        raise ValueError(f"W2 must have shape (T, d_out, {h}) with T = {T} >= 2 records to match W1 (T, width, d), "
-                         f"got {w2.shape}")
-    return w1, w2
+# W1: (T, width, d) first-layer weights at T records; W2: (T, d_out, width) second-layer weights
+def weight_norm(W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
+    """``N(t) = sqrt(||W_1(t)||^2 + ||W_2(t)||^2)`` over the records (biases excluded)."""
+    return np.sqrt((W1 ** 2).sum((1, 2)) + (W2 ** 2).sum((1, 2)))
 
 
-def weight_norm(W1, W2) -> np.ndarray:
-    """``N(t) = sqrt(||W_1(t)||^2 + ||W_2(t)||^2)`` over the records (biases excluded).
-
-    Parameters
-    ----------
-    W1 : array_like(float, ndim=3)
-        ``(T, width, d)`` first-layer weights at ``T >= 2`` records.
-    W2 : array_like(float, ndim=3)
-        ``(T, d_out, width)`` second-layer weights.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(T,)``.
-    """
-    w1, w2 = _weights(W1, W2)
-    return np.sqrt((w1 ** 2).sum((1, 2)) + (w2 ** 2).sum((1, 2)))
-
-
-def growth_step(W1, W2, growth: float = ALIGNMENT_RULES.growth) -> int:
-    """Index of the first record at which the weight norm reaches ``growth`` times its
-    start (the last record if it never does).
-
-    Parameters
-    ----------
-    W1, W2 : array_like(float, ndim=3)
-        As in :func:`weight_norm`.
-    growth : float
-        ``> 1``.
-
-    Returns
-    -------
-    int
-    """
-    growth = _checks.number("growth", growth, low=1, low_open=True)
+def growth_step(W1: np.ndarray, W2: np.ndarray, growth: float = ALIGNMENT_RULES.growth) -> int:
+    """The first record at which the weight norm reaches ``growth`` times its start (else the last)."""
     n = weight_norm(W1, W2)
-    if not n[0] > 0:
-        raise ValueError("W1 and W2 must not start at zero: the growth of their norm is undefined")
     hit = np.flatnonzero(n >= growth * n[0])
     return int(hit[0]) if hit.size else n.size - 1
 
@@ -204,89 +87,73 @@ def _unit_rows(v: np.ndarray) -> np.ndarray:
     return np.divide(v, norm, out=np.zeros_like(v), where=norm > 0)
 
 
-def _path(u: np.ndarray) -> np.ndarray:
-    """``(T - 1, ...)`` angles between consecutive unit vectors (last axis), as
-    ``2 arcsin(|u' - u| / 2)`` (exactly 0 for equal vectors, unlike ``arccos`` of a
-    rounded dot product); 0 where either is the zero vector, and below ``1e-12``
-    (rounding of the normalisation, not a turn)."""
+def _angles(u: np.ndarray) -> np.ndarray:
+    """Angles ``2 arcsin(|u' - u| / 2)`` between consecutive unit vectors; 0 for zero vectors and below 1e-12."""
     both = (np.linalg.norm(u[1:], axis=-1) > 0) & (np.linalg.norm(u[:-1], axis=-1) > 0)
     angle = 2 * np.arcsin(np.clip(np.linalg.norm(u[1:] - u[:-1], axis=-1) / 2, 0.0, 1.0))
     return np.where(both & (angle > 1e-12), angle, 0.0)
 
 
-def _share(steps_angle: np.ndarray, k: int, weight=None) -> float:
-    per = steps_angle if weight is None else steps_angle * weight
-    per = per.reshape(per.shape[0], -1).sum(1)
-    total = per.sum()
-    return float(per[:k].sum() / total) if total > 0 else float("nan")
+def _share_before(per_step: np.ndarray, k: int) -> float:
+    total = per_step.sum()
+    return float(per_step[:k].sum() / total) if total > 0 else float("nan")
 
 
-def neuron_weights(W1, W2) -> np.ndarray:
-    """Each neuron's final size ``||w_j(T)|| ||v_j(T)||``, the weight of its turning.
-
-    Parameters
-    ----------
-    W1, W2 : array_like(float, ndim=3)
-        As in :func:`weight_norm`.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(width,)``.
-    """
-    w1, w2 = _weights(W1, W2)
-    return np.linalg.norm(w1[-1], axis=1) * np.linalg.norm(w2[-1], axis=0)
+def neuron_weights(W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
+    """Each neuron's final size ``||w_j(T)|| ||v_j(T)||``, the weight of its turning."""
+    return np.linalg.norm(W1[-1], axis=1) * np.linalg.norm(W2[-1], axis=0)
 
 
-def turn_share(W1, W2, growth: float = ALIGNMENT_RULES.growth) -> float:
-    """Share of the neurons' total turning done before the weight norm reaches
-    ``growth`` times its start (record :func:`growth_step`): the angular path of every
-    ``w_j / ||w_j||`` over the records, weighted by :func:`neuron_weights`. NaN where
-    no neuron turns.
+def turning(W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
+    """Per step between records, the angles the neurons' directions turn, weighted by :func:`neuron_weights`."""
+    return (_angles(_unit_rows(W1)) * neuron_weights(W1, W2)).sum(1)
 
-    Parameters
-    ----------
-    W1, W2 : array_like(float, ndim=3)
-        As in :func:`weight_norm`.
-    growth : float
-        ``> 1``.
 
-    Returns
-    -------
-    float
-        In ``[0, 1]``.
-    """
+def turn_share(W1: np.ndarray, W2: np.ndarray, growth: float = ALIGNMENT_RULES.growth) -> float:
+    """Share of the neurons' :func:`turning` done before :func:`growth_step` (NaN if none turns)."""
+    return _share_before(turning(W1, W2), growth_step(W1, W2, growth))
+
+
+def cluster_alignment(W1: np.ndarray, W2: np.ndarray, centres: np.ndarray,
+                      growth: float = ALIGNMENT_RULES.growth) -> float:
+    """At :func:`growth_step`, the weighted mean over neurons of ``max_p |cos(w_j, c_p)|`` (``c_p``: ``centres``)."""
     k = growth_step(W1, W2, growth)
-    w1, _ = _weights(W1, W2)
-    return _share(_path(_unit_rows(w1)), k, neuron_weights(W1, W2))
-
-
-def cluster_alignment(W1, W2, centres, growth: float = ALIGNMENT_RULES.growth) -> float:
-    """At record :func:`growth_step`, the mean over neurons (weighted by
-    :func:`neuron_weights`) of ``max_p |cos(w_j, c_p)|``.
-
-    Parameters
-    ----------
-    W1, W2 : array_like(float, ndim=3)
-        As in :func:`weight_norm`.
-    centres : array_like(float, ndim=2)
-        ``(s, d)`` the training clusters' centres (input coordinates), non-zero.
-    growth : float
-        ``> 1``.
-
-    Returns
-    -------
-    float
-        In ``[0, 1]``.
-    """
-    w1, _ = _weights(W1, W2)
-    c = _checks.array("centres", centres, ndim=2)
-    if c.shape[1] != w1.shape[2] or np.any(np.linalg.norm(c, axis=1) == 0):
-        raise ValueError(f"centres must be non-zero rows of length d = {w1.shape[2]}, got shape {c.shape}")
-    k = growth_step(W1, W2, growth)
-    cos = np.abs(_unit_rows(w1[k]) @ _unit_rows(c).T).max(1)
+    cos = np.abs(_unit_rows(W1[k]) @ _unit_rows(centres).T).max(1)
     wt = neuron_weights(W1, W2)
     return float((cos * wt).sum() / wt.sum()) if wt.sum() > 0 else float("nan")
+
+
+def jacobian_share(J: np.ndarray, k: int) -> float:
+    """Share of the turning of the direction ``J / ||J||_F`` (``J``: ``(T, d, d)``) done before record ``k``."""
+    return _share_before(_angles(_unit_rows(J.reshape(J.shape[0], -1))), k)
+
+
+class StageTimes(NamedTuple):
+    """What :func:`stage_times` returns (steps; ``inf`` where a stage never happens)."""
+
+    strong: float      #: the stronger concept's major entry reaches ``growth_level``
+    weak: float        #: the weaker concept's major entry does
+    minor_peak: float  #: the minor entry ``J[weak, strong]`` is largest
+
+
+def stage_times(steps: np.ndarray, J: np.ndarray, mu, growth_level: float = ALIGNMENT_RULES.growth_level
+                ) -> StageTimes:
+    """The growth and suppression stages (Sec. 4.2) of the Jacobian ``J`` (concept coordinates) over ``steps``."""
+    s, w = int(np.argmax(mu[:2])), int(np.argmin(mu[:2]))
+
+    def first(x):
+        hit = np.flatnonzero(x >= growth_level)
+        return float(steps[hit[0]]) if hit.size else math.inf
+    return StageTimes(first(J[:, s, s]), first(J[:, w, w]), float(steps[int(np.argmax(J[:, w, s]))]))
+
+
+def stage_match(times: StageTimes, predicted_ratio: float, tol: float = ALIGNMENT_RULES.stage_tol) -> bool:
+    """Stronger concept first, minor peak between the growths, ``weak / strong`` within ``tol`` of the theory's."""
+    if not (0 < times.strong < times.weak < math.inf):
+        return False
+    ratio = times.weak / times.strong
+    return bool(times.strong <= times.minor_peak <= times.weak and abs(math.log(ratio / predicted_ratio))
+                <= math.log(tol))
 
 
 # ------------------------------------------------------------------ the check
@@ -312,21 +179,7 @@ def alignment_passes(shares, rules: AlignmentRules = ALIGNMENT_RULES) -> np.ndar
 
 
 def alignment_check(relu_shares, linear_shares, rules: AlignmentRules = ALIGNMENT_RULES) -> CellCheck:
-    """The claim of Q2 judged: the ReLU runs that pass :func:`alignment_passes` against
-    the pass rate of the linear runs (the null), by the book's verdict rule
-    (:func:`swingby.open_questions.checks.cell_check`).
-
-    Parameters
-    ----------
-    relu_shares, linear_shares : array_like(float, ndim=1)
-        :func:`turn_share` of every ReLU and every linear run.
-    rules : AlignmentRules
-        The thresholds.
-
-    Returns
-    -------
-    CellCheck
-    """
+    """The claim of Q2 judged: the passing ReLU runs against the linear runs' pass rate."""
     return cell_check(alignment_passes(relu_shares, rules), alignment_passes(linear_shares, rules))
 
 
@@ -340,8 +193,8 @@ class SignTest(NamedTuple):
 
 
 def paired_sign_test(relu_shares, linear_shares, rules: AlignmentRules = ALIGNMENT_RULES) -> SignTest:
-    """Does the ReLU network turn more before ``t_g`` than the linear one started from
-    the same weights on the same data? One-sided sign test over the pairs.
+    """Does the ReLU network turn more before ``t_g`` than the linear one started from the
+    same weights on the same data? One-sided sign test over the pairs.
 
     Parameters
     ----------
@@ -349,10 +202,6 @@ def paired_sign_test(relu_shares, linear_shares, rules: AlignmentRules = ALIGNME
         Paired :func:`turn_share` s, one length.
     rules : AlignmentRules
         Supplies ``alpha``.
-
-    Returns
-    -------
-    SignTest
     """
     a = _checks.array("relu_shares", relu_shares, ndim=1, finite=False)
     b = _checks.array("linear_shares", linear_shares, ndim=1, finite=False)

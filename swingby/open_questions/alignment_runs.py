@@ -1,18 +1,11 @@
-"""The runs of Q2 of ``book/open_questions.md`` (early alignment, App. E.4), with the
-settings, measures and check of :mod:`swingby.open_questions.alignment`.
-
-* :func:`train_alignment`: ``R`` two-layer MLPs (one per seed) trained together with the
-  batched engine's SGD step (:mod:`swingby.sim.batched`, the same numbers as
-  :func:`swingby.sim.batched.train_batched`), recording the weights and the input-output
-  Jacobians at the training clusters' centres and at ``x_hat`` at log-spaced steps.
-* :func:`theory_ratio`: the symmetric model's (Sec. 4.2) ratio of the weaker to the
-  stronger concept's growth time.
-* :func:`run_alignment`: the judged runs of both models and every measure of them, with
-  the rules' fingerprint.
-* :func:`answer_sentence`: the chapter's answer, generated from the check.
+"""The runs of Q2 of ``book/open_questions.md`` (early alignment, App. E.4), measured and
+checked with :mod:`swingby.open_questions.alignment`: two-layer MLPs trained with the
+batched engine's SGD step, their weights and input-output Jacobians recorded at
+log-spaced steps (a few seconds, made by the chapter itself).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import NamedTuple, Sequence
@@ -23,24 +16,24 @@ import torch
 from swingby import _checks
 from swingby.observations.runs import run_seed
 from swingby.open_questions import alignment as A
-from swingby.open_questions import alignment_stages as S
 from swingby.open_questions.checks import CellCheck
-from swingby.sim.batched import _StackedMLPs
+from swingby.sim.batched import StackedMLPs
 from swingby.sim.data import make_sim
-from swingby.sim.models import ACTIVATIONS, MLP
+from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
-from swingby.sim.train_loop import _batches, _record_loop, _schedule, log_steps, steps_per_epoch
+from swingby.sim.train_loop import batches, log_steps, record_loop, schedule, steps_per_epoch
 from swingby.theory.simulation import initial_U, simulate_symmetric
 from swingby.theory.symmetric import dynamics_a
-from swingby.theory.trained_jacobian import _stacked_jacobian
+from swingby.theory.trained_jacobian import stacked_jacobian
+
+__all__ = ["AlignmentResult", "ModelRuns", "StageParts", "run_alignment", "stage_parts"]
 
 #: the points at which the Jacobian is recorded, in this order
 POINTS = ("cluster 1", "cluster 2", "origin", "x_hat")
 
 
 class AlignmentRecord(NamedTuple):
-    """What :func:`train_alignment` recorded for ``R`` runs at ``T`` steps (NumPy
-    ``float64``; weights in input coordinates, Jacobians in concept coordinates)."""
+    """What :func:`train_alignment` recorded for ``R`` runs at ``T`` steps."""
 
     steps: np.ndarray      #: ``(T,)`` recorded SGD steps
     W1: np.ndarray         #: ``(R, T, width, d)`` first-layer weights
@@ -52,30 +45,7 @@ class AlignmentRecord(NamedTuple):
 
 def train_alignment(activation: str, seeds: Sequence[int],
                     rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> AlignmentRecord:
-    """Train one two-layer MLP per seed on the rules' data and record its weights and
-    Jacobians (``book/open_questions.md``, Q2).
-
-    Run ``k`` draws its data, rotation, initial weights and shuffling from
-    :func:`swingby.observations.runs.run_seed` ``(seeds[k], 0, d, 2, stream)``, the same
-    for both activations (paired).
-
-    Parameters
-    ----------
-    activation : {"relu", "linear"}
-        Between the two layers.
-    seeds : sequence of int
-        Distinct seeds, one run each.
-    rules : AlignmentRules
-        The settings.
-
-    Returns
-    -------
-    AlignmentRecord
-    """
-    activation = _checks.choice("activation", activation, ACTIVATIONS)
-    seeds = seed_list("seeds", seeds, distinct=True)
-    if not isinstance(rules, A.AlignmentRules):
-        raise ValueError(f"rules must be an AlignmentRules, got {type(rules).__name__}")
+    """Train one two-layer MLP per seed (paired across activations) and record its weights and Jacobians."""
     r = rules
     rs = [run_seed(s, 0, d=r.d, depth=2, stream=r.stream) for s in seeds]
     datas = [make_sim(r.mu, (r.sigma,) * 2, r.d, r.n_per_cluster, origin_cluster=True, rotate=True, seed=x)
@@ -83,10 +53,10 @@ def train_alignment(activation: str, seeds: Sequence[int],
     models = [MLP(r.d, 2, r.width, activation=activation, init_scale=r.init_scale, seed=x) for x in rs]
     n = datas[0].X.shape[0]
     n_steps = r.epochs * steps_per_epoch(n, r.batch_size)
-    sched = _schedule(n, lr=r.lr, batch_size=r.batch_size, epochs=r.epochs, full_batch=False, loss="mean",
+    sched = schedule(n, lr=r.lr, batch_size=r.batch_size, epochs=r.epochs, full_batch=False, loss="mean",
                       shuffle="once", record_every=None, record_steps=log_steps(n_steps, r.n_records),
                       params=len(rs) * sum(p.numel() for p in models[0].parameters()))
-    net = _StackedMLPs(models, dict(d=r.d, depth=2, width=r.width, activation=activation, bias=True))
+    net = StackedMLPs(models, dict(d=r.d, depth=2, width=r.width, activation=activation, bias=True))
     X = torch.stack([dat.X for dat in datas])
     centres = torch.stack([dat.cluster_centres() for dat in datas])             # (R, 2, d)
     pts = torch.cat([centres, torch.zeros(len(rs), 1, r.d), torch.stack([dat.x_hat for dat in datas])[:, None]], 1)
@@ -96,7 +66,7 @@ def train_alignment(activation: str, seeds: Sequence[int],
     def record() -> None:
         w1.append(net.W[0].double().numpy().copy())
         w2.append(net.W[1].double().numpy().copy())
-        js = [_stacked_jacobian(net, pts[:, p]) for p in range(len(POINTS))]
+        js = [stacked_jacobian(net, pts[:, p]) for p in range(len(POINTS))]
         jac.append(np.stack([torch.bmm(rot.transpose(1, 2), torch.bmm(J, rot)).double().numpy() for J in js], 1))
 
     def update(xb: torch.Tensor) -> bool:
@@ -104,7 +74,7 @@ def train_alignment(activation: str, seeds: Sequence[int],
         return True
 
     with torch.no_grad():
-        _record_loop(_batches(X, sched, "once", rs, False), update, record, sched.record_steps)
+        record_loop(batches(X, sched, "once", rs, False), update, record, sched.record_steps)
     out = AlignmentRecord(sched.record_steps.astype(int), np.stack(w1, 1), np.stack(w2, 1), np.stack(jac, 1),
                           centres.double().numpy(), tuple(rs))
     if not all(np.all(np.isfinite(a)) for a in (out.W1, out.W2, out.jacobian)):
@@ -112,52 +82,34 @@ def train_alignment(activation: str, seeds: Sequence[int],
     return out
 
 
-def theory_ratio(omega: float, rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> tuple[float, float]:
-    """The symmetric model's (Sec. 4.2, eq. D.2 with the paper's ``A`` of eq. C.13, origin
-    cluster included) median ratio of the weaker to the stronger concept's growth time,
-    and of the minor entry's peak to the stronger growth, from Gaussian ``U`` (width
-    ``rules.width``) whose Jacobian's diagonal starts near ``omega``.
-
-    Parameters
-    ----------
-    omega : float
-        Typical initial size of the Jacobian's diagonal, ``> 0``.
-    rules : AlignmentRules
-        The data and the theory's seeds, step and steps.
-
-    Returns
-    -------
-    (float, float)
-    """
-    omega = _checks.positive_float("omega", omega)
+def theory_ratio(omega: float, rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> float:
+    """The symmetric model's (eq. D.2) median weak / strong growth-time ratio, its Jacobian starting near ``omega``."""
     r = rules
     a = dynamics_a(r.mu, r.sigma, r.d, matrix="paper", origin_cluster=True)
     U0 = initial_U(r.d, list(range(r.theory_seeds)), d_prime=r.width, init="gaussian",
                    init_scale=math.sqrt(omega / r.width))
     rec = simulate_symmetric(U0, a, r.theory_eta, r.theory_steps, np.asarray(r.mu, float), record_every=10,
                              iterate="U")
-    ratios, peaks = [], []
+    ratios = []
     for b in range(r.theory_seeds):
-        t = S.stage_times(rec.steps, rec.W[b], r.mu, r.growth_level)
+        t = A.stage_times(rec.steps, rec.W[b], r.mu, r.growth_level)
         if 0 < t.strong < t.weak < math.inf:
             ratios.append(t.weak / t.strong)
-            peaks.append(t.minor_peak / t.strong)
     if not ratios:
         raise ValueError("the symmetric model grew neither concept in theory_steps: raise theory_steps")
-    return float(np.median(ratios)), float(np.median(peaks))
+    return float(np.median(ratios))
 
 
 class ModelRuns(NamedTuple):
     """Every measure of one model's runs (:func:`run_alignment`)."""
 
     share: np.ndarray           #: ``(n,)`` :func:`~swingby.open_questions.alignment.turn_share`
-    k_growth: np.ndarray        #: ``(n,)`` record index of ``t_g``
     step_growth: np.ndarray     #: ``(n,)`` the step ``t_g``
     cluster_cos: np.ndarray     #: ``(n,)`` :func:`~swingby.open_questions.alignment.cluster_alignment`
     jac_share: np.ndarray       #: ``(n, 4)`` Jacobian direction share before ``t_g`` per point
     jac_spread: np.ndarray      #: ``(n,)`` largest distance of the normalised Jacobians of the points at ``t_g``
     stages: np.ndarray          #: ``(n, 3)`` strong, weak growth and minor peak steps
-    stage_ok: np.ndarray        #: ``(n,)`` :func:`~swingby.open_questions.alignment_stages.stage_match`
+    stage_ok: np.ndarray        #: ``(n,)`` :func:`~swingby.open_questions.alignment.stage_match`
     norm: np.ndarray            #: ``(n, T)`` weight norm over its start
     turned: np.ndarray          #: ``(n, T)`` share of the turning done by each record
     jac_xhat: np.ndarray        #: ``(n, T, d, d)`` the Jacobian at ``x_hat``
@@ -173,21 +125,20 @@ def _measure(rec: AlignmentRecord, rules: A.AlignmentRules, ratio: float | None)
         share.append(A.turn_share(W1, W2, rules.growth))
         kg.append(k)
         cos.append(A.cluster_alignment(W1, W2, rec.centres[i], rules.growth))
-        js.append([S.jacobian_share(rec.jacobian[i, :, p], k) for p in range(len(POINTS))])
+        js.append([A.jacobian_share(rec.jacobian[i, :, p], k) for p in range(len(POINTS))])
         Jn = rec.jacobian[i, k].reshape(len(POINTS), -1)
         Jn = Jn / np.linalg.norm(Jn, axis=1, keepdims=True)
         spread.append(float(np.max(np.linalg.norm(Jn[:, None] - Jn[None], axis=-1))))
-        t = S.stage_times(rec.steps, rec.jacobian[i, :, -1], rules.mu, rules.growth_level)
+        t = A.stage_times(rec.steps, rec.jacobian[i, :, -1], rules.mu, rules.growth_level)
         stg.append(list(t))
-        ok.append(S.stage_match(t, ratio, rules.stage_tol) if ratio else False)
+        ok.append(A.stage_match(t, ratio, rules.stage_tol) if ratio else False)
         nr = A.weight_norm(W1, W2)
         norm.append(nr / nr[0])
-        wt = A.neuron_weights(W1, W2)
-        path = np.concatenate([[0.0], np.cumsum((A._path(A._unit_rows(W1)) * wt).sum(1))])
+        path = np.concatenate([[0.0], np.cumsum(A.turning(W1, W2))])
         turned.append(path / path[-1] if path[-1] > 0 else path)
     c = rec.centres[0] / np.linalg.norm(rec.centres[0], axis=-1, keepdims=True)
     d1 = (rec.W1[0] / np.linalg.norm(rec.W1[0], axis=-1, keepdims=True)) @ c.T
-    return ModelRuns(np.array(share), np.array(kg), rec.steps[np.array(kg)], np.array(cos), np.array(js),
+    return ModelRuns(np.array(share), rec.steps[np.array(kg)], np.array(cos), np.array(js),
                      np.array(spread), np.array(stg), np.array(ok), np.array(norm), np.array(turned),
                      rec.jacobian[:, :, -1], d1)
 
@@ -201,7 +152,6 @@ class AlignmentResult(NamedTuple):
     check: CellCheck            #: :func:`~swingby.open_questions.alignment.alignment_check`
     sign: A.SignTest            #: :func:`~swingby.open_questions.alignment.paired_sign_test`
     ratio: float                #: the symmetric model's weak / strong growth-time ratio
-    peak_ratio: float           #: its minor-peak / strong growth-time ratio
     omega: float                #: the runs' median initial ``|J_pp|`` at ``x_hat`` the theory starts from
     meta: dict                  #: seeds, the rules and their fingerprint, seconds
 
@@ -215,10 +165,6 @@ def run_alignment(rules: A.AlignmentRules = A.ALIGNMENT_RULES, seeds: Sequence[i
         The settings and thresholds.
     seeds : sequence of int, optional
         Default: the judged seeds ``range(rules.seeds)``.
-
-    Returns
-    -------
-    AlignmentResult
     """
     if not isinstance(rules, A.AlignmentRules):
         raise ValueError(f"rules must be an AlignmentRules, got {type(rules).__name__}")
@@ -228,50 +174,45 @@ def run_alignment(rules: A.AlignmentRules = A.ALIGNMENT_RULES, seeds: Sequence[i
     j0 = np.concatenate([np.abs(np.diagonal(rec.jacobian[:, 0, -1], axis1=-2, axis2=-1)).ravel()
                          for rec in recs.values()])
     omega = float(np.median(j0))
-    ratio, peak = theory_ratio(omega, rules)
+    ratio = theory_ratio(omega, rules)
     relu, linear = (_measure(recs[a], rules, ratio) for a in ("relu", "linear"))
-    meta = dict(seeds=seeds, run_seeds=list(recs["relu"].run_seeds), rules=A.values(rules),
+    meta = dict(seeds=seeds, run_seeds=list(recs["relu"].run_seeds), rules=dataclasses.asdict(rules),
                 rules_fingerprint=A.fingerprint(rules), pilot_seeds=list(A.PILOT_SEEDS),
                 cpu_seconds=round(time.process_time() - start, 1))
     return AlignmentResult(recs["relu"].steps, relu, linear, A.alignment_check(relu.share, linear.share, rules),
-                           A.paired_sign_test(relu.share, linear.share, rules), ratio, peak, omega, meta)
+                           A.paired_sign_test(relu.share, linear.share, rules), ratio, omega, meta)
 
 
 class StageParts(NamedTuple):
-    """What :func:`stage_parts` returns: runs meeting each part of
-    :func:`~swingby.open_questions.alignment_stages.stage_match`."""
+    """What :func:`stage_parts` returns: runs meeting each part of the stage rule."""
 
-    strong_first: int   #: the stronger concept's entry grows first
-    ratio_ok: int       #: ``weak / strong`` within the factor ``stage_tol`` of the theory's ratio
-    peak_between: int   #: the minor entry (signed) peaks between the two growths
+    strong_first: int      #: the stronger concept's entry grows first
+    ratio_ok: int          #: ``weak / strong`` within the factor ``stage_tol`` of the theory's ratio
+    peak_between: int      #: the minor entry (signed) peaks between the two growths
     abs_peak_between: int  #: ``|minor entry|`` peaks between them (read after the runs)
-    all_parts: int      #: every part of the fixed rule (``ModelRuns.stage_ok``)
-    n: int              #: runs
+    all_parts: int         #: every part of the fixed rule (``ModelRuns.stage_ok``)
+    n: int                 #: runs
 
 
-def stage_parts(runs: ModelRuns, rec_abs_peak, ratio: float,
-                rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> StageParts:
+def stage_parts(runs: ModelRuns, steps, ratio: float, rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> StageParts:
     """Count the runs of one model that meet each part of the stage rule.
 
     Parameters
     ----------
     runs : ModelRuns
         One model's runs.
-    rec_abs_peak : array_like(float, ndim=1)
-        Per run, the step at which ``|J[weak, strong]|`` at ``x_hat`` is largest.
+    steps : array_like(int, ndim=1)
+        ``(T,)`` the recorded steps (:attr:`AlignmentResult.steps`).
     ratio : float
         The symmetric model's ``weak / strong`` growth-time ratio, ``> 0``.
     rules : AlignmentRules
-        Supplies ``stage_tol``.
-
-    Returns
-    -------
-    StageParts
     """
     _checks.instance("runs", runs, ModelRuns, "ModelRuns")
+    st = _checks.array("steps", steps, shape=(runs.jac_xhat.shape[1],))
     ratio = _checks.positive_float("ratio", ratio)
+    w, strong = int(np.argmin(rules.mu[:2])), int(np.argmax(rules.mu[:2]))
+    peak = st[np.argmax(np.abs(runs.jac_xhat[:, :, w, strong]), axis=1)]  # |J[weak, strong]| largest
     s = runs.stages
-    peak = _checks.array("rec_abs_peak", rec_abs_peak, shape=(s.shape[0],))
     first = (s[:, 0] < s[:, 1]) & np.isfinite(s[:, 1])
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(first, s[:, 1] / s[:, 0], np.nan)
@@ -280,52 +221,3 @@ def stage_parts(runs: ModelRuns, rec_abs_peak, ratio: float,
     abs_between = (s[:, 0] <= peak) & (peak <= s[:, 1])
     return StageParts(int(first.sum()), int(ok.sum()), int(between.sum()), int(abs_between.sum()),
                       int(runs.stage_ok.sum()), int(s.shape[0]))
-
-
-def abs_peak_steps(steps, runs: ModelRuns, rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> np.ndarray:
-    """Per run, the step at which ``|J[weak, strong]|`` at ``x_hat`` is largest.
-
-    Parameters
-    ----------
-    steps : array_like(int, ndim=1)
-        ``(T,)`` the recorded steps.
-    runs : ModelRuns
-        One model's runs.
-    rules : AlignmentRules
-        Supplies ``mu`` (which concept is the weaker).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n,)``.
-    """
-    _checks.instance("runs", runs, ModelRuns, "ModelRuns")
-    st = _checks.array("steps", steps, shape=(runs.jac_xhat.shape[1],))
-    w, s = int(np.argmin(rules.mu[:2])), int(np.argmax(rules.mu[:2]))
-    return st[np.argmax(np.abs(runs.jac_xhat[:, :, w, s]), axis=1)]
-
-
-def answer_sentence(check: CellCheck, sign: A.SignTest, rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> str:
-    """The chapter's one-sentence answer to Q2, from the check and the sign test.
-
-    Parameters
-    ----------
-    check : CellCheck
-        :func:`~swingby.open_questions.alignment.alignment_check`.
-    sign : SignTest
-        :func:`~swingby.open_questions.alignment.paired_sign_test`.
-    rules : AlignmentRules
-        The thresholds named in the sentence.
-
-    Returns
-    -------
-    str
-    """
-    _checks.instance("check", check, CellCheck, "CellCheck")
-    _checks.instance("sign", sign, A.SignTest, "SignTest")
-    most = (f"the ReLU neurons turn at least {rules.share_min:.0%} of their way before the weights have grown "
-            f"{rules.growth:g}-fold in {check.n_pass} of {check.n} runs (the linear network in "
-            f"{check.null_rate:.0%} of its runs)")
-    more = (f"they turn more of their way early than the linear network in {sign.n_more} of {sign.n} paired runs "
-            f"(sign test p = {sign.p:.2g}{', significant' if sign.more else ', not significant'})")
-    return f"Early alignment, as measured here, {check.answer} on the SIM task: {most}, and {more}."

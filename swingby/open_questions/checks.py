@@ -1,19 +1,7 @@
-"""The claim checks of the open questions (chapter: ``book/open_questions.md``), with the
-definitions of :mod:`swingby.open_questions.rules`.
-
-* :func:`pass_flags`: per run of a stored cell, whether it is non-monotone, learns the
-  predicted concept first, or reaches ``x_hat``.
-* :func:`check_cells`: :func:`cell_check` of several stored cells.
-* :func:`cell_check`: the runs of one cell against the pass rate of its null, judged by
-  the book's verdict rule and translated into an answer.
-* :func:`fisher_two_sided`, :func:`seeds_to_decide`: does a pass rate depend on a setting,
-  and how many independent seeds a difference of the observed size would need.
-* :func:`trend_test`: a permutation test of a trend of a pass rate over an ordered
-  setting (depth).
-* :func:`prediction_test`: does the normalised-moment theory predict the trained order
-  better than the raw one (a sign test over the runs where they differ).
-* :func:`late_over_early`: how much less the output moves late in training than early
-  (the slowing down of Sec. 3.2, read from a stored trajectory).
+"""The claim checks of the open questions (``book/open_questions.md``,
+``book/open_questions_training.md``), with the thresholds of
+:mod:`swingby.open_questions.rules`: each cell's runs against its equal-signal null, the
+tests of a dependence on a setting, and the theory's prediction of the order (Q4).
 """
 from __future__ import annotations
 
@@ -23,9 +11,12 @@ import numpy as np
 from scipy import stats
 
 from swingby import _checks
-from swingby.diffusion.rules import Outcome, verdict
 from swingby.observations.swingby import fisher_seeds_needed
 from swingby.open_questions.rules import OQ_RULES, OpenRules, answer
+from swingby.verdicts import Outcome, outcome_verdict
+
+__all__ = ["CellCheck", "PredictionTest", "Trend", "check_cells", "fisher_two_sided", "late_over_early",
+           "pass_flags", "prediction_test", "seeds_to_decide", "trend_test"]
 
 WHATS = ("nonmonotone", "order", "reach")
 
@@ -42,8 +33,8 @@ def pass_flags(arrays: dict, cell: int, null: bool, what: str, rules: OpenRules 
     null : bool
         The equal-signal runs instead of the real ones.
     what : {"nonmonotone", "order", "reach"}
-        Rise above ``rules.rise``; the predicted concept first (:func:`~swingby.observations.learning.order_passes`);
-        final distance below ``rules.reach`` (a diverged run passes none of them).
+        Rise above ``rules.rise``; the predicted concept first; final distance below
+        ``rules.reach`` (a diverged run passes none of them).
     rules : OpenRules
         The thresholds.
 
@@ -78,45 +69,27 @@ def _bools(name: str, x) -> np.ndarray:
 
 
 class CellCheck(NamedTuple):
-    """What :func:`cell_check` returns."""
+    """One cell's runs judged against its null (:func:`check_cells`)."""
 
     n_pass: int          #: runs that pass
     n: int               #: runs
     null_rate: float     #: share of the null's runs that pass
     p_vs_null: float     #: one-sided Fisher p of the runs against the null's runs
     verdict: str         #: the book's verdict word
-    answer: str          #: :data:`~swingby.open_questions.rules.ANSWER_OF_VERDICT` of it
+    answer: str          #: :func:`~swingby.open_questions.rules.answer` of it
 
 
-def cell_check(passes, null_passes, rules: OpenRules = OQ_RULES) -> CellCheck:
-    """Judge a cell's runs against its null (the equal-signal data at the same settings).
-
-    Parameters
-    ----------
-    passes : array_like(bool, ndim=1)
-        Per run of the cell, whether it passes (non-monotone, order, reach).
-    null_passes : array_like(bool, ndim=1)
-        The same for the null's runs.
-    rules : OpenRules
-        Supplies ``alpha`` (through the book's verdict rule).
-
-    Returns
-    -------
-    CellCheck
-    """
-    x, y = _bools("passes", passes), _bools("null_passes", null_passes)
-    if not isinstance(rules, OpenRules):
-        raise ValueError(f"rules must be an OpenRules, got {type(rules).__name__}")
-    k, n, rate = int(x.sum()), int(x.size), float(y.mean())
-    p = float(stats.fisher_exact([[k, n - k], [int(y.sum()), y.size - int(y.sum())]],
-                                 alternative="greater").pvalue)
-    word = verdict(Outcome(k, n, rate))
+def cell_check(passes: np.ndarray, null_passes: np.ndarray) -> CellCheck:
+    """Judge a cell's pass flags against its null's by the book's verdict rule."""
+    k, n, rate = int(passes.sum()), int(passes.size), float(null_passes.mean())
+    y = int(null_passes.sum())
+    p = float(stats.fisher_exact([[k, n - k], [y, null_passes.size - y]], alternative="greater").pvalue)
+    word = outcome_verdict(Outcome(k, n, rate))
     return CellCheck(k, n, rate, p, word, answer(word))
 
 
 def check_cells(arrays: dict, cells, what: str, rules: OpenRules = OQ_RULES) -> list[CellCheck]:
-    """:func:`cell_check` of stored cells: each cell's runs on the real data against its
-    equal-signal runs.
+    """Each stored cell's runs on the real data judged against its equal-signal runs.
 
     Parameters
     ----------
@@ -128,18 +101,13 @@ def check_cells(arrays: dict, cells, what: str, rules: OpenRules = OQ_RULES) -> 
         Which pass flag (:func:`pass_flags`).
     rules : OpenRules
         The thresholds.
-
-    Returns
-    -------
-    list of CellCheck
     """
-    return [cell_check(pass_flags(arrays, i, False, what, rules), pass_flags(arrays, i, True, what, rules), rules)
+    return [cell_check(pass_flags(arrays, i, False, what, rules), pass_flags(arrays, i, True, what, rules))
             for i in cells]
 
 
 def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
-    """Two-sided Fisher exact p that two pass rates (``k1`` of ``n1``, ``k2`` of ``n2``)
-    differ: the rules' test of a dependence on a setting.
+    """Two-sided Fisher exact p that two pass rates (``k1`` of ``n1``, ``k2`` of ``n2``) differ.
 
     Parameters
     ----------
@@ -147,10 +115,6 @@ def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
         Passing and all runs of the first setting, ``0 <= k1 <= n1``, ``n1 > 0``.
     k2, n2 : int
         The same for the second.
-
-    Returns
-    -------
-    float
     """
     n1, n2 = _checks.positive_int("n1", n1), _checks.positive_int("n2", n2)
     k1, k2 = _checks.integer("k1", k1, low=0, high=n1), _checks.integer("k2", k2, low=0, high=n2)
@@ -158,9 +122,8 @@ def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
 
 
 def seeds_to_decide(p1: float, p2: float, rules: OpenRules = OQ_RULES) -> int | None:
-    """Independent seeds per setting at which a Fisher test would tell rates ``p1`` and
-    ``p2`` apart with the rules' ``alpha`` and ``power`` (one-sided, larger rate first;
-    None if they are equal or more than 2000 would be needed).
+    """Independent seeds per setting at which a one-sided Fisher test would tell rates ``p1``
+    and ``p2`` apart at the rules' ``alpha`` and ``power`` (None if equal or over 2000).
 
     Parameters
     ----------
@@ -168,15 +131,10 @@ def seeds_to_decide(p1: float, p2: float, rules: OpenRules = OQ_RULES) -> int | 
         The two observed rates, in ``[0, 1]``.
     rules : OpenRules
         Supplies ``alpha`` and ``power``.
-
-    Returns
-    -------
-    int or None
     """
     p1 = _checks.number("p1", p1, low=0, high=1)
     p2 = _checks.number("p2", p2, low=0, high=1)
-    hi, lo = max(p1, p2), min(p1, p2)
-    return fisher_seeds_needed(hi, lo, alpha=rules.alpha, power=rules.power)
+    return fisher_seeds_needed(max(p1, p2), min(p1, p2), alpha=rules.alpha, power=rules.power)
 
 
 class Trend(NamedTuple):
@@ -199,10 +157,6 @@ def trend_test(levels, passes, *, n_resamples: int = 2000, seed: int = 0) -> Tre
         Permutations, ``> 0``.
     seed : int
         Seed of the permutations.
-
-    Returns
-    -------
-    Trend
     """
     lv = _checks.array("levels", levels, ndim=1)
     x = _bools("passes", passes)
@@ -235,16 +189,12 @@ class PredictionTest(NamedTuple):
 
 def prediction_test(pred_norm, pred_raw, observed) -> PredictionTest:
     """Does the theory under the normalised second moment predict the trained order better
-    than the theory under the raw one (the prediction that ignores the normalisation)?
+    than the theory under the raw one? A sign test over the runs where they differ.
 
     Parameters
     ----------
     pred_norm, pred_raw, observed : array_like(bool, ndim=1)
         Per run, the predicted and the trained order check.
-
-    Returns
-    -------
-    PredictionTest
     """
     a, b, o = _bools("pred_norm", pred_norm), _bools("pred_raw", pred_raw), _bools("observed", observed)
     if not a.size == b.size == o.size:
@@ -257,8 +207,8 @@ def prediction_test(pred_norm, pred_raw, observed) -> PredictionTest:
 
 
 def late_over_early(trajectory, epochs) -> float:
-    """Path length of the output trajectory in the second half of training divided by
-    that in the first half (Sec. 3.2: the slowing down makes it small).
+    """Path length of the output trajectory in the second half of training over that in the
+    first half (Sec. 3.2: the slowing down makes it small).
 
     Parameters
     ----------
@@ -266,10 +216,6 @@ def late_over_early(trajectory, epochs) -> float:
         ``(records, k)`` positions of the output at ``x_hat``, finite.
     epochs : array_like(float, ndim=1)
         ``(records,)`` increasing epochs of the records.
-
-    Returns
-    -------
-    float
     """
     tr = _checks.array("trajectory", trajectory, ndim=2)
     ep = _checks.array("epochs", epochs, ndim=1)

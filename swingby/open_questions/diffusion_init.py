@@ -1,93 +1,47 @@
-"""Q1 in a diffusion model (issue 27): does the held-out class still generalise when the
-U-Net starts from a clearly larger initialisation? Chapter:
-``book/open_questions_diffusion.md``.
-
-Everything that decides the answer is fixed here, before any of its runs:
-
-* **the larger scale** :data:`INIT_SCALE` = 3: every weight matrix and kernel of the
-  U-Net times 3 at initialisation (``Preset.init_scale``; biases and norms unchanged).
-  It is the largest multiplier of Q1's SIM experiment
-  (:attr:`~swingby.open_questions.rules.OpenRules.init_scales`), so both halves of Q1 ask
-  about the same factor over PyTorch's default. It was checked without any judged run,
-  on 2026-11-26, in two ways that cost seconds:
-
-  - the initial ``cpu`` network (:func:`initial_measures`, seed 0): its output is zero
-    at every scale (the output convolution starts at zero), so the scale acts inside
-    it. At 1, 2, 3, 5 and 10 the standard deviation of the bottleneck attention's
-    logits is 0.34, 1.4, 3.2, 8.8 and 35, and the conditioning embedding's size relative
-    to the features it is added to (median over blocks) 0.51, 1.6, 3.6, 10 and 41: at 3
-    the conditioning outweighs the features and the attention is sharp but not one-hot;
-    from 5 on, attention is close to one-hot (its gradients vanish) and the
-    conditioning swamps the image;
-  - a pilot on the ``tiny`` preset (``get_preset("tiny", init_scale=c, steps=300,
-    n_loss_records=6, seeding="per_run", separations=(0.6,))``, one sweep each): the
-    training loss per dimension falls from 5.75 to 4.58 over steps 50-300 at scale 1,
-    from 5.93 to 5.11 at 3, and stays at 5.94-5.90 at 10. So at 3 training starts,
-    more slowly (Adam moves each weight by about ``lr`` a step, a smaller share of a
-    larger weight), while at 10 it does not start within the pilot: 3 is clearly larger
-    than the default and still a trainable network, 10 would only say that a network
-    that does not train does not generalise.
-
-* **the separations** :data:`SEPARATIONS`: the strongest colour signal, 0.689, where the
-  criterion is judged, and the weak 0.247 inside 0.2-0.3 (the position search's pair,
-  :data:`~swingby.diffusion.runs.position_search.DECISIVE_DC` and ``WEAK_DC``);
-* **the seeds** :data:`SEEDS` = 0, 1, 2: six larger-initialisation runs in all;
-* **the runs**: :func:`contrast_preset`, the ``cpu`` preset with these separations,
-  seeds and scale. The ``cpu`` preset seeds every (separation, seed) run on its own
-  (``seeding="per_run"``) and the scale draws no randomness, so a larger-initialisation
-  run starts from the default run's weights times 3 and sees the same data, batches,
-  diffusion noise and sampling noise. The default-initialisation counterpart of each
-  run is therefore the stored ``cpu`` sweep's run of the same (separation, seed): it
-  needs no new run and is read from that sweep
-  (:func:`~swingby.open_questions.diffusion_init_runs.read_contrast` checks that the
-  two presets differ only in the scale, the separations and the seeds). Both read their
-  samples with the same concept classifier
-  (:func:`~swingby.open_questions.diffusion_init_runs.run_contrast` copies the stored one);
-* **the criterion** (per seed, at the last checkpoint): the position search's
-  (:data:`~swingby.diffusion.runs.position_search.CRITERION`,
-  :func:`~swingby.diffusion.runs.position_search.run_outcomes` and
-  :func:`~swingby.diffusion.runs.position_search.passes`, reused): at dc 0.689 class 11
-  is at least 80 % blue small discs by the pixels and by the classifier, and at both
-  separations every trained class is at least 95 % discs;
-* **the answer** (:func:`contrast_answer`): among the seeds in which the default
-  initialisation passes (the reference), "holds" if the larger one passes in every one,
-  "does not hold" if in none, "depends on the seed" otherwise; "undecided" when the
-  default passes in no seed (no reference), "pending" while a larger-initialisation run
-  is missing. With three seeds this is a contrast of paired runs, not a frequency.
-
-:func:`fingerprint` is a short hash of these settings (with the whole contrast preset);
-``tests/test_oq_diffusion_init.py`` fails when it changes. The runs and their reader are
-in :mod:`swingby.open_questions.diffusion_init_runs`:
-
-    python -m swingby.open_questions diffusion-init   # the six runs, resumable
+"""Q1 in a diffusion model (``book/open_questions_diffusion.md``): does the held-out class
+still generalise when the U-Net starts from a clearly larger initialisation? Everything
+that decides the answer is fixed here before any of its runs: the scale
+:data:`INIT_SCALE`, the separations :data:`SEPARATIONS`, the seeds :data:`SEEDS`, the
+runs (:func:`contrast_preset`: the ``cpu`` preset with these; each run is paired with the
+stored default run of the same separation and seed), the criterion (the position
+search's, :func:`seed_passes`) and the answer rule (:func:`contrast_answer`);
+:func:`fingerprint` hashes them. The runs are in :mod:`swingby.open_questions.diffusion_init_runs`.
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 
-from swingby import _checks
+from swingby import _checks, verdicts
 from swingby.diffusion.presets import Preset, get_preset, validate_preset
 from swingby.diffusion.runs import position_search as PS
 
-INIT_SCALE = 3.0  #: the larger initialisation, times PyTorch's default (see above for why 3)
+__all__ = ["Answer", "BASE_PRESET", "INIT_SCALE", "InitialMeasures", "SEEDS", "SEPARATIONS", "base_preset",
+           "contrast_answer", "initial_measures"]
+
+#: the larger initialisation, times PyTorch's default (every weight matrix and kernel; biases
+#: and norms unchanged): the largest multiplier of Q1's SIM experiment. Chosen without any
+#: judged run: in the initial ``cpu`` network (:func:`initial_measures`, seed 0) at scales 1,
+#: 2, 3, 5, 10 the attention logits' standard deviation is 0.34, 1.4, 3.2, 8.8, 35 and the
+#: conditioning's size over the features 0.51, 1.6, 3.6, 10, 41 (from 5 on attention is close
+#: to one-hot); in a ``tiny`` pilot (300 steps, dc 0.6) the training loss per dimension falls
+#: from 5.75 to 4.58 over steps 50-300 at 1, from 5.93 to 5.11 at 3, and stays at 5.94-5.90
+#: at 10: 3 is clearly larger and still trains.
+INIT_SCALE = 3.0
 SEPARATIONS = (PS.DECISIVE_DC, PS.WEAK_DC)  #: 0.689 (judged for class 11) and the weak 0.247
 SEEDS = (0, 1, 2)  #: with SEPARATIONS, six larger-initialisation runs
 BASE = "cpu"  #: the name of the preset of the contrast and of its stored default runs
-#: that preset as it was when the contrast ran (2400 steps, 48 checkpoints, seeds 0-7), kept
-#: here since ``cpu`` became the confirmatory sweep's preset; its stored sweep is the
-#: contrast's default arm
+#: the ``cpu`` preset as the contrast ran it (2400 steps, 48 checkpoints, seeds 0-7); its
+#: stored sweep is the contrast's default arm
 BASE_PRESET = Preset(
     name="cpu", image_size=16, widths=(16, 32, 64), n_res=1, attention=True, position=0.1,
     steps=2400, batch=48, lr=2e-3, ema=0.99, separations=(0.175, 0.247, 0.468, 0.689),
     seeds=(0, 1, 2, 3, 4, 5, 6, 7), n_checkpoints=48, sample_steps=25, samples_per_class=32,
     n_thumbs=4, classifier_steps=3000, workers=2, threads=1, seeding="per_run",
 )
-#: the answer words (as :mod:`swingby.open_questions.checks` words its answers)
+#: the answer words
 ANSWERS = ("holds", "does not hold", "depends on the seed", "undecided", "pending")
 #: the rule of :func:`contrast_answer`, in words (part of the fingerprint)
 ANSWER_RULE = ("per seed, the criterion on the larger-initialisation runs at both separations; among the "
@@ -99,20 +53,7 @@ VARIED = ("init_scale", "separations", "seeds")
 
 
 def contrast_preset(base: str = BASE, **overrides) -> Preset:
-    """The preset of the larger-initialisation runs: ``base`` with :data:`INIT_SCALE`,
-    :data:`SEPARATIONS` and :data:`SEEDS` (tests pass ``"tiny"`` and smaller overrides).
-
-    Parameters
-    ----------
-    base : str
-        A preset name (:func:`~swingby.diffusion.presets.get_preset`).
-    **overrides
-        Further preset fields (not ``init_scale``).
-
-    Returns
-    -------
-    Preset
-    """
+    """The preset of the larger-initialisation runs: :func:`base_preset` with the scale, separations and seeds."""
     if "init_scale" in overrides:
         raise ValueError("overrides: the scale is fixed (INIT_SCALE), do not override init_scale")
     return base_preset(base, **{"init_scale": INIT_SCALE, "separations": SEPARATIONS, "seeds": SEEDS,
@@ -120,8 +61,7 @@ def contrast_preset(base: str = BASE, **overrides) -> Preset:
 
 
 def base_preset(base: str = BASE, **overrides) -> Preset:
-    """:data:`BASE_PRESET` if ``base`` is :data:`BASE`, else the preset ``base`` (tests pass
-    ``"tiny"``), with ``overrides``.
+    """:data:`BASE_PRESET` if ``base`` is :data:`BASE`, else the preset ``base``, with ``overrides``.
 
     Parameters
     ----------
@@ -129,10 +69,6 @@ def base_preset(base: str = BASE, **overrides) -> Preset:
         :data:`BASE` or a preset name (:func:`~swingby.diffusion.presets.get_preset`).
     **overrides
         Preset fields.
-
-    Returns
-    -------
-    Preset
     """
     if base != BASE:
         return get_preset(base, **overrides)
@@ -142,68 +78,27 @@ def base_preset(base: str = BASE, **overrides) -> Preset:
 
 
 def design() -> dict:
-    """The design as a plain dict: scale, separations, seeds, the contrast preset's
-    config, the criterion and the answer rule.
-
-    Returns
-    -------
-    dict
-    """
+    """The design as plain data: scale, separations, seeds, the contrast preset, criterion, answer rule."""
     return {"init_scale": INIT_SCALE, "separations": list(SEPARATIONS), "seeds": list(SEEDS), "base": BASE,
             "preset": contrast_preset().to_dict(), "criterion": dict(PS.CRITERION),
             "decisive_dc": PS.DECISIVE_DC, "answer_rule": ANSWER_RULE}
 
 
 def fingerprint() -> str:
-    """A short sha256 (16 hex digits) of :func:`design` (sorted JSON).
-
-    Returns
-    -------
-    str
-    """
-    return hashlib.sha256(json.dumps(design(), sort_keys=True).encode()).hexdigest()[:16]
+    """A short hash (16 hex digits) of :func:`design`."""
+    return verdicts.fingerprint(design())
 
 
 def check_preset(name: str, p) -> Preset:
-    """``p`` if it is a valid :class:`~swingby.diffusion.presets.Preset`, else a ValueError
-    naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    p : Preset
-        The value to check.
-
-    Returns
-    -------
-    Preset
-    """
+    """``p`` if it is a valid :class:`~swingby.diffusion.presets.Preset`, else a ValueError naming ``name``."""
     if not isinstance(p, Preset):
         raise ValueError(f"{name} must be a swingby.diffusion.presets.Preset, got {type(p).__name__}")
     validate_preset(p)
     return p
 
 
-def seed_passes(runs: list[dict], seeds=SEEDS) -> dict:
-    """Per seed, the criterion on its runs at both :data:`SEPARATIONS`
-    (:func:`~swingby.diffusion.runs.position_search.passes`), or None when one is missing.
-
-    Parameters
-    ----------
-    runs : list of dict
-        :func:`~swingby.diffusion.runs.position_search.run_outcomes` rows.
-    seeds : sequence of int
-        Which seeds.
-
-    Returns
-    -------
-    dict
-        seed -> True, False or None.
-    """
-    if not isinstance(runs, list) or not all(isinstance(r, dict) and {"dc", "seed"} <= set(r) for r in runs):
-        raise ValueError("runs must be the list of run_outcomes rows (dicts with 'dc' and 'seed')")
-    seeds = [_checks.seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
+def seed_passes(runs: list[dict], seeds) -> dict:
+    """Per seed, the position search's criterion on its runs at both separations (None when one is missing)."""
     out = {}
     for s in seeds:
         mine = [r for r in runs if r["seed"] == s and r["dc"] in SEPARATIONS]
@@ -237,21 +132,14 @@ def contrast_answer(default_runs: list[dict], larger_runs: list[dict], seeds=SEE
         The same for the larger-initialisation runs (missing ones: "pending").
     seeds : sequence of int
         The contrast's seeds.
-
-    Returns
-    -------
-    Answer
     """
-    try:
-        d = seed_passes(default_runs, seeds)
-    except ValueError as e:
-        raise ValueError(f"default_runs: {e}") from None
-    try:
-        g = seed_passes(larger_runs, seeds)
-    except ValueError as e:
-        raise ValueError(f"larger_runs: {e}") from None
-    if not d:
+    for name, runs in (("default_runs", default_runs), ("larger_runs", larger_runs)):
+        if not isinstance(runs, list) or not all(isinstance(r, dict) and {"dc", "seed"} <= set(r) for r in runs):
+            raise ValueError(f"{name} must be the list of run_outcomes rows (dicts with 'dc' and 'seed')")
+    seeds = [_checks.seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)]
+    if not seeds:
         raise ValueError("seeds must name at least one seed")
+    d, g = seed_passes(default_runs, seeds), seed_passes(larger_runs, seeds)
     missing = [s for s, v in d.items() if v is None]
     if missing:
         raise ValueError(f"default_runs: the stored default sweep lacks seed(s) {missing} at a separation of "
@@ -268,46 +156,17 @@ def contrast_answer(default_runs: list[dict], larger_runs: list[dict], seeds=SEE
     return Answer(word, ref, passing, other, len(d))
 
 
-def answer_sentence(ans: Answer) -> str:
-    """The chapter's one-sentence answer.
-
-    Parameters
-    ----------
-    ans : Answer
-        :func:`contrast_answer`.
-
-    Returns
-    -------
-    str
-    """
-    if not isinstance(ans, Answer):
-        raise ValueError(f"ans must be an Answer (contrast_answer), got {type(ans).__name__}")
-    start = f"From {INIT_SCALE:g} times PyTorch's default initialisation"
-    tail = (f" (with {ans.n_seeds} seeds of paired runs this is a contrast, not a frequency)")
-    k, n = len(ans.passing), len(ans.reference)
-    if ans.word == "pending":
-        return f"{start}, the answer is pending: not every larger-initialisation run is in."
-    if ans.word == "undecided":
-        return (f"{start}, the contrast is undecided: the default initialisation itself passes the criterion "
-                f"in none of the {ans.n_seeds} seeds, so there is nothing to compare with{tail}.")
-    what = {"holds": "the held-out class still generalises", "does not hold": "the held-out class no longer "
-            "generalises", "depends on the seed": "whether the held-out class generalises depends on the seed"}
-    return (f"{start}, {what[ans.word]}: the criterion holds in {k} of the {n} seeds in which it holds from "
-            f"the default initialisation{tail}.")
-
-
 class InitialMeasures(NamedTuple):
     """What :func:`initial_measures` returns."""
 
-    output_max: float          #: largest absolute output of the initial network (0: the output convolution starts at zero)
+    output_max: float           #: largest absolute output (0: the output convolution starts at zero)
     attention_logit_std: float  #: standard deviation of the attention logits (NaN without attention)
-    #: median over blocks of the norm of the conditioning embedding over that of the features it is added to
-    conditioning_share: float
+    conditioning_share: float   #: median over blocks of the conditioning embedding's norm over the features'
 
 
 def initial_measures(p: Preset, seed: int = 0, n: int = 48) -> InitialMeasures:
-    """How the scale acts inside the initial network of preset ``p`` (seconds; the
-    evidence behind :data:`INIT_SCALE`), on ``n`` noisy inputs over the whole noise range.
+    """How the scale acts inside the initial network of preset ``p``, on ``n`` noisy inputs over
+    the whole noise range (seconds; the evidence behind :data:`INIT_SCALE`).
 
     Parameters
     ----------
@@ -317,10 +176,6 @@ def initial_measures(p: Preset, seed: int = 0, n: int = 48) -> InitialMeasures:
         Seeds the weights and the inputs.
     n : int
         Inputs, ``> 1``.
-
-    Returns
-    -------
-    InitialMeasures
     """
     import torch
 

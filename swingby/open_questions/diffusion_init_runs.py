@@ -1,14 +1,6 @@
-"""Q1 in a diffusion model (issue 27): the runs of the contrast fixed in
-:mod:`swingby.open_questions.diffusion_init`, and their reader. Chapter:
-``book/open_questions_diffusion.md``.
-
-* :func:`run_contrast`: the larger-initialisation runs, resumable, through the diffusion
-  sweep driver, into :func:`contrast_dir`;
-* :func:`read_contrast`: per (separation, seed), the outcome of the larger-initialisation
-  run and of its stored default counterpart (the ``cpu`` sweep's run of the same
-  separation and seed), class 11 over training for both, and the answer.
-
-    python -m swingby.open_questions diffusion-init
+"""Q1 in a diffusion model (``book/open_questions_diffusion.md``): the runs of the contrast
+fixed in :mod:`swingby.open_questions.diffusion_init` (:func:`run_contrast`,
+``python -m swingby.open_questions diffusion-init``) and their reader (:func:`read_contrast`).
 """
 from __future__ import annotations
 
@@ -18,8 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from swingby import _checks
-from swingby.capability.measures import joint_accuracy
+from swingby.diffusion.concept_space import joint_accuracy
 from swingby.diffusion.presets import Preset
 from swingby.diffusion.runs import position_search as PS
 from swingby.diffusion.runs.storage import load_results
@@ -31,56 +22,31 @@ from swingby.open_questions.diffusion_init import (
     contrast_answer,
     contrast_preset,
 )
+from swingby.results import part_dir
+
+__all__ = ["Contrast", "read_contrast"]
 
 
 def contrast_dir() -> Path:
-    """``<open-questions results>/diffusion_init``: the larger-initialisation sweep file
-    and, while runs are unfinished, their states under ``partial/``."""
-    from swingby.open_questions.store import results_dir
-
-    return results_dir() / "diffusion_init"
+    """The folder of the larger-initialisation sweep (unfinished runs' states under ``partial/``)."""
+    return part_dir("open_questions") / "diffusion_init"
 
 
 def run_contrast(*, preset: Preset | None = None, out_dir=None, default_dir=None, progress: bool = True,
                  log=print) -> Path:
-    """Train (or resume) the larger-initialisation runs with the diffusion sweep driver.
-
-    The stored sweep's concept classifier is copied beside them first (when it is there
-    and none is), so that both initialisations are read by the same classifier.
-
-    Parameters
-    ----------
-    preset : Preset, optional
-        Default :func:`~swingby.open_questions.diffusion_init.contrast_preset`.
-    out_dir : path-like, optional
-        Default :func:`contrast_dir`.
-    default_dir : path-like, optional
-        Where the stored default sweep and its classifier live (default
-        :func:`swingby.diffusion.runs.storage.results_dir`).
-    progress : bool
-        Show a progress bar.
-    log : callable
-        Receives the driver's one-line messages.
-
-    Returns
-    -------
-    pathlib.Path
-        The results file (``sweep_<base>-custom-<hash>.npz``).
-    """
+    """Train (or resume) the larger-initialisation runs, read by the stored default sweep's classifier."""
     from swingby.diffusion.runs.driver import sweep
     from swingby.diffusion.runs.evaluation import classifier_path
     from swingby.diffusion.runs.storage import results_dir
 
-    p = contrast_preset() if preset is None else check_preset("preset", preset)
-    if p.init_scale == 1.0:
-        raise ValueError("preset must have a larger initialisation (init_scale != 1)")
+    p = contrast_preset() if preset is None else preset
     out = contrast_dir() if out_dir is None else Path(out_dir)
     src = classifier_path(results_dir() if default_dir is None else Path(default_dir), p)
     dst = classifier_path(out, p)
     if src.is_file() and not dst.exists():
         out.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
-    return sweep(p, out_dir=out, progress=_checks.flag("progress", progress), log=log)
+    return sweep(p, out_dir=out, progress=progress, log=log)
 
 
 class Contrast(NamedTuple):
@@ -90,7 +56,6 @@ class Contrast(NamedTuple):
     answer: Answer        #: :func:`~swingby.open_questions.diffusion_init.contrast_answer`
     steps: np.ndarray     #: the checkpoints' training steps
     curves: dict          #: (dc, seed) -> (default, larger or None): class 11's pixel blue-small fraction per checkpoint
-    default_config: dict  #: the stored default sweep's preset config
     codes: tuple          #: (default, larger) code identities of the two files
     classifiers: tuple    #: (default, larger) classifier reports of the two files
 
@@ -120,10 +85,6 @@ def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=No
     default_path : path-like, optional
         The stored default sweep (default: the ``cpu`` preset's results file in
         :func:`swingby.diffusion.runs.storage.results_dir`).
-
-    Returns
-    -------
-    Contrast
     """
     from swingby.diffusion.runs.identity import IDENTITY_KEY
     from swingby.diffusion.runs.storage import results_dir
@@ -155,6 +116,6 @@ def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=No
     runs = [{"dc": k[0], "seed": k[1], "default": default[k], "larger": larger.get(k)} for k in keys]
     ans = contrast_answer([default[k] for k in keys], [larger[k] for k in keys if k in larger], p.seeds)
     return Contrast(runs, ans, checkpoint_steps(p.steps, p.n_checkpoints),
-                    {k: (dcurves[k], lcurves.get(k)) for k in keys}, dcfg,
+                    {k: (dcurves[k], lcurves.get(k)) for k in keys},
                     (dres["meta"]["code_version"].get(IDENTITY_KEY), res["meta"]["code_version"].get(IDENTITY_KEY)),
                     (dres["meta"].get("classifier"), res["meta"].get("classifier")))

@@ -1,11 +1,8 @@
-"""The runs of the open questions (chapter: ``book/open_questions.md``): one *cell* is a
-model and a training setting, trained on the authors' Fig. 2(c) data at ``d = 2`` and on
-the equal-signal null, for independent seeds; every run is reduced to the measures of the
-observations chapter (:class:`RunMeasures`).
-
-:func:`cell_records` trains one cell; :func:`run_measures` measures a run;
-:data:`EXPERIMENTS` lists the cells of each question, and
-:mod:`swingby.open_questions.store` keeps their measures under ``results/open_questions/``.
+"""The runs of the open questions (``book/open_questions.md``,
+``book/open_questions_training.md``): one *cell* is a model and a training setting,
+trained on the authors' Fig. 2(c) data at ``d = 2`` and on the equal-signal null for
+independent seeds; every run is reduced to the observations chapter's measures.
+:data:`EXPERIMENTS` lists the cells of each question.
 """
 from __future__ import annotations
 
@@ -21,15 +18,12 @@ from swingby.observations.runs import record_grid, run_seed
 from swingby.observations.swingby import record_rise
 from swingby.open_questions.engine import moment_points, train_pairs
 from swingby.open_questions.rules import OQ_RULES, OpenRules
-from swingby.sim import run_checks
 from swingby.sim.batched import train_batched
 from swingby.sim.data import SimData, make_sim
 from swingby.sim.models import MLP
 from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 
-MODES = ("mini", "full_steps", "full_epochs")
-VARIANTS = ("raw", "standardised", "norm_layer")
-LAYOUTS = ("aligned", "rotated")
+__all__ = []
 
 
 class Cell(NamedTuple):
@@ -39,26 +33,9 @@ class Cell(NamedTuple):
     activation: str = "linear"     #: "linear" or "relu"
     width: int = 4                 #: hidden width
     init_scale: float = 1.0        #: multiplier of PyTorch's default initialisation
-    mode: str = "mini"             #: one of ``MODES``
-    variant: str = "raw"           #: one of ``VARIANTS``
-    layout: str = "rotated"        #: one of ``LAYOUTS``
-
-
-def check_cell(cell) -> Cell:
-    """``cell`` if it is a valid :class:`Cell`, else a ValueError naming the field."""
-    if not isinstance(cell, Cell):
-        raise ValueError(f"cell must be a swingby.open_questions.experiments.Cell, got {type(cell).__name__}")
-    _checks.positive_int("cell.depth", cell.depth)
-    _checks.positive_int("cell.width", cell.width)
-    _checks.positive_float("cell.init_scale", cell.init_scale)
-    _checks.choice("cell.activation", cell.activation, ("linear", "relu"))
-    _checks.choice("cell.mode", cell.mode, MODES)
-    _checks.choice("cell.variant", cell.variant, VARIANTS)
-    _checks.choice("cell.layout", cell.layout, LAYOUTS)
-    if cell.mode != "mini" and (cell.activation != "linear" or cell.variant != "raw"):
-        raise ValueError("cell.mode other than 'mini' needs activation='linear' and variant='raw' "
-                         "(the full-batch shortcut is exact for linear networks only)")
-    return cell
+    mode: str = "mini"             #: "mini", "full_steps" or "full_epochs" (linear and raw only)
+    variant: str = "raw"           #: "raw", "standardised" or "norm_layer"
+    layout: str = "rotated"        #: "aligned" or "rotated"
 
 
 class Standardiser(NamedTuple):
@@ -76,34 +53,9 @@ class Standardiser(NamedTuple):
 
 
 def standardiser(X: torch.Tensor) -> Standardiser:
-    """The :class:`Standardiser` of a training set ``X`` ``(N, d)`` (float64 statistics).
-
-    Parameters
-    ----------
-    X : torch.Tensor
-        Training inputs; every input dimension must vary.
-
-    Returns
-    -------
-    Standardiser
-    """
-    if not isinstance(X, torch.Tensor) or X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"X must be a torch.Tensor of shape (N, d) with N >= 2, got {getattr(X, 'shape', X)}")
+    """The :class:`Standardiser` of a training set ``X`` ``(N, d)`` (float64 statistics)."""
     std = X.double().std(0, unbiased=False)
-    if not bool((std > 0).all()):
-        raise ValueError("X must vary in every input dimension to be standardised (a constant "
-                         f"dimension has std 0: {torch.nonzero(std == 0).flatten().tolist()})")
     return Standardiser(X.double().mean(0).float(), std.float())
-
-
-def _datasets(rules: OpenRules, cell: Cell, seeds: Sequence[int], null: bool, config_index: int):
-    mu = (rules.null_mu,) * 2 if null else rules.mu
-    run_seeds = [run_seed(s, config_index, d=rules.d, depth=cell.depth, stream=int(null)) for s in seeds]
-    datas = [make_sim(mu, (rules.sigma,) * 2, rules.d, rules.n_per_cluster, origin_cluster=True,
-                      rotate=cell.layout == "rotated", seed=rs) for rs in run_seeds]
-    models = [MLP(rules.d, cell.depth, cell.width, activation=cell.activation, init_scale=cell.init_scale,
-                  seed=rs) for rs in run_seeds]
-    return run_seeds, datas, models
 
 
 def _record(dat: SimData, outputs: np.ndarray, steps: np.ndarray, spe: int, config: dict) -> TrainRecord:
@@ -126,61 +78,28 @@ class CellRuns(NamedTuple):
 
 def cell_records(cell: Cell, seeds: Sequence[int], *, null: bool = False, config_index: int = 0,
                  rules: OpenRules = OQ_RULES) -> CellRuns:
-    """Train one cell for ``seeds`` on the rules' data (or the equal-signal null).
-
-    Run ``k`` draws its data, initial weights and shuffling from
-    :func:`swingby.observations.runs.run_seed` of ``(seeds[k], config_index, d, depth,
-    stream = null)``, so runs of different cells, and real and null runs, are
-    independent. ``mode="full_steps"`` / ``"full_epochs"`` train full batch (as many steps
-    as the mini-batch run, or as many epochs) on :func:`~swingby.open_questions.engine.moment_points` of the data;
-    ``variant="standardised"`` trains on standardised inputs and targets,
-    ``"norm_layer"`` on standardised inputs and raw targets. Outputs are recorded at the
-    test points (standardised where the model sees standardised inputs) and returned in
-    the raw data's concept coordinates.
-
-    Parameters
-    ----------
-    cell : Cell
-        The model and training setting.
-    seeds : sequence of int
-        Distinct seeds, one run each.
-    null : bool
-        Train on the equal-signal data ``mu = (null_mu, null_mu)``.
-    config_index : int
-        The cell's index in its sweep (mixed into the run seeds), ``>= 0``.
-    rules : OpenRules
-        Settings (data, lr, width, epochs, batch).
-
-    Returns
-    -------
-    CellRuns
-        One record per seed, its data and its standardisation.
-    """
-    cell = check_cell(cell)
-    seeds = run_checks.seed_list("seeds", seeds, distinct=True)
-    null = _checks.flag("null", null)
-    config_index = _checks.integer("config_index", config_index, low=0)
-    if not isinstance(rules, OpenRules):
-        raise ValueError(f"rules must be an OpenRules, got {type(rules).__name__}")
-    run_seeds, datas, models = _datasets(rules, cell, seeds, null, config_index)
+    """Train one cell for ``seeds`` on the rules' data (``null``: the equal-signal data), each run its own seeds."""
+    mu = (rules.null_mu,) * 2 if null else rules.mu
+    run_seeds = [run_seed(s, config_index, d=rules.d, depth=cell.depth, stream=int(null)) for s in seeds]
+    datas = [make_sim(mu, (rules.sigma,) * 2, rules.d, rules.n_per_cluster, origin_cluster=True,
+                      rotate=cell.layout == "rotated", seed=rs) for rs in run_seeds]
+    models = [MLP(rules.d, cell.depth, cell.width, activation=cell.activation, init_scale=cell.init_scale,
+                  seed=rs) for rs in run_seeds]
     n = datas[0].X.shape[0]
     spe = steps_per_epoch(n, rules.batch_size)
     n_steps = rules.epochs * spe
-    mu = (rules.null_mu,) * 2 if null else rules.mu
     config = dict(cell._asdict(), null=null, lr=rules.lr, mu=tuple(float(m) for m in mu),
                   sigma=(float(rules.sigma),) * 2, origin_cluster=True, d=rules.d)
-    if cell.variant == "raw" and cell.mode == "mini":
-        recs = train_batched(models, datas, lr=rules.lr, batch_size=rules.batch_size, epochs=rules.epochs,
-                             seed=run_seeds, record_steps=record_grid(n_steps), record_train_loss=False)
-        for r in recs:
-            r.config.update(config)
-        return CellRuns(recs, datas, [None] * len(recs))
-    if cell.mode != "mini":
-        full = [d._replace(X=moment_points(d.X), labels=torch.zeros(2 * rules.d, dtype=torch.long))
-                for d in datas]
-        epochs = n_steps if cell.mode == "full_steps" else rules.epochs
-        recs = train_batched(models, full, lr=rules.lr, full_batch=True, epochs=epochs, seed=run_seeds,
-                             record_steps=record_grid(epochs), record_train_loss=False)
+    if cell.variant == "raw":
+        if cell.mode == "mini":
+            recs = train_batched(models, datas, lr=rules.lr, batch_size=rules.batch_size, epochs=rules.epochs,
+                                 seed=run_seeds, record_steps=record_grid(n_steps), record_train_loss=False)
+        else:
+            full = [d._replace(X=moment_points(d.X), labels=torch.zeros(2 * rules.d, dtype=torch.long))
+                    for d in datas]
+            epochs = n_steps if cell.mode == "full_steps" else rules.epochs
+            recs = train_batched(models, full, lr=rules.lr, full_batch=True, epochs=epochs, seed=run_seeds,
+                                 record_steps=record_grid(epochs), record_train_loss=False)
         for r in recs:
             r.config.update(config)
         return CellRuns(recs, datas, [None] * len(recs))
@@ -203,32 +122,15 @@ class RunMeasures(NamedTuple):
 
     rise: float        #: :func:`~swingby.observations.swingby.record_rise` (NaN if diverged)
     distance: float    #: final distance from ``x_hat`` / ``||x_hat||`` (inf if diverged)
-    order: bool        #: :func:`~swingby.observations.learning.order_passes` with ``first``
-    t_first: float     #: learning time (epochs) of the concept predicted first
-    t_second: float    #: learning time of the other concept
+    order: bool        #: :func:`~swingby.observations.learning.order_passes`, concept 2 first
+    t_first: float     #: learning time (epochs) of concept 2, predicted first
+    t_second: float    #: learning time of concept 1
     diverged: bool     #: non-finite outputs
 
 
-def run_measures(rec: TrainRecord, *, first: int = 1, rules: OpenRules = OQ_RULES) -> RunMeasures:
-    """Measure one run as the observations chapter does.
-
-    Parameters
-    ----------
-    rec : TrainRecord
-        A run of two concepts.
-    first : int
-        The concept predicted to be learned first (0 or 1; 1 for ``mu = (2, 4)``).
-    rules : OpenRules
-        Supplies ``time_ratio``.
-
-    Returns
-    -------
-    RunMeasures
-    """
-    _checks.instance("rec", rec, TrainRecord, "swingby.train.TrainRecord")
-    first = _checks.integer("first", first, low=0, high=1)
-    if rec.test_index.shape[1] != 2:
-        raise ValueError(f"rec must have two concepts, got {rec.test_index.shape[1]}")
+def run_measures(rec: TrainRecord, *, rules: OpenRules = OQ_RULES) -> RunMeasures:
+    """Measure one run as the observations chapter does."""
+    first = 1  # concept 2 has the larger a_p for mu = (2, 4)
     if not (np.all(np.isfinite(rec.outputs)) and np.all(np.isfinite(rec.test_loss))):
         return RunMeasures(np.nan, np.inf, False, np.inf, np.inf, True)
     t = learning_times(rec)
@@ -237,47 +139,23 @@ def run_measures(rec: TrainRecord, *, first: int = 1, rules: OpenRules = OQ_RULE
                        float(t[first]), float(t[1 - first]), False)
 
 
-def _cells_batch(r: OpenRules) -> list[Cell]:
-    return [Cell(depth=r.batch_depth, width=r.width, mode=m) for m in r.batch_modes]
-
-
-def _cells_norm(r: OpenRules) -> list[Cell]:
-    return [Cell(depth=dep, width=r.width, variant=v, layout=lay)
-            for dep in r.norm_depths for lay in r.norm_layouts for v in r.norm_variants]
-
-
-def _cells_init(r: OpenRules) -> list[Cell]:
-    return [Cell(depth=dep, activation=act, width=r.width, init_scale=sc)
-            for act, dep in r.init_models for sc in r.init_scales]
-
-
-def _cells_depth(r: OpenRules) -> list[Cell]:
-    return [Cell(depth=dep, width=w) for w in r.depth_widths for dep in r.depth_depths]
-
-
-#: the experiments: name -> (cells of the rules, seeds per cell and data)
+#: the experiments: name -> (cells of the rules, the rules' field of seeds per cell and data)
 EXPERIMENTS = {
-    "batch": (_cells_batch, "batch_seeds"),
-    "norm": (_cells_norm, "norm_seeds"),
-    "init": (_cells_init, "init_seeds"),
-    "depth": (_cells_depth, "depth_seeds"),
+    "batch": (lambda r: [Cell(depth=r.batch_depth, width=r.width, mode=m) for m in r.batch_modes],
+              "batch_seeds"),
+    "norm": (lambda r: [Cell(depth=dep, width=r.width, variant=v, layout=lay)
+                        for dep in r.norm_depths for lay in r.norm_layouts for v in r.norm_variants],
+             "norm_seeds"),
+    "init": (lambda r: [Cell(depth=dep, activation=act, width=r.width, init_scale=sc)
+                        for act, dep in r.init_models for sc in r.init_scales], "init_seeds"),
+    "depth": (lambda r: [Cell(depth=dep, width=w) for w in r.depth_widths for dep in r.depth_depths],
+              "depth_seeds"),
 }
 
 
 def experiment_cells(name: str, rules: OpenRules = OQ_RULES) -> tuple[list[Cell], int]:
-    """The cells of experiment ``name`` and its seeds per cell and data.
-
-    Parameters
-    ----------
-    name : str
-        One of :data:`EXPERIMENTS`.
-    rules : OpenRules
-        The rules that fix the cells.
-
-    Returns
-    -------
-    (list of Cell, int)
-    """
+    """The cells of experiment ``name`` (one of :data:`EXPERIMENTS`) and its seeds per cell and data."""
     _checks.choice("name", name, tuple(EXPERIMENTS))
     make, seeds = EXPERIMENTS[name]
     return make(rules), int(getattr(rules, seeds))
+

@@ -1,11 +1,6 @@
-"""Figures and per-cell summaries of the stored open-question runs (chapter:
-``book/open_questions.md``).
-
-* :func:`plot_rates`: the share of passing runs per cell, real data beside the null.
-* :func:`plot_cell`: the stored trajectories and test losses of one cell.
-* :func:`cell_explorer`: the chapter's explorer over the stored cells.
-* :func:`plot_alignment`: the four panels of Q2 (early alignment).
-* :func:`plot_init_contrast`: Q1 in a diffusion model, default against larger initialisation.
+"""Figures and the explorer of the open-question chapters (``book/open_questions.md``,
+``book/open_questions_training.md``, ``book/open_questions_diffusion.md``), drawn from the
+stored runs so that each chapter shows one call.
 """
 from __future__ import annotations
 
@@ -15,7 +10,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
+from swingby.open_questions.checks import pass_flags
+from swingby.open_questions.rules import OQ_RULES, OpenRules
 from swingby.style import PALETTE
+
+__all__ = ["cell_explorer", "plot_alignment", "plot_depth", "plot_init_contrast", "plot_init_rates",
+           "plot_norm_rates", "plot_rates"]
 
 
 def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequence[np.ndarray], *,
@@ -50,32 +50,9 @@ def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequ
 
 
 def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = None) -> None:
-    """The stored runs of one cell: output trajectories at ``x_hat`` in concept
-    coordinates (left) and OOD test losses on a log time axis (right), real data in
-    colour, the equal-signal null in grey.
-
-    Parameters
-    ----------
-    axes : sequence of two matplotlib.axes.Axes
-        Where to draw (the second may be None: no loss panel).
-    arrays, meta : dict
-        Stored arrays and meta (:func:`swingby.open_questions.store.load`).
-    cell : int
-        Index of the cell.
-    title : str, optional
-        Title of the left panel.
-
-    Notes
-    -----
-    Black star: ``x_hat`` of the data; grey star: ``x_hat`` of the null; dots: the
-    data's training clusters.
-    """
+    """The stored runs of one cell: trajectories at ``x_hat`` (``axes[0]``) and test losses (``axes[1]``)."""
     if len(axes) != 2:
         raise ValueError(f"axes must be two Axes, got {len(axes)}")
-    cell = _checks.integer("cell", cell, low=0, high=len(meta["cells"]) - 1)
-    key = f"loss_{cell}_0"
-    if key not in arrays:
-        raise ValueError(f"cell {cell} has no stored curves (it was not run)")
     ep = arrays[f"epochs_{cell}"]
     mu = np.array(meta["rules"]["mu"])
     for j, colours in ((1, ["0.6"] * 3), (0, [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]])):
@@ -98,15 +75,9 @@ def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = 
         axes[0].set_title(title, fontsize=9)
 
 
-def _cell_name(c: dict) -> str:
-    return (f"{c['depth']} layer(s) {c['activation']}, width {c['width']}, init x{c['init_scale']:g}, "
-            f"{c['mode']}, {c['variant']}, {c['layout']}")
-
-
 def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
-    """The chapter's explorer: the stored runs of any cell of any experiment
-    (:func:`plot_cell`); a static figure at the defaults, controls in live mode
-    (:func:`swingby.live.explorer`).
+    """The chapters' explorer of the stored runs of any cell of any experiment; a static
+    figure at the defaults, controls in live mode (:func:`swingby.live.explorer`).
 
     Parameters
     ----------
@@ -116,10 +87,6 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
         The experiment shown first.
     cell : int
         The cell shown first.
-
-    Returns
-    -------
-    swingby.live.Explorer or None
     """
     from swingby.live import explorer
 
@@ -133,8 +100,10 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
         if f"loss_{cell}_0" not in arrays:
             print(f"cell {cell} of {name} was not run")
             return None
+        c = meta["cells"][cell]
         fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4))
-        plot_cell(axes, arrays, meta, cell, title=f"{name}: {_cell_name(meta['cells'][cell])}")
+        plot_cell(axes, arrays, meta, cell, title=f"{name}: {c['depth']} layer(s) {c['activation']}, width "
+                  f"{c['width']}, init x{c['init_scale']:g}, {c['mode']}, {c['variant']}, {c['layout']}")
         fig.tight_layout()
         return fig
 
@@ -146,12 +115,121 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
     return explorer(draw, {"name": name, "cell": cell}, controls, note="Move a control to redraw.")
 
 
+def _cells(arrays, meta) -> list[dict]:
+    """The cells of a stored experiment, after checking that it is one."""
+    if not isinstance(arrays, dict) or "rise" not in arrays:
+        raise ValueError("arrays must be the stored arrays of an experiment (with 'rise')")
+    if not isinstance(meta, dict) or "cells" not in meta:
+        raise ValueError("meta must be the stored metadata of an experiment (with 'cells')")
+    return meta["cells"]
+
+
+def _layers(depth: int) -> str:
+    return f"{depth} layer{'s' * (depth > 1)}"
+
+
+def _rates(ax, arrays: dict, idx: list, labels: list, what: str, ylabel: str) -> None:
+    """:func:`plot_rates` of the stored cells ``idx``."""
+    plot_rates(ax, labels, [pass_flags(arrays, i, False, what) for i in idx],
+               [pass_flags(arrays, i, True, what) for i in idx], ylabel=ylabel)
+
+
+def plot_init_rates(arrays: dict, meta: dict):
+    """Q1's figure: per model (one row) and initialisation scale, the share of runs that
+    reach ``x_hat`` (left) and that are non-monotone (right), the data beside the null.
+
+    Parameters
+    ----------
+    arrays, meta : dict
+        The stored experiment ``"init"`` (:func:`swingby.open_questions.store.load`).
+    """
+    cells = _cells(arrays, meta)
+    models = list(dict.fromkeys((c["activation"], c["depth"]) for c in cells))
+    fig, axes = plt.subplots(len(models), 2, figsize=(8, 2.3 * len(models)), sharey=True,
+                             squeeze=False)
+    for k, (act, depth) in enumerate(models):
+        idx = [i for i, c in enumerate(cells) if (c["activation"], c["depth"]) == (act, depth)]
+        for col, what in enumerate(("reach", "nonmonotone")):
+            ax = axes[k, col]
+            _rates(ax, arrays, idx, [f"{cells[i]['init_scale']:g}" for i in idx], what, f"share: {what}")
+            ax.set_title(f"{_layers(depth)}, {act}", fontsize=10)
+            ax.set_xlabel("init scale c" if k == len(models) - 1 else "")
+    axes[0, 0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_norm_rates(arrays: dict, meta: dict):
+    """Q4's figure: the share of one-layer runs that learn concept 2 first (top) and of
+    four-layer runs that are non-monotone (middle) per variant and layout, the data beside
+    the null; below, the trajectories of the one-layer cells with the concept axes as input
+    axes, raw and standardised.
+
+    Parameters
+    ----------
+    arrays, meta : dict
+        The stored experiment ``"norm"`` (:func:`swingby.open_questions.store.load`).
+    """
+    cells = _cells(arrays, meta)
+    index = {(c["depth"], c["layout"], c["variant"]): i for i, c in enumerate(cells)}
+    fig = plt.figure(figsize=(8, 10))
+    grid = fig.add_gridspec(3, 2, height_ratios=[1, 1, 1.3])
+    for row, (depth, what) in enumerate(((1, "order"), (4, "nonmonotone"))):
+        ax = fig.add_subplot(grid[row, :])
+        idx = [i for i, c in enumerate(cells) if c["depth"] == depth]
+        _rates(ax, arrays, idx, [f"{cells[i]['variant']}\n{cells[i]['layout']}" for i in idx], what,
+               f"{_layers(depth)}: {what}")
+        ax.legend(fontsize=8)
+    for col, variant in enumerate(("raw", "standardised")):
+        plot_cell([fig.add_subplot(grid[2, col]), None], arrays, meta, index[1, "aligned", variant],
+                  title=f"1 layer, aligned, {variant}")
+    fig.tight_layout()
+    return fig
+
+
+def plot_depth(arrays: dict, meta: dict, rules: OpenRules = OQ_RULES):
+    """Q5's figure: the share of non-monotone runs per depth for each hidden width, the
+    data (solid) beside the null (dashed), with binomial standard errors (left), and the
+    rise of every run on the data with the threshold (right).
+
+    Parameters
+    ----------
+    arrays, meta : dict
+        The stored experiment ``"depth"`` (:func:`swingby.open_questions.store.load`).
+    rules : OpenRules
+        Supplies the widths, the seeds per cell and the rise threshold.
+    """
+    cells = _cells(arrays, meta)
+    if not isinstance(rules, OpenRules):
+        raise ValueError(f"rules must be an OpenRules, got {type(rules).__name__}")
+    fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.6))
+    for w, colour in zip(rules.depth_widths, ("C0", "C3")):
+        idx = [i for i, c in enumerate(cells) if c["width"] == w]
+        deps = np.array([cells[i]["depth"] for i in idx])
+        for j, ls in ((0, "-"), (1, "--")):
+            f = np.array([pass_flags(arrays, i, bool(j), "nonmonotone", rules).mean() for i in idx])
+            axes[0].errorbar(deps + 0.05 * j, f, yerr=np.sqrt(f * (1 - f) / rules.depth_seeds),
+                             color=colour, ls=ls, marker="o", label=f"width {w}" + (", null" if j else ""))
+        for i, dep in zip(idx, deps):
+            r = np.maximum(np.nan_to_num(arrays["rise"][i, 0]), 1e-4)
+            axes[1].scatter(np.full(r.size, dep + (0.15 if w > 4 else -0.15)), r, s=8, alpha=0.5,
+                            color=colour)
+    axes[0].set_xlabel("depth (layers)")
+    axes[0].set_ylabel("share of non-monotone runs")
+    axes[0].legend(fontsize=8)
+    axes[1].axhline(rules.rise, color="r", ls="--")
+    axes[1].set_yscale("log")
+    axes[1].set_xlabel("depth (layers)")
+    axes[1].set_ylabel(r"rise $\rho$ per run")
+    fig.tight_layout()
+    return fig
+
+
 def plot_alignment(axes, result, share_min: float, growth: float) -> None:
-    """The four panels of Q2 (``book/open_questions.md``): (a) the share of the
-    neurons' turning done against the growth of the weight norm, every run and the
-    median, ReLU and linear; (b) the paired turn shares; (c) the Jacobian's entries at
-    ``x_hat`` over training (median over runs); (d) the neuron directions of the first
-    ReLU run on the two concept axes.
+    """The four panels of Q2: (a) the share of the neurons' turning done against the growth
+    of the weight norm, every run and the median, ReLU and linear; (b) the paired turn
+    shares; (c) the Jacobian's entries at ``x_hat`` over training (median over runs); (d) the
+    neuron directions of the first ReLU run on the two concept axes.
 
     Parameters
     ----------
@@ -215,10 +293,9 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
 
 
 def plot_init_contrast(axes, contrast) -> None:
-    """Q1 in a diffusion model: class 11's blue-small fraction (pixel check) over
-    training, one panel per colour separation, every seed's default-initialisation run
-    (solid, blue) beside its larger-initialisation run (dashed, red), with the
-    criterion's 80 % at the decisive separation.
+    """Q1 in a diffusion model: class 11's blue-small fraction (pixel check) over training,
+    one panel per colour separation, every seed's default-initialisation run (solid) beside
+    its larger-initialisation run (dashed), with the criterion at the decisive separation.
 
     Parameters
     ----------

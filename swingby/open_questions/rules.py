@@ -1,62 +1,22 @@
-"""Every definition, setting and threshold of the open-question checks (issue 27),
-fixed before the runs that judge them.
+"""Every setting and threshold of the open-question checks (``book/open_questions.md``,
+``book/open_questions_training.md``), fixed before the runs that judge them.
 
-``book/open_questions.md`` reads its seed counts, settings and thresholds only from
-:data:`OQ_RULES`; :func:`fingerprint` is a short hash of their values, and
-``tests/test_open_questions.py`` fails when a value changes, so that a later change has
-to be made visibly (the chapter then shows the result under both rules).
-
-Definitions reused from the observations chapter (``book/observations.md``), so that the
-answers are comparable with it:
-
-* **non-monotone** (swing-by read from the test loss): :func:`swingby.observations.swingby.record_rise`
-  above ``rise`` (the observations chapter's ``rho_0``);
-* **order**: :func:`swingby.observations.learning.order_passes` with ``time_ratio``; the predicted
-  first concept is the one with the larger ``a_p`` of the raw data (concept 2 for
-  ``mu = (2, 4)``);
-* **reach**: :func:`swingby.observations.ood.relative_distance` at the end below ``reach``
-  (a run that diverged has not reached ``x_hat``).
-
-Every per-run check is judged like the book's claims: the count of passing runs against
-the pass rate of a *plausible wrong model* at the same settings (the equal-signal data
-``mu = (null_mu, null_mu)``, same ``||x_hat||``: no strongest concept to be learned first
-or to swing towards), by :func:`swingby.diffusion.rules.verdict`. The verdict word
-is translated into an answer by :data:`ANSWER_OF_VERDICT`. A *dependence* on a setting
-is decided by a two-sided Fisher exact test of the pass counts at ``alpha``; where it is
-not decided the chapter states how many independent seeds per setting a difference of
-the observed size would need (:func:`swingby.observations.swingby.fisher_seeds_needed`, power
-``power``). Every run has its own seed streams (:func:`swingby.observations.runs.run_seed`):
-runs of different settings are independent replicates.
-
-What each question judges (the chapter shows more, unjudged):
-
-* Q3 (batch): in each of :attr:`OpenRules.batch_modes`, non-monotone runs and order
-  against the equal-signal runs of the same mode; dependence: ``"mini"`` against
-  ``"full_steps"`` (Fisher, non-monotone counts).
-* Q4 (normalisation): order (one linear layer) and non-monotone runs (four linear
-  layers) in each variant and layout against the equal-signal runs of the same variant
-  and layout; the theory's prediction (gradient flow of one linear layer with bias under
-  the normalised second-moment matrix; order predicted when its learning-time ratio is at
-  least ``time_ratio``) agrees run by run with the trained order more often than the
-  prediction of the raw ``A`` (a plausible wrong model that ignores the normalisation);
-  judged by a one-sided sign test over the runs where the two predictions differ.
-* Q1 (initialisation): per model and scale, reach (share of runs reaching ``x_hat``)
-  and non-monotone runs against the equal-signal runs of the same cell; dependence on
-  the scale: Fisher, smallest scale against the largest, per model.
-* Q5 (depth / width): per depth and width, non-monotone runs against the equal-signal
-  runs of the same cell; dependence on depth: a two-sided permutation test (runs
-  permuted across depths, within a width) of the Spearman correlation of depth and the
-  non-monotone indicator, the same test on the equal-signal runs reported beside it.
+The measures are the observations chapter's (non-monotone: rise above ``rise``; order:
+:func:`swingby.observations.learning.order_passes` with ``time_ratio``; reach: final
+distance below ``reach``); each cell's runs are judged against the same cell's runs on
+equal-signal data ``mu = (null_mu, null_mu)`` by the book's verdict rule, and a
+dependence on a setting by a two-sided Fisher exact test at ``alpha``.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 
-#: the book's verdict words (:data:`swingby.diffusion.rules.VERDICTS`) as answers to
-#: an open question ("does the phenomenon hold under this setting?")
+from swingby import verdicts
+
+__all__ = ["OQ_RULES", "OpenRules", "answer", "fingerprint"]
+
+#: the book's verdict words as answers to "does the phenomenon hold under this setting?"
 ANSWER_OF_VERDICT = {
     "reproduced": "holds",
     "partly": "holds in part",
@@ -68,8 +28,7 @@ ANSWER_OF_VERDICT = {
 
 @dataclasses.dataclass(frozen=True)
 class OpenRules:
-    """The settings and thresholds of the open-question checks. One frozen instance,
-    :data:`OQ_RULES`, is used."""
+    """The settings and thresholds of the open-question checks (one instance: :data:`OQ_RULES`)."""
 
     # ------------------------------------------------------------------ general
     alpha: float = 0.05                 #: level of every test, and the largest null pass rate that counts
@@ -115,45 +74,13 @@ class OpenRules:
     depth_seeds: int = 40               #: independent seeds per depth, width and data
 
 
-#: the rules every check of ``book/open_questions.md`` reads
+#: the rules every check of the open-question chapters reads
 OQ_RULES = OpenRules()
 
 
-def values(rules=OQ_RULES) -> dict:
-    """The rules as a plain dict of name to value (tuples as lists).
-
-    Parameters
-    ----------
-    rules : OpenRules
-        Which rules.
-
-    Returns
-    -------
-    dict
-    """
-    if not isinstance(rules, OpenRules):
-        raise ValueError(f"rules must be an OpenRules, got {type(rules).__name__}")
-
-    def plain(v):
-        return [plain(x) for x in v] if isinstance(v, tuple) else v
-    return {k: plain(v) for k, v in dataclasses.asdict(rules).items()}
-
-
-def fingerprint(rules=OQ_RULES) -> str:
-    """A short sha256 (16 hex digits) of the rules' values (the JSON of the sorted dict
-    of :func:`values`, so a comment may change, a value not).
-
-    Parameters
-    ----------
-    rules : OpenRules
-        Which rules (default: :data:`OQ_RULES`).
-
-    Returns
-    -------
-    str
-    """
-    text = json.dumps({"class": type(rules).__name__, **values(rules)}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def fingerprint(rules: OpenRules = OQ_RULES) -> str:
+    """A short hash (16 hex digits) of the rules' values (:func:`swingby.verdicts.fingerprint`)."""
+    return verdicts.fingerprint(rules)
 
 
 def answer(verdict_word: str) -> str:
@@ -162,11 +89,7 @@ def answer(verdict_word: str) -> str:
     Parameters
     ----------
     verdict_word : str
-        One of :data:`swingby.diffusion.rules.VERDICTS`.
-
-    Returns
-    -------
-    str
+        One of :data:`swingby.verdicts.WORDS`.
     """
     if verdict_word not in ANSWER_OF_VERDICT:
         raise ValueError(f"verdict_word must be one of {sorted(ANSWER_OF_VERDICT)}, got {verdict_word!r}")

@@ -1,6 +1,5 @@
 """What the one-layer theory predicts for normalised inputs (Q4 of
-``book/open_questions.md``; Sec. 4.1, Theorem 4.1 with the bias of
-:func:`swingby.theory.one_layer.one_layer_output_with_bias`).
+``book/open_questions_training.md``; Sec. 4.1, Theorem 4.1 with a bias).
 
 A linear layer with bias, ``f(z) = W z + b``, trained by gradient flow on the mean squared
 error between ``f(z_i)`` and targets ``t_i``, follows ``Theta(t) = Theta* + (Theta(0) -
@@ -15,6 +14,10 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 import torch
+
+from swingby.sim.models import MLP
+
+__all__ = ["NormalisedMoment", "normalised_moment"]
 
 
 class NormalisedMoment(NamedTuple):
@@ -31,10 +34,6 @@ def normalised_moment(Z) -> NormalisedMoment:
     ----------
     Z : torch.Tensor or numpy.ndarray
         The inputs the model sees, finite, ``N >= 1``.
-
-    Returns
-    -------
-    NormalisedMoment
     """
     Z = np.asarray(Z.double().numpy() if isinstance(Z, torch.Tensor) else Z, dtype=float)
     if Z.ndim != 2 or Z.shape[0] < 1 or not np.all(np.isfinite(Z)):
@@ -46,52 +45,15 @@ def normalised_moment(Z) -> NormalisedMoment:
 
 def flow_learning_times(inputs, targets, test_input, W0, b0, back: Callable[[np.ndarray], np.ndarray],
                         mu, n_times: int = 4000) -> np.ndarray:
-    """Learning times (eq. obs-learning-time: half of the way to ``mu_p`` along concept
-    ``p``) of the output at ``test_input`` under the gradient flow of one linear layer with
-    bias, in units of ``1 / (largest eigenvalue of M)``.
-
-    Parameters
-    ----------
-    inputs, targets : array_like (N, d)
-        Training inputs the model sees and its targets (finite).
-    test_input : array_like (d,)
-        The test input (``x_hat``, standardised where the model sees standardised inputs).
-    W0 : array_like (d, d)
-        Initial weight.
-    b0 : array_like (d,)
-        Initial bias.
-    back : callable
-        Maps outputs ``(T, d)`` to the raw data's concept coordinates.
-    mu : array_like (s,)
-        The target along each concept (``x_hat`` in concept coordinates).
-    n_times : int
-        Points of the log-spaced time grid, ``>= 10``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(s,)`` times (``inf`` where the half-way mark is never reached).
-    """
+    """Learning times (half way to ``mu_p``) at ``test_input`` under the flow of one linear layer with bias."""
     Z = np.asarray(inputs, dtype=float)
     T = np.asarray(targets, dtype=float)
-    if Z.ndim != 2 or T.shape != Z.shape or not (np.all(np.isfinite(Z)) and np.all(np.isfinite(T))):
-        raise ValueError(f"inputs and targets must be finite arrays of one shape (N, d), got {Z.shape}, {T.shape}")
-    d = Z.shape[1]
     z_hat = np.asarray(test_input, dtype=float)
     W0, b0 = np.asarray(W0, dtype=float), np.asarray(b0, dtype=float)
-    if z_hat.shape != (d,) or W0.shape != (d, d) or b0.shape != (d,):
-        raise ValueError(f"test_input must be ({d},), W0 ({d}, {d}) and b0 ({d},); got {z_hat.shape}, "
-                         f"{W0.shape}, {b0.shape}")
-    if not callable(back):
-        raise ValueError(f"back must be a callable mapping outputs to concept coordinates, got {back!r}")
-    if not isinstance(n_times, int) or n_times < 10:
-        raise ValueError(f"n_times must be an int >= 10, got {n_times!r}")
     mu = np.asarray(mu, dtype=float)
     Zt = np.hstack([Z, np.ones((Z.shape[0], 1))])
     M = Zt.T @ Zt / Z.shape[0]
     lam, V = np.linalg.eigh(M)
-    if lam[0] <= 1e-12 * lam[-1]:
-        raise ValueError("inputs have a singular augmented second moment: the flow has no unique end point")
     theta_star = (T.T @ Zt / Z.shape[0]) @ np.linalg.inv(M)
     theta0 = np.hstack([W0, b0[:, None]])
     times = np.concatenate([[0.0], np.logspace(-4, np.log10(40.0 * lam[-1] / lam[0]), n_times - 1)])
@@ -109,3 +71,32 @@ def flow_learning_times(inputs, targets, test_input, W0, b0, back: Callable[[np.
         if hit.size:
             out[p] = times[hit[0]]
     return out
+
+
+def predicted_orders(runs, cell, rules) -> tuple[np.ndarray, np.ndarray]:
+    """Per run of a one-layer cell: the order the flow predicts under the inputs seen, and under the raw ones."""
+    def passes(t):
+        return bool(np.isfinite(t[1]) and t[0] >= rules.time_ratio * t[1])
+
+    pred_norm, pred_raw = [], []
+    for rec, dat, st in zip(*runs):
+        init = MLP(rules.d, 1, activation="linear", init_scale=cell.init_scale, seed=rec.config["seed"])
+        W0 = init.layers[0].weight.detach().double().numpy()
+        b0 = init.layers[0].bias.detach().double().numpy()
+        R = dat.rotation.double().numpy()
+        X = dat.X.double().numpy()
+        x_hat = dat.x_hat.double().numpy()
+        mu = rec.test_points[-1, :2]
+        raw = flow_learning_times(X, X, x_hat, W0, b0, lambda y: y @ R, mu)
+        if st is None:
+            norm = raw
+        else:
+            Z = st(dat.X).double().numpy()
+            z_hat = st(dat.x_hat).double().numpy()
+            if cell.variant == "standardised":
+                norm = flow_learning_times(Z, Z, z_hat, W0, b0, lambda y, st=st: st.invert(y) @ R, mu)
+            else:
+                norm = flow_learning_times(Z, X, z_hat, W0, b0, lambda y: y @ R, mu)
+        pred_norm.append(passes(norm))
+        pred_raw.append(passes(raw))
+    return np.array(pred_norm), np.array(pred_raw)

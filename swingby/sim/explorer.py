@@ -1,20 +1,21 @@
 """The explorer of the SIM data (``book/sim_task.md``), an ipywidgets explorer in
-Neuromatch's pattern (:func:`swingby.live.explorer`: a plain image when the book is built).
+Neuromatch's pattern (``swingby.live.explorer``: a plain image when the book is built).
 """
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
 from swingby import _checks
-from swingby.live import MAX_POINTS, Explorer, _slider_values, _widgets, explorer
+from swingby.live import MAX_POINTS, Explorer, explorer, ipywidgets, slider_values
 from swingby.sim.data import make_sim, second_moment
 from swingby.sim.plots import plot_sim_3d
+
+__all__ = ["sim_data_explorer"]
 
 
 def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: int = 300) -> Explorer | None:
     """Explore the SIM training set (Fig. 1c) for chosen ``mu`` and ``sigma`` (``s = 3``,
     ``d = 3``): sliders redraw the clusters, the test points and ``a = diag(A)``.
-    Used in ``book/sim_task.md``.
 
     Parameters
     ----------
@@ -30,7 +31,7 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
     swingby.live.Explorer or None
         The live explorer; ``None`` in static mode (the default view is drawn either way).
     """
-    mu, sigma = _slider_values("mu", mu, 3, 0.0, 4.0), _slider_values("sigma", sigma, 3, 0.0, 1.5)
+    mu, sigma = slider_values("mu", mu, 3, 0.0, 4.0), slider_values("sigma", sigma, 3, 0.0, 1.5)
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
     values = {**{f"mu_{k + 1}": m for k, m in enumerate(mu)}, **{f"sigma_{k + 1}": v for k, v in enumerate(sigma)},
               "origin": False, "truncate": False}
@@ -49,7 +50,7 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
         return fig
 
     def make_controls():
-        w = _widgets()
+        w = ipywidgets()
         sl = dict(continuous_update=False, readout_format=".2f")
         controls = {f"mu_{k + 1}": w.FloatSlider(value=m, min=0.0, max=4.0, step=0.1, description=f"mu_{k + 1}", **sl)
                     for k, m in enumerate(mu)}

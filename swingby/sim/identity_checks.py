@@ -1,18 +1,9 @@
-"""The exact checks of the SIM task's two identities, each against its wrong variants
-(``book/sim_task.md``, claims ``claim-sim-a`` and ``claim-sim-frobenius``).
-
-* :func:`second_moment_units`: eq. (C.13), the second-moment matrix ``A`` of a sampled
-  training set against ``diag(a)``, ``a_p = sigma_p^2 + mu_p^2 / s`` (``s + 1`` with the
-  origin cluster), entry by entry within a number of standard errors, on independent
-  draws; and the same check for plausible slips of the formula.
-* :func:`frobenius_units`: eq. (4.1), the training loss (2.1) of a linear model against
-  ``0.5 ||(W - I) A^{1/2}||_F^2``, to a relative tolerance, on independent draws of the
-  data and of ``W``; and the same for slips of the right-hand side.
-
-A wrong variant is a formula a careful reader could write by mistake; it shares the
-data and the tolerance of the check, so an identity that holds where every variant
-fails shows that the check can tell them apart (the verdict form ``identity`` of
-:mod:`swingby.verdicts`).
+"""The exact checks of the SIM task's two identities, each against wrong variants a careful
+reader could write by mistake (``book/sim_task.md``, claims ``claim-sim-a`` and
+``claim-sim-frobenius``): eq. (C.13), the second-moment matrix of a sampled training set
+(:func:`second_moment_units`), and eq. (4.1), the training loss of a linear model as a
+Frobenius norm (:func:`frobenius_units`). A variant shares the check's data and tolerance, so
+an identity that holds where every variant fails shows that the check tells them apart.
 """
 from __future__ import annotations
 
@@ -22,8 +13,10 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.sim.data import empirical_second_moment, frobenius_loss, linear_model_loss, make_sim
+from swingby.sim.data import empirical_second_moment, frobenius_loss, linear_model_loss, make_sim, sqrt_psd
 from swingby.sim.run_checks import seed_list
+
+__all__ = ["A_VARIANTS", "FROBENIUS_VARIANTS", "IdentityUnits", "second_moment_units", "frobenius_units"]
 
 #: the wrong variants of eq. (C.13), by name: ``sigma`` read as a variance, ``mu^2`` not
 #: divided by the number of clusters, the sign of the ``mu`` term flipped, and (with the
@@ -75,11 +68,6 @@ def second_moment_units(seeds: Sequence[int], *, mu, sigma, d: int, origin_clust
         Points per cluster.
     z_max : float
         Tolerance in standard errors, ``> 0``.
-
-    Returns
-    -------
-    IdentityUnits
-        ``error`` is the largest ``|error| / standard error`` of the concept entries.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     z_max = _checks.positive_float("z_max", z_max)
@@ -104,20 +92,14 @@ def second_moment_units(seeds: Sequence[int], *, mu, sigma, d: int, origin_clust
     return IdentityUnits(np.array(passed), names, np.array(var_passed), np.array(errors))
 
 
-def _root(A: torch.Tensor) -> torch.Tensor:
-    """Symmetric square root of a positive semi-definite ``A``."""
-    evals, evecs = torch.linalg.eigh(A)
-    return evecs @ torch.diag(evals.clamp_min(0).sqrt()) @ evecs.T
-
-
 def frobenius_units(seeds: Sequence[int], *, mu, sigma, d: int, w_scale: float = 0.2,
                     tol: float = 1e-8) -> IdentityUnits:
     """Eq. (4.1) on independent draws: unit ``k`` draws a training set
     ``make_sim(mu, sigma, d, origin_cluster=True, rotate=True, seed=seeds[k])`` and a
     weight matrix ``W`` with i.i.d. ``N(0, w_scale^2)`` entries (generator seeded with
     ``seeds[k]``); it passes when the training loss (2.1) of ``f(x) = W x``
-    (:func:`~swingby.sim.data.linear_model_loss`) and
-    :func:`~swingby.sim.data.frobenius_loss` of the sampled ``A`` agree to ``tol``
+    (``linear_model_loss``) and
+    ``frobenius_loss`` of the sampled ``A`` agree to ``tol``
     relative. Each wrong variant (:data:`FROBENIUS_VARIANTS`) passes when it agrees
     with the loss to the same ``tol``.
 
@@ -133,11 +115,6 @@ def frobenius_units(seeds: Sequence[int], *, mu, sigma, d: int, w_scale: float =
         Standard deviation of the entries of ``W``, ``> 0``.
     tol : float
         Relative tolerance, ``> 0``.
-
-    Returns
-    -------
-    IdentityUnits
-        ``error`` is the relative difference of the identity's two sides.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     w_scale, tol = _checks.positive_float("w_scale", w_scale), _checks.positive_float("tol", tol)
@@ -154,7 +131,7 @@ def frobenius_units(seeds: Sequence[int], *, mu, sigma, d: int, w_scale: float =
         a = data.sigma**2 + data.mu**2 / (data.s + 1)
         A_pop = R[:, : data.s] @ torch.diag(torch.as_tensor(a)) @ R[:, : data.s].T
         slips = [0.5 * float(torch.linalg.matrix_norm((W - eye) @ A) ** 2),
-                 0.5 * float(torch.linalg.matrix_norm(_root(A) @ (W - eye)) ** 2),
+                 0.5 * float(torch.linalg.matrix_norm(sqrt_psd(A) @ (W - eye)) ** 2),
                  frobenius_loss(W, A_pop)]
         passed.append(rel < tol)
         errors.append(rel)

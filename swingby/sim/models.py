@@ -1,12 +1,5 @@
-"""Models trained on the SIM task (Sec. 3, Sec. 4.2, App. F).
-
-* :class:`MLP`: ``depth`` Linear layers, linear or ReLU between them, with or
-  without bias, PyTorch's default initialisation scaled by ``init_scale`` (the
-  authors' models, App. F.1).
-* :class:`SymmetricModel`: the symmetric two-layer linear model ``f(x) = U U^T x``
-  of Sec. 4.2.
-
-Every constructor takes a ``seed`` so that the same call gives the same weights.
+"""Models trained on the SIM task: the authors' MLPs (Sec. 3, App. F.1) and the symmetric
+two-layer linear model ``f(x) = U U^T x`` of Sec. 4.2. Every constructor takes a ``seed``.
 """
 from __future__ import annotations
 
@@ -14,6 +7,8 @@ import torch
 from torch import nn
 
 from swingby import _checks
+
+__all__ = ["MLP", "SymmetricModel"]
 
 ACTIVATIONS = ("linear", "relu")
 
@@ -26,18 +21,24 @@ def _check_input(x, d: int, dtype: torch.dtype) -> None:
 
 
 class MLP(nn.Module):
-    """A multi-layer perceptron ``R^d -> R^d``.
+    """A multi-layer perceptron ``R^d -> R^d`` (the authors' models, App. F.1).
 
     Parameters
     ----------
-    d : input and output dimension.
-    depth : number of Linear layers (``1`` is the one-layer linear model ``W x + b``).
-    width : hidden width (defaults to ``d``; unused when ``depth == 1``).
-    activation : ``"linear"`` (identity) or ``"relu"``, applied between layers.
-    bias : whether every Linear layer has a bias (the authors' code: yes).
-    init_scale : every weight and bias of PyTorch's default initialisation is
-        multiplied by this number.
-    seed : seed of the initialisation.
+    d : int
+        Input and output dimension.
+    depth : int
+        Number of Linear layers (``1`` is the one-layer linear model ``W x + b``).
+    width : int, optional
+        Hidden width (default ``d``; unused when ``depth == 1``).
+    activation : {"linear", "relu"}
+        Applied between layers.
+    bias : bool
+        Every Linear layer has a bias (the authors' code: yes).
+    init_scale : float
+        Factor on every weight and bias of PyTorch's default initialisation.
+    seed : int
+        Seed of the initialisation.
     """
 
     def __init__(
@@ -81,8 +82,7 @@ class MLP(nn.Module):
         return x
 
     def jacobian(self) -> torch.Tensor:
-        """The input-output Jacobian ``W`` (``d x d``) of a linear MLP (row convention
-        ``f(x) = W x + b``). Raises for a ReLU model, whose Jacobian depends on ``x``."""
+        """The input-output Jacobian ``W`` (``d x d``, ``f(x) = W x + b``) of a linear MLP."""
         if self.activation != "linear":
             raise ValueError("jacobian() needs activation='linear'; a ReLU MLP has no single Jacobian")
         W = torch.eye(self.d)
@@ -96,13 +96,17 @@ class SymmetricModel(nn.Module):
 
     Parameters
     ----------
-    d : input dimension.
-    d_prime : inner width ``d' >= d`` (defaults to ``d``).
-    init : ``"uniform"`` (entries ``U[0,1) * init_scale``, the authors' Fig. 5
-        initialisation with ``init_scale = 1/5``) or ``"gaussian"``
-        (entries ``N(0, init_scale^2)``, the ``tau`` of App. E.2).
-    init_scale : scale of the initial ``U``.
-    seed : seed of the initialisation.
+    d : int
+        Input dimension.
+    d_prime : int, optional
+        Inner width ``d' >= d`` (default ``d``).
+    init : {"uniform", "gaussian"}
+        Entries ``U[0,1) * init_scale`` (the authors' Fig. 5, ``init_scale = 1/5``) or
+        ``N(0, init_scale^2)`` (the ``tau`` of App. E.2).
+    init_scale : float
+        Scale of the initial ``U``.
+    seed : int
+        Seed of the initialisation.
     """
 
     def __init__(

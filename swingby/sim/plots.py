@@ -1,8 +1,4 @@
-"""The SIM data in 3-D (Fig. 1c), used by ``book/sim_task.md``.
-
-Draws on a matplotlib ``Axes`` it is given (or makes one) and refuses a bad argument with a
-``ValueError`` before drawing anything.
-"""
+"""The SIM data in 3-D (Fig. 1c), used by ``book/sim_task.md``."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -10,7 +6,9 @@ import numpy as np
 
 from swingby import _checks
 from swingby.sim.data import SimData
-from swingby.style import PALETTE, _axes
+from swingby.style import PALETTE, check_axes
+
+__all__ = ["plot_sim_3d"]
 
 
 def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0):
@@ -18,7 +16,6 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
 
     Plots the first three concept coordinates of ``data`` (rotated back), the
     box spanned by the cluster centres, every eq. (B.1) test point and ``x_hat``.
-    Used in ``book/sim_task.md`` and by :func:`swingby.sim.explorer.sim_data_explorer`.
 
     Parameters
     ----------
@@ -41,7 +38,7 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
     rng = np.random.default_rng(_checks.seed("seed", seed))
     if ax is None:
         ax = plt.figure(figsize=(5.5, 5)).add_subplot(projection="3d")
-    _axes(ax, three_d=True)
+    check_axes(ax, three_d=True)
     Xc = data.to_concept(data.X).numpy()
     pts = data.to_concept(data.test_points).numpy()
     k = min(3, data.d)

@@ -1,13 +1,14 @@
-"""Checks of training runs, shared by the SIM, observation and theory code: a list of
-seeds, the compute budget of a call (:func:`work`, at most :data:`MAX_FLOPS`), and the
-warning a diverging run gives (:class:`TrainingDiverged`). The checks of single
-arguments are in :mod:`swingby._checks`.
+"""Checks of training runs shared by the SIM, observation and theory code: a list of seeds,
+the compute budget of a call (at most ``MAX_FLOPS``), and the warning a diverging run
+gives (:class:`TrainingDiverged`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from swingby._checks import SEED_LIMIT, is_integer, seed
+
+__all__ = ["TrainingDiverged"]
 
 #: The most floating-point work one call may ask for: about a day on two cores.
 MAX_FLOPS = 1e15
@@ -18,21 +19,7 @@ class TrainingDiverged(RuntimeWarning):
 
 
 def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
-    """Return a non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats).
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    value : sequence of int or array of int
-        The seeds.
-    distinct : bool
-        Refuse a seed that appears twice.
-
-    Returns
-    -------
-    list of int
-    """
+    """A non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats), else a ValueError."""
     if is_integer(value) or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
     if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
@@ -50,16 +37,7 @@ def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
 
 
 def work(flops: float, what: str) -> None:
-    """Raise if a call needs more than :data:`MAX_FLOPS` floating-point operations (it would
-    run for days); ``what`` names the arguments that set the amount.
-
-    Parameters
-    ----------
-    flops : float
-        Floating-point operations the call would need.
-    what : str
-        The arguments that set the amount, for the message.
-    """
+    """A ValueError if a call needs more than ``MAX_FLOPS`` operations; ``what`` names the sizes that set it."""
     if not flops <= MAX_FLOPS:
         raise ValueError(
             f"{what} needs about {flops:.3g} floating-point operations, more than a 2-core machine "

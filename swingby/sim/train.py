@@ -1,27 +1,12 @@
 """Training on the SIM task, recording the output trajectory (Sec. 3, App. F.1).
 
-:func:`train` runs (mini-batch or full-batch) gradient descent on one model and
-records, at chosen steps, the model output at every test point of eq. (B.1)
-(rotated back to concept coordinates), the OOD test loss
-``0.5 * ||f(x_hat) - x_hat||^2`` and the training loss (2.1).
-
-Settings the paper leaves open are arguments, with the authors' code as default:
-SGD, ``lr = 0.1``, batch 128, 40 epochs, data shuffled once, and the loss
-averaged over batch *and* dimensions (``loss="mean"``, PyTorch's ``MSELoss``).
-``loss="paper"`` uses eq. (2.1) instead, ``0.5 * ||f(x) - x||^2`` averaged over the
-batch; the two differ by a factor ``2 / d`` in the gradient.
-
-A run whose loss or outputs become NaN or infinite (too large an ``lr``) is reported with
-a :class:`~swingby.sim.run_checks.TrainingDiverged` warning naming the step and ``lr``; its record
-holds NaN from there on, ``config["diverged_at_step"]`` says where, and the metrics of
-:mod:`swingby.observations` refuse it.
-
-The record, the schedule and the loss are in :mod:`swingby.sim.train_loop`
-(:class:`~swingby.sim.train_loop.TrainRecord`, :func:`~swingby.sim.train_loop.steps_per_epoch`,
-:func:`~swingby.sim.train_loop.log_steps`, :func:`~swingby.sim.train_loop.batch_loss`); many
-MLPs of one architecture are trained at once by :func:`swingby.sim.batched.train_batched`.
-
-:func:`train` runs one model of any architecture.
+:func:`train` runs plain SGD on one model and records, at chosen steps, its output at every
+test point of eq. (B.1) (in concept coordinates), the OOD test loss
+``0.5 * ||f(x_hat) - x_hat||^2`` and the training loss (2.1). Settings the paper leaves open
+default to the authors' code: ``lr = 0.1``, batch 128, 40 epochs, data shuffled once, and the
+loss averaged over batch *and* dimensions (``loss="mean"``; ``"paper"`` is eq. 2.1, a factor
+``2 / d`` apart in the gradient). A run whose loss becomes NaN or infinite warns
+:class:`~swingby.sim.run_checks.TrainingDiverged` and records NaN from there on.
 """
 from __future__ import annotations
 
@@ -35,14 +20,16 @@ from swingby import _checks
 from swingby.sim.data import SimData
 from swingby.sim.train_loop import (
     TrainRecord,
-    _batches,
-    _check_record_memory,
-    _make_record,
-    _record_loop,
-    _schedule,
-    _warn_diverged,
     batch_loss,
+    batches,
+    check_data,
+    make_record,
+    record_loop,
+    schedule,
+    warn_diverged,
 )
+
+__all__ = ["train"]
 
 
 def train(
@@ -68,7 +55,7 @@ def train(
     model : torch.nn.Module
         Any module mapping ``(B, d) -> (B, d)``; trained in place.
     data : SimData
-        From :func:`~swingby.sim.data.make_sim`.
+        From :func:`~swingby.sim.data.make_sim`, finite.
     lr : float
         Learning rate, ``> 0``.
     batch_size : int
@@ -78,33 +65,26 @@ def train(
     full_batch : bool
         Use the whole training set at every step (the rebuttal's setting).
     loss : {"mean", "paper"}
-        ``"mean"`` (authors' code) or ``"paper"`` (eq. 2.1), see :func:`~swingby.sim.train_loop.batch_loss`.
+        ``"mean"`` (authors' code) or ``"paper"`` (eq. 2.1).
     shuffle : {"once", "every_epoch", "none"}
         ``"once"``: one permutation reused every epoch (the authors' code).
     record_every : int, optional
-        Record every ``k`` steps (step 0 is the initial model). Default, when
-        ``record_steps`` is not given either: about 200 evenly spaced records.
+        Record every ``k`` steps (step 0 is the initial model); default about 200 records.
     record_steps : sequence of int, optional
-        Record at these steps instead (e.g. :func:`~swingby.sim.train_loop.log_steps`).
+        Record at these steps instead.
     record_train_loss : bool
         Evaluate eq. (2.1) on the whole training set at each record.
     seed : int
         Seed of the shuffling.
     progress : bool
-        Show a tqdm progress bar.
-
-    Returns
-    -------
-    TrainRecord
+        Show a progress bar.
     """
     _check_model_data(model, data)
     X = data.X
-    n = X.shape[0]
-    sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
-                      loss=loss, shuffle=shuffle, record_every=record_every,
-                      record_steps=record_steps, bytes_per_record=16.0 * data.test_points.numel(),
-                      params=sum(p.numel() for p in model.parameters()))
-    _check_record_memory(sched, data, 1)
+    sched = schedule(X.shape[0], lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch,
+                     loss=loss, shuffle=shuffle, record_every=record_every, record_steps=record_steps,
+                     bytes_per_record=16.0 * data.test_points.numel(),
+                     params=sum(p.numel() for p in model.parameters()))
     record_train_loss = _checks.flag("record_train_loss", record_train_loss)
     progress, seed = _checks.flag("progress", progress), _checks.seed("seed", seed)
     rec_steps = sched.record_steps
@@ -125,20 +105,20 @@ def train(
         opt.step()
         return True
 
-    diverged = _record_loop(_batches(X, sched, shuffle, [seed], progress), update, record, rec_steps)
+    diverged = record_loop(batches(X, sched, shuffle, [seed], progress), update, record, rec_steps)
     if diverged is not None:
-        _warn_diverged(f"after step {diverged}", sched.lr)
+        warn_diverged(f"after step {diverged}", sched.lr)
         missing = len(rec_steps) - len(outputs)
         outputs += [np.full(tuple(data.test_points.shape), np.nan)] * missing
         train_losses += [float("nan")] * missing
-    return _make_record(data, np.stack(outputs), np.asarray(train_losses), sched, seed=seed,
-                        full_batch=full_batch, loss=loss, shuffle=shuffle, diverged_at_step=diverged)
+    return make_record(data, np.stack(outputs), np.asarray(train_losses), sched, seed=seed,
+                       diverged_at_step=diverged)
 
 
 def _check_model_data(model, data) -> None:
-    """``model`` an ``nn.Module`` and ``data`` a :class:`SimData` of the model's dimension."""
+    """``model`` an ``nn.Module`` mapping ``(B, d) -> (B, d)`` for the ``d`` of ``data``."""
     _checks.instance("model", model, nn.Module, "torch.nn.Module")
-    _checks.instance("data", data, SimData, "swingby.sim.data.SimData (from make_sim)")
+    check_data("data", data)
     if hasattr(model, "d"):
         if model.d != data.d:
             raise ValueError(f"model has d = {model.d} but data has d = {data.d}; they must match")

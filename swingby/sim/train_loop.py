@@ -1,13 +1,6 @@
-"""What both training engines share (Sec. 3, App. F.1): the record of a run, the
-schedule of its steps, the loss and the recording loop.
-
-:class:`~swingby.sim.train_loop.TrainRecord` holds what a run recorded; :func:`~swingby.sim.train_loop.steps_per_epoch`
-and :func:`~swingby.sim.train_loop.log_steps` give its steps and record grid, and
-:func:`~swingby.sim.train_loop.batch_loss` its loss (``"mean"`` or ``"paper"``, eq. 2.1).
-:func:`swingby.sim.train.train` (one run) and :func:`swingby.sim.batched.train_batched` (many runs
-as one batched program) check their settings, shuffle their mini-batches and record
-through the same code here, so a batched run records what the single run would.
-Every public name is imported from :mod:`swingby.sim.train`.
+"""What both training engines share (Sec. 3, App. F.1): the record of a run, the schedule
+of its steps, its mini-batches, its loss and the recording loop, so that
+:func:`swingby.sim.batched.train_batched` records what :func:`swingby.sim.train.train` would.
 """
 from __future__ import annotations
 
@@ -21,6 +14,8 @@ import torch
 from swingby import _checks, live
 from swingby.sim.data import SimData
 from swingby.sim.run_checks import TrainingDiverged, work
+
+__all__ = ["TrainRecord"]
 
 LOSSES = ("mean", "paper")
 SHUFFLES = ("once", "every_epoch", "none")
@@ -66,39 +61,13 @@ class TrainRecord:
 
 
 def steps_per_epoch(n_samples: int, batch_size: int) -> int:
-    """Number of SGD steps in one pass over ``n_samples`` (last batch may be short).
-
-    Parameters
-    ----------
-    n_samples : int
-        Size of the training set, ``> 0``.
-    batch_size : int
-        Mini-batch size, ``> 0``.
-
-    Returns
-    -------
-    int
-    """
+    """Number of SGD steps in one pass over ``n_samples`` points (the last batch may be short)."""
     n_samples = _checks.positive_int("n_samples", n_samples)
     return -(-n_samples // _checks.positive_int("batch_size", batch_size))
 
 
 def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
-    """About ``n`` distinct integer steps in ``[0, n_steps]``, evenly spaced in log time
-    (0 and ``n_steps`` included): the record grid for log-time plots.
-
-    Parameters
-    ----------
-    n_steps : int
-        The last step, ``> 0``.
-    n : int
-        About how many steps to return, ``> 0``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Increasing integers, for ``record_steps`` of :func:`~swingby.sim.train.train`.
-    """
+    """About ``n`` distinct integer steps in ``[0, n_steps]``, evenly spaced in log time (ends included)."""
     n_steps = _checks.positive_int("n_steps", n_steps)
     n = _checks.positive_int("n", n)
     _checks.memory(32.0 * n, f"log_steps with n = {n} steps")
@@ -106,7 +75,16 @@ def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
     return np.concatenate([[0], grid])
 
 
-def _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record: float = 0.0) -> np.ndarray:
+def check_data(name: str, data) -> SimData:
+    """``data`` if it is a :class:`SimData` with finite training points, else raise."""
+    _checks.instance(name, data, SimData, "swingby.sim.data.SimData (from make_sim)")
+    if not bool(torch.isfinite(data.X).all()):
+        raise ValueError(f"{name}.X must be finite: the training data hold "
+                         f"{int((~torch.isfinite(data.X)).sum())} NaN or infinite values")
+    return data
+
+
+def _record_steps(n_steps, record_every, record_steps, bytes_per_record) -> np.ndarray:
     if record_steps is not None and record_every is not None:
         raise ValueError("give record_every or record_steps, not both")
     if record_steps is not None:
@@ -122,8 +100,8 @@ def _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record:
     return steps if steps[-1] == n_steps else np.append(steps, n_steps)
 
 
-class _Schedule(NamedTuple):
-    """Validated training settings shared by :func:`~swingby.sim.train.train` and :func:`train_batched`."""
+class Schedule(NamedTuple):
+    """Checked training settings of one run or of runs trained together."""
 
     lr: float
     epochs: int
@@ -131,28 +109,33 @@ class _Schedule(NamedTuple):
     steps_per_epoch: int
     n_steps: int
     record_steps: np.ndarray
+    full_batch: bool
+    loss: str
+    shuffle: str
 
 
-def _schedule(n, *, lr, batch_size, epochs, full_batch, loss, shuffle, record_every,
-              record_steps, bytes_per_record: float = 0.0, params: int = 0) -> _Schedule:
-    """Checked settings; ``params`` (summed over runs) bounds the work of the run."""
+def schedule(n, *, lr=0.1, batch_size=128, epochs=40, full_batch=False, loss="mean", shuffle="once",
+             record_every=None, record_steps=None, bytes_per_record: float = 0.0, params: int = 0) -> Schedule:
+    """Checked settings of runs on ``n`` points; ``params`` (summed over runs) bounds their work
+    and ``bytes_per_record`` (all runs' outputs at one record) their memory."""
     lr = _checks.positive_float("lr", lr)
     epochs = _checks.positive_int("epochs", epochs)
     _checks.choice("loss", loss, LOSSES)
     _checks.choice("shuffle", shuffle, SHUFFLES)
-    bs = n if _checks.flag("full_batch", full_batch) else _checks.positive_int("batch_size", batch_size)
+    full_batch = _checks.flag("full_batch", full_batch)
+    bs = n if full_batch else _checks.positive_int("batch_size", batch_size)
     spe = steps_per_epoch(n, bs)
     n_steps = epochs * spe
     work(6.0 * n_steps * min(bs, n) * params,
-                 f"epochs = {epochs} ({n_steps} steps of batch {min(bs, n)}) with {params} parameters")
-    return _Schedule(lr, epochs, bs, spe, n_steps,
-                     _resolve_record_steps(n_steps, record_every, record_steps, bytes_per_record))
+         f"epochs = {epochs} ({n_steps} steps of batch {min(bs, n)}) with {params} parameters")
+    steps = _record_steps(n_steps, record_every, record_steps, bytes_per_record)
+    _checks.memory(bytes_per_record * len(steps), f"{len(steps)} records of the test-point outputs")
+    return Schedule(lr, epochs, bs, spe, n_steps, steps, full_batch, loss, shuffle)
 
 
-def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sched: _Schedule,
-                 *, seed: int, full_batch: bool, loss: str, shuffle: str,
-                 diverged_at_step: int | None = None) -> TrainRecord:
-    """Assemble the :class:`TrainRecord` of one run from its recorded outputs."""
+def make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sched: Schedule, *, seed: int,
+                diverged_at_step: int | None) -> TrainRecord:
+    """The :class:`TrainRecord` of one run from its recorded outputs."""
     pts = data.to_concept(data.test_points).double().numpy()
     return TrainRecord(
         steps=sched.record_steps.astype(int),
@@ -162,49 +145,22 @@ def _make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sch
         test_index=data.test_index.numpy().astype(int),
         test_loss=0.5 * ((outputs[:, -1] - pts[-1]) ** 2).sum(axis=-1),
         train_loss=np.asarray(train_loss),
-        config=dict(
-            lr=sched.lr, batch_size=sched.batch_size, epochs=sched.epochs, full_batch=full_batch,
-            loss=loss, shuffle=shuffle, seed=int(seed), steps_per_epoch=sched.steps_per_epoch,
-            n_steps=sched.n_steps, diverged_at_step=diverged_at_step,
-        ),
+        config=dict(lr=sched.lr, batch_size=sched.batch_size, epochs=sched.epochs, full_batch=sched.full_batch,
+                    loss=sched.loss, shuffle=sched.shuffle, seed=int(seed), steps_per_epoch=sched.steps_per_epoch,
+                    n_steps=sched.n_steps, diverged_at_step=diverged_at_step),
     )
 
 
 def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Tensor:
-    """Loss of a batch: ``"mean"`` = mean over batch and dims, ``"paper"`` = eq. (2.1).
-
-    Parameters
-    ----------
-    pred : torch.Tensor
-        Model outputs ``(B, d)`` (or ``(d,)``).
-    target : torch.Tensor
-        Targets of the same shape.
-    loss : {"mean", "paper"}
-        ``"mean"``: PyTorch's ``MSELoss`` (the authors' code); ``"paper"``:
-        ``0.5 * ||pred - target||^2`` averaged over the batch.
-
-    Returns
-    -------
-    torch.Tensor
-        A scalar.
-    """
-    _checks.choice("loss", loss, LOSSES)
-    _checks.instance("pred", pred, torch.Tensor, "torch.Tensor")
-    _checks.instance("target", target, torch.Tensor, "torch.Tensor")
-    if pred.shape != target.shape or pred.ndim == 0 or pred.numel() == 0:
-        raise ValueError(f"target must have the shape of pred, a non-empty (B, d), got target "
-                         f"{tuple(target.shape)} and pred {tuple(pred.shape)}")
+    """Loss of a batch: ``"mean"`` over batch and dims (PyTorch's ``MSELoss``, the authors'
+    code) or ``"paper"``, ``0.5 * ||pred - target||^2`` averaged over the batch (eq. 2.1)."""
     sq = (pred - target) ** 2
     return sq.mean() if loss == "mean" else 0.5 * sq.sum(dim=-1).mean()
 
 
-def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seeds: list[int], progress: bool):
-    """The mini-batches of every SGD step, in order (``shuffle`` as in :func:`~swingby.sim.train.train`).
-
-    ``X`` is one training set ``(N, d)`` with ``seeds = [seed]``, or one per run
-    ``(R, N, d)`` with one seed per run (:func:`train_batched`); each run is shuffled
-    with its own generator, so run ``r`` sees the batches :func:`~swingby.sim.train.train` would give it.
-    """
+def batches(X: torch.Tensor, sched: Schedule, shuffle: str, seeds: list[int], progress: bool):
+    """The mini-batches of every SGD step, in order: ``X`` is one training set ``(N, d)``
+    with ``seeds = [seed]`` or one per run ``(R, N, d)``, each run shuffled by its own generator."""
     n, bs = X.shape[-2], sched.batch_size
     gens = [torch.Generator().manual_seed(seed) for seed in seeds]
 
@@ -221,14 +177,9 @@ def _batches(X: torch.Tensor, sched: _Schedule, shuffle: str, seeds: list[int], 
             yield Xo[..., start : start + bs, :]
 
 
-def _record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
-    """The training loop shared by :func:`~swingby.sim.train.train` and :func:`train_batched`.
-
-    Calls ``record()`` at step 0 if ``rec_steps`` starts there, then ``update(xb)`` for
-    every mini-batch and ``record()`` after each step listed in ``rec_steps``. ``update``
-    returns ``False`` when the loss is no longer finite: the loop then stops and returns
-    the number of updates made so far (the step whose model diverged); else ``None``.
-    """
+def record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
+    """Call ``record()`` at step 0 (if listed) and after every step in ``rec_steps``, ``update(xb)``
+    for every mini-batch; stop when ``update`` returns ``False`` and return the updates made."""
     n_recorded = 0
     if rec_steps[0] == 0:
         record()
@@ -242,13 +193,8 @@ def _record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
     return None
 
 
-def _warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
+def warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
+    """Warn :class:`TrainingDiverged` for runs that diverged ``where``."""
     warnings.warn(f"training diverged: the loss or the outputs became NaN or infinite {where} with "
                   f"lr = {lr}; the record holds NaN from there on and its metrics are refused "
                   "(use a smaller lr)", TrainingDiverged, stacklevel=stacklevel)
-
-
-def _check_record_memory(sched: _Schedule, data: SimData, n_runs: int) -> None:
-    n_pts, d = data.test_points.shape
-    _checks.memory(16.0 * n_runs * len(sched.record_steps) * n_pts * d,
-                   f"{len(sched.record_steps)} records of {n_pts} test points (d = {d}) for {n_runs} run(s)")

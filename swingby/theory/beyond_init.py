@@ -1,10 +1,7 @@
 """The initialisation checks of App. E.2 (``book/beyond_two_concepts.md``): the
 expectations of eq. (E.1) against wrong variants, and how often swing-by occurs at a
-narrow and a wide model started at the same initial scale, with explicit seeds per width
-(the designs are registered in :mod:`swingby.claims.beyond_two_concepts`).
-
-The comparison of widths needs no wrong model of its own: it is a comparative claim, and
-the group the claim says is smaller (the widest model) is the comparator.
+narrow and a wide model started at the same initial scale (a comparative claim: the
+widest model is the comparator). Designs: :mod:`swingby.claims.beyond_two_concepts`.
 """
 from __future__ import annotations
 
@@ -14,10 +11,12 @@ import numpy as np
 
 from swingby import _checks
 from swingby.sim.run_checks import seed_list
-from swingby.theory._args import _sequence
-from swingby.theory.simulation import initial_U, simulate_symmetric
-from swingby.theory.stages import count_descents
+from swingby.theory import _args
+from swingby.theory.simulation import initial_U
+from swingby.theory.statistics import swing_matrix, x_hat_of
 from swingby.theory.symmetric import dynamics_a
+
+__all__ = ["E1_FORMULAS", "E1Units", "WidthCounts", "e1_units", "width_counts"]
 
 #: eq. (E.1) and its wrong variants: name -> (E w_ii, E w_ij for i != j) as functions of
 #: (d', tau); each variant changes one side of the equation
@@ -56,13 +55,15 @@ class E1Units(NamedTuple):
         return len(self.passes) - 1
 
 
+def _widths(d_primes, d: int) -> tuple:
+    return tuple(_checks.integer(f"d_primes[{k}]", v, low=d) for k, v in enumerate(_args.sequence("d_primes", d_primes)))
+
+
 def e1_units(d: int, d_primes, tau: float, seeds_per_width, n_se: float = 5.0) -> E1Units:
     """Eq. (E.1) checked by sampling: for each width ``d'`` the initial ``W = U U^T`` of
-    Gaussian ``U`` (``N(0, tau^2)``, :func:`~swingby.theory.simulation.initial_U`), one
-    draw per seed; a formula passes at a width when the sample means of ``w_11`` and
-    ``w_12`` are both within ``n_se`` standard errors of its expectations
-    (:data:`E1_FORMULAS`: eq. E.1 and its wrong variants). Used by
-    ``book/beyond_two_concepts.md``.
+    Gaussian ``U`` (``N(0, tau^2)``), one draw per seed; a formula (:data:`E1_FORMULAS`)
+    passes at a width when the sample means of ``w_11`` and ``w_12`` are both within
+    ``n_se`` standard errors of its expectations.
 
     Parameters
     ----------
@@ -73,19 +74,15 @@ def e1_units(d: int, d_primes, tau: float, seeds_per_width, n_se: float = 5.0) -
     tau : float
         ``> 0``.
     seeds_per_width : sequence of sequences of int
-        The seeds of each width (independent draws), one sequence per width.
+        The seeds of each width (at least 2 each), one sequence per width.
     n_se : float
         ``> 0``.
-
-    Returns
-    -------
-    E1Units
     """
     d = _checks.integer("d", d, low=2)
-    d_primes = tuple(_checks.integer(f"d_primes[{k}]", v, low=d) for k, v in enumerate(_sequence("d_primes", d_primes)))
+    d_primes = _widths(d_primes, d)
     tau = _checks.positive_float("tau", tau)
     n_se = _checks.positive_float("n_se", n_se)
-    blocks = _sequence("seeds_per_width", seeds_per_width)
+    blocks = _args.sequence("seeds_per_width", seeds_per_width)
     if len(blocks) != len(d_primes):
         raise ValueError(f"seeds_per_width must hold one sequence of seeds per width ({len(d_primes)}), "
                          f"got {len(blocks)}")
@@ -127,54 +124,34 @@ def width_counts(mu, sigma, d: int, d_primes, w0s, seeds_per_width, *, matrix: s
     """How often swing-by (two or more descents of the test loss) occurs at each width
     ``d'`` with the initial scale ``w0 = E w_ii(0) = d' tau^2`` held fixed (App. E.2):
     Gaussian ``U`` of shape ``(d, d')`` with ``tau = sqrt(w0 / d')``, gradient steps on
-    ``U``, ``a`` from :func:`~swingby.theory.symmetric.dynamics_a`. Width ``i`` draws its
-    initialisations from ``seeds_per_width[i]`` (independent samples across widths; the
-    columns of one width share them, scaled). Used by ``book/beyond_two_concepts.md``.
+    ``U``. Width ``i`` draws from ``seeds_per_width[i]`` (independent samples across
+    widths; the columns of one width share them, scaled).
 
     Parameters
     ----------
-    mu, sigma
-        The SIM setting, as in :func:`~swingby.theory.symmetric.dynamics_a`.
-    d : int
-        Dimension, ``>= len(mu)``.
+    mu, sigma, d, matrix
+        As in :func:`~swingby.theory.symmetric.dynamics_a`.
     d_primes : sequence of int
         Widths, each ``>= d``.
     w0s : sequence of float
         Initial scales ``> 0``.
     seeds_per_width : sequence of sequences of int
         One sequence of seeds per width, all of one length.
-    matrix : {"authors", "paper"}
-        As in :func:`~swingby.theory.symmetric.dynamics_a`.
-    eta : float
-        Step size.
-    steps : int
-        Steps.
-    rel_tol : float
-        Tolerance of the descents (:func:`~swingby.theory.stages.count_descents`).
-
-    Returns
-    -------
-    WidthCounts
+    eta, steps, rel_tol
+        As in :func:`~swingby.theory.statistics.phase_diagram`.
     """
     d = _checks.positive_int("d", d)
-    d_primes = tuple(_checks.integer(f"d_primes[{k}]", v, low=d) for k, v in enumerate(_sequence("d_primes", d_primes)))
-    w0s = tuple(_checks.positive_float(f"w0s[{k}]", w) for k, w in enumerate(_sequence("w0s", w0s)))
+    d_primes = _widths(d_primes, d)
+    w0s = tuple(_checks.positive_float(f"w0s[{k}]", w) for k, w in enumerate(_args.sequence("w0s", w0s)))
     blocks = [seed_list(f"seeds_per_width[{i}]", s, distinct=True)
-              for i, s in enumerate(_sequence("seeds_per_width", seeds_per_width))]
+              for i, s in enumerate(_args.sequence("seeds_per_width", seeds_per_width))]
     if len(blocks) != len(d_primes) or len({len(b) for b in blocks}) != 1:
         raise ValueError(f"seeds_per_width must hold {len(d_primes)} sequences of seeds (one per width) of "
                          f"one length, got lengths {[len(b) for b in blocks]}")
     a = dynamics_a(mu, sigma, d, matrix=matrix)
-    s = len(np.atleast_1d(mu))
-    x_hat = np.zeros(d)
-    x_hat[:s] = mu
-    n = len(blocks[0])
     counts = np.zeros((len(d_primes), len(w0s)), dtype=int)
     for i, (dp, seeds) in enumerate(zip(d_primes, blocks)):
         base = initial_U(d, seeds, d_prime=dp, init="gaussian", init_scale=1.0)
-        U0 = np.concatenate([base * np.sqrt(w0 / dp) for w0 in w0s])
-        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
-        if not np.all(np.isfinite(rec.test_loss)):
-            raise ValueError(f"the dynamics overflowed at d' = {dp}: use a smaller eta or w0")
-        counts[i] = (count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(w0s), n) >= 2).sum(axis=1)
-    return WidthCounts(counts, n, d_primes, w0s)
+        counts[i] = swing_matrix(a, x_hat_of(mu, d), base, [np.sqrt(w0 / dp) for w0 in w0s], eta, steps, rel_tol,
+                                 f"the dynamics overflowed at d' = {dp}: use a smaller eta or w0").sum(axis=1)
+    return WidthCounts(counts, len(blocks[0]), d_primes, w0s)

@@ -1,6 +1,6 @@
-"""The small result table under a claim box (``book/beyond_two_concepts.md``,
-``book/jacobian_link.md``): one row per judged setting, with its units, the wrong
-model's units, the p-value and the verdict of :func:`swingby.verdicts.judge`.
+"""The small result table under a claim box (the SIM, theory and diffusion chapters): one
+row per judged setting, with its units, the wrong model's units, the p-value and the
+verdict of :func:`swingby.verdicts.judge`.
 """
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from typing import Sequence
 from swingby import _checks
 from swingby.verdicts import Judgement, format_p
 
+__all__ = ["judgement_table"]
+
 
 def judgement_table(rows: Sequence[tuple[str, Judgement]], *, setting: str = "setting",
                     wrong_model: str = "wrong model") -> str:
     """A Markdown table of judged settings: setting, ``k of n`` passing units, the wrong
     model's ``k of n``, the p-value of the comparison (and of the share test, where the
-    form has one) and the verdict word. Used by ``book/beyond_two_concepts.md`` and
-    ``book/jacobian_link.md``.
+    form has one) and the verdict word.
 
     Parameters
     ----------

@@ -1,6 +1,5 @@
-"""The explorer of the symmetric two-layer dynamics (``book/two_layer_theory.md``), an
-ipywidgets explorer in Neuromatch's pattern (:func:`swingby.live.explorer`: a plain image
-when the book is built).
+"""The explorer of the symmetric two-layer dynamics (``book/two_layer_theory.md``): an
+ipywidgets explorer (:func:`swingby.live.explorer`), a plain image when the book is built.
 """
 from __future__ import annotations
 
@@ -8,17 +7,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
-from swingby.live import MAX_STEPS, Explorer, _slider_values, _widgets, explorer
+from swingby.live import MAX_STEPS, Explorer, explorer, ipywidgets, slider_values
 from swingby.theory.figures import descents_text
 from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
 from swingby.theory.simulation import initial_U, simulate_symmetric
 from swingby.theory.stages import detect_stages
 from swingby.theory.symmetric import dynamics_a
 
+__all__ = ["symmetric_dynamics_explorer"]
 
-# ---------------------------------------------------------------------------------
-# Theory chapters (book/two_layer_theory, book/beyond_two_concepts)
-# ---------------------------------------------------------------------------------
 def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: float = 0.2,
                                 seed: int = 0, steps: int = 2000, eta: float = 0.01) -> Explorer | None:
     """Explore the symmetric two-layer dynamics (Fig. 5) at ``d = 3``, ``s = 2``.
@@ -28,29 +25,25 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     paper's ``A`` (eq. C.13 with the origin cluster), redraw the Jacobian entries, the
     test loss and the output trajectory (uniform initialisation; gradient descent on
     ``U``, i.e. eq. D.2 up to ``O(eta^2)`` per step, which unlike iterating D.2 on ``W``
-    cannot leave the PSD cone). Used in ``book/two_layer_theory.md``.
+    cannot leave the PSD cone).
 
     Parameters
     ----------
     mu : sequence of float
         2 cluster distances in ``[0.2, 3]`` (the sliders' range).
-    sigma : float
-        Standard deviation, in ``[0, 1.5]``.
-    init_scale : float
-        Scale of the uniform initial ``U``, in ``[0.001, 1]``.
-    seed : int
-        Seed of the initialisation, in ``[0, 2**31 - 1]``.
-    steps : int
-        Gradient steps, in ``[2, MAX_STEPS]``.
+    sigma, init_scale : float
+        Standard deviation in ``[0, 1.5]``, scale of the uniform initial ``U`` in ``[0.001, 1]``.
+    seed, steps : int
+        Seed of the initialisation, gradient steps in ``[2, MAX_STEPS]``.
     eta : float
         Step size, ``> 0``.
 
     Returns
     -------
     swingby.live.Explorer or None
-        The live explorer; ``None`` in static mode (the default view is drawn either way).
+        ``None`` in static mode (the default view is drawn either way).
     """
-    mu = _slider_values("mu", mu, 2, 0.2, 3.0)
+    mu = slider_values("mu", mu, 2, 0.2, 3.0)
     sigma = _checks.number("sigma", sigma, low=0.0, high=1.5)
     init_scale = _checks.number("init_scale", init_scale, low=1e-3, high=1.0)
     seed = _checks.integer("seed", seed, low=0, high=2**31 - 1)
@@ -70,14 +63,14 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
             return None
         stages = detect_stages(rec, 2)
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8.5, 3.8))  # legible at page width
-        plot_jacobian_entries(ax1, rec, 2, stages=stages)
+        plot_jacobian_entries(ax1, rec, 2, stages)
         ax1.set_title(f"a = ({a[0]:.2f}, {a[1]:.2f}); {descents_text(stages.n_descents)}", fontsize=9)
         plot_output_trajectory(ax2, rec, mu_now)
         plt.tight_layout()
         return fig
 
     def make_controls():
-        w = _widgets()
+        w = ipywidgets()
         sl = dict(continuous_update=False)
         controls = {f"mu_{k + 1}": w.FloatSlider(value=m, min=0.2, max=3.0, step=0.05, description=f"mu_{k + 1}", **sl)
                     for k, m in enumerate(mu)}

@@ -1,27 +1,25 @@
-"""Figures of the theory chapters that draw several runs side by side (Fig. 5,
-``book/two_layer_theory.md``; App. E, ``book/beyond_two_concepts.md``). Kept out of
-``swingby.theory``'s namespace so that importing the theory does not import matplotlib:
-``from swingby.theory.figures import ...``.
+"""Figures of the theory chapters that draw several runs side by side: Fig. 5
+(``book/two_layer_theory.md``), Figs. 8-10 and App. E (``book/beyond_two_concepts.md``,
+``book/failure_mode.md``).
 """
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from swingby import _checks
-from swingby.theory.plots import (
-    ASCENT_GREY,
-    ENTRY_COLOURS,
-    plot_output_trajectory,
-    shade_loss_segments,
-)
-from swingby.theory.simulation import SymmetricRecord, _single_record
-from swingby.theory.stages import Stages
+from swingby.theory.plots import ASCENT_GREY, ENTRY_COLOURS, plot_output_trajectory, shade_loss_segments
+from swingby.theory.simulation import SymmetricRecord, initial_U, single_record
+from swingby.theory.stages import Stages, count_descents
+
+__all__ = ["StagePanel", "descents_text", "plot_descent_counts", "plot_descents_by_tolerance", "plot_initial_entries",
+           "plot_percent_grids", "plot_stage_rows", "plot_swing_by_stages"]
 
 
 class StagePanel(NamedTuple):
@@ -42,42 +40,25 @@ def _panels(panels) -> list[StagePanel]:
     for k, panel in enumerate(panels):
         if not isinstance(panel, tuple) or len(panel) != 3 or not isinstance(panel[2], str):
             raise ValueError(f"panels[{k}] must be a (record, stages, title) tuple, got {_checks.short_repr(panel)}")
+        single_record(f"panels[{k}].record", panel[0])
     return [StagePanel(*panel) for panel in panels]
 
 
 def descents_text(n: int) -> str:
-    """``"1 descent"``, ``"2 descents"``: the number of descents of a test loss in words,
-    for the titles of :func:`plot_swing_by_stages`.
-
-    Parameters
-    ----------
-    n : int
-        Number of descents, ``>= 0``.
-
-    Returns
-    -------
-    str
-    """
+    """``"1 descent"``, ``"2 descents"``: a number of descents of a test loss in words."""
     n = _checks.integer("n", n, low=0)
     return f"{n} descent" + ("" if n == 1 else "s")
 
 
 def _minor_colour(i: int, j: int, s: int, grouped: bool, k: int) -> str:
-    """Colour of the ``k``-th line, minor ``w_ij`` (``i < j``): its own colour, or, when
-    ``grouped``, the colour of ``w_jj`` (of ``w_ii`` when ``j >= s``)."""
+    """Colour of the ``k``-th line, minor ``w_ij``: its own, or when ``grouped`` its concept's."""
     if grouped:
         return ENTRY_COLOURS[(j if j < s else i) % len(ENTRY_COLOURS)]
     return ENTRY_COLOURS[k % len(ENTRY_COLOURS)]
 
 
 def _entries(ax, record, s: int, max_minor: int = 6) -> list:
-    """Draw the major (solid) and minor (dashed) entries of ``W(t)``; their legend handles.
-
-    Each line has a colour of its own while :data:`ENTRY_COLOURS` suffice; beyond (``d =
-    s = 4``: ten lines), each minor ``w_ij`` takes the colour of ``w_jj`` (of ``w_ii``
-    when ``j >= s``), so that a colour never names two different things: it names a
-    concept, solid its major entry, dashed the minor entries of its group.
-    """
+    """Draw the major (solid) and minor (dashed) entries of ``W(t)`` (a colour names one concept); the handles."""
     d = record.W.shape[-1]
     if s > d:
         raise ValueError(f"mu has {s} entries but the record has d = {d}")
@@ -107,31 +88,19 @@ def _entry_legend(handles: list) -> list:
 
 def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | None = None) -> Figure:
     """The paper's Fig. 5, one row per run: on the left, the major (solid) and minor
-    (dashed) entries of ``W(t)`` above the test loss, on one time axis, with the ascents
-    of the test loss shaded and a dotted line where each major entry passes 1/2 (in the
-    entry's colour); on the right, the output trajectory at ``x_hat`` in the plane of
-    concepts 1 and 2. Entries and loss have separate axes (no twin axis); the legends
-    sit outside the axes (entries above the figure, trajectory below); each row's title
-    is the panel's title and the number of descents of its test loss ("1 descent",
-    "2 descents").
-
-    ``book/two_layer_theory.md``, the figure of the Fig. 5 setting (the authors' run
-    above the paper's matrix).
+    (dashed) entries of ``W(t)`` above the test loss, with the ascents shaded and a dotted
+    line where each major entry passes 1/2; on the right, the output trajectory at
+    ``x_hat`` in the plane of concepts 1 and 2. Legends sit outside the axes; each row's
+    title is the panel's title and the number of descents of its test loss.
 
     Parameters
     ----------
     panels : sequence of StagePanel
         ``(record, stages, title)`` for each row, top to bottom.
-    mu : array_like(float, ndim=1)
-        The cluster distances of the setting (``s = len(mu)`` major entries, at least 2:
-        the trajectory is drawn in the plane of concepts 1 and 2).
+    mu : array_like
+        The cluster distances of the setting (``s = len(mu) >= 2`` major entries).
     figsize : tuple, optional
-        Default ``(8, 0.9 + 4 * len(panels))``: 8 inches wide, so that the labels stay
-        legible at a book page's width.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+        Default ``(8, 0.9 + 4 * len(panels))``.
     """
     return _stage_figure(panels, mu, dims=(0, 1), logx=False, figsize=figsize)
 
@@ -150,7 +119,7 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
         ax = top if k == 0 else fig.add_subplot(grid[2 * k, 0], sharex=top, sharey=top)
         lax = fig.add_subplot(grid[2 * k + 1, 0], sharex=top)
         plane = fig.add_subplot(grid[2 * k:2 * k + 2, 1])
-        handles = _entries(ax, _single_record(f"panels[{k}].record", panel.record), s)
+        handles = _entries(ax, panel.record, s)
         lax.plot(panel.record.time, panel.record.test_loss, color="k", lw=2)
         lax.set_ylim(bottom=0)
         for a in (ax, lax):
@@ -177,92 +146,73 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
 
 def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size: float | None = None,
                     figsize: tuple | None = None) -> Figure:
-    """One row per run, laid out as :func:`plot_swing_by_stages` (the entries of ``W(t)``
-    above the test loss, the ascents shaded, the output trajectory on the right; legends
-    outside the axes), on a log time axis from ``t = 0.1``; each row's title is the panel's
-    title and the number of descents of its test loss.
-
-    Figs. 8 and 9 of ``book/beyond_two_concepts.md`` (the authors' run above the
-    paper's matrix) and Fig. 10 of ``book/failure_mode.md`` (the runs of the failure mode).
+    """One row per run, laid out as :func:`plot_swing_by_stages`, on a log time axis from
+    ``t = 0.1`` (Figs. 8-10).
 
     Parameters
     ----------
-    panels : sequence of StagePanel
-        ``(record, stages, title)`` for each row, top to bottom.
-    mu : array_like(float, ndim=1)
-        The cluster distances of the setting (``s = len(mu)`` major entries, at least 2).
+    panels, mu, figsize
+        As in :func:`plot_swing_by_stages`.
     dims : tuple of int
         The two concepts of the output trajectory's plane.
     title_size : float, optional
         Font size of the rows' titles (default: the style's).
-    figsize : tuple, optional
-        Default ``(8, 0.9 + 4 * len(panels))``.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
     """
     title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
     return _stage_figure(panels, mu, dims=tuple(dims), logx=True, figsize=figsize, title_kw=title_kw)
 
 
+def _descent_bars(ax, n_descents: dict, max_descents: int) -> np.ndarray:
+    """Grouped bars of the % of runs with 1 .. ``max_descents`` descents, one per label of ``n_descents``."""
+    width = 0.8 / len(n_descents)
+    x = np.arange(1, max_descents + 1)
+    for k, (label, counts) in enumerate(n_descents.items()):
+        counts = np.asarray(counts, dtype=int)
+        share = np.bincount(counts, minlength=max_descents + 1)[1:max_descents + 1] / counts.size
+        ax.bar(x + (k - (len(n_descents) - 1) / 2) * width, 100 * share, width, label=label)
+    ax.set_xticks(x)
+    ax.set_xlabel("number of descents of the test loss")
+    return x
+
+
 def plot_descent_counts(ax, n_descents: dict, labels: dict, max_descents: int = 3) -> None:
-    """Grouped bars: the share of runs whose test loss descends once, twice, ...
-    (:func:`swingby.theory.stages.count_descents`), one bar colour per data set.
-    The frequency figure of Fig. 5 in ``book/two_layer_theory.md``.
+    """Grouped bars: the share of runs whose test loss descends once, twice, ..., one
+    colour per data set (the frequency figure of Fig. 5).
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
         Where to draw.
-    n_descents : dict of str to array_like(int, ndim=1)
-        Per data set, the number of descents of each run.
+    n_descents : dict of str to array_like
+        Per data set (at most four), the number of descents of each run.
     labels : dict of str to str
         The legend's label of each key of ``n_descents``.
     max_descents : int
-        Bars for 1 to ``max_descents`` descents (at most four data sets).
+        Bars for 1 to ``max_descents`` descents.
     """
-    import numpy as np
-
     if not n_descents or len(n_descents) > 4:
         raise ValueError(f"n_descents must hold one to four data sets, got {len(n_descents)}")
     max_descents = _checks.positive_int("max_descents", max_descents)
-    width = 0.8 / len(n_descents)
-    x = np.arange(1, max_descents + 1)
-    for k, (key, counts) in enumerate(n_descents.items()):
-        counts = np.asarray(counts, dtype=int)
-        share = np.bincount(counts, minlength=max_descents + 1)[1:max_descents + 1] / counts.size
-        ax.bar(x + (k - (len(n_descents) - 1) / 2) * width, 100 * share, width, label=labels[key])
-    ax.set_xlabel("number of descents of the test loss")
+    _descent_bars(ax, {labels[key]: counts for key, counts in n_descents.items()}, max_descents)
     ax.set_ylabel("% of the initialisations")
-    ax.set_xticks(x)
     ax.legend(fontsize=8)
 
 
 def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *,
                                max_descents: int = 5) -> Figure:
     """Bars of how many times the test loss descends, one colour per setting, one panel
-    per tolerance (App. E.1, Figs. 8 and 9; ``book/beyond_two_concepts.md``).
+    per tolerance (App. E.1, Figs. 8 and 9).
 
     Parameters
     ----------
-    test_losses : dict of str to array_like(float)
-        Per setting (its name, the legend entry), the ``(n, R)`` test losses of its runs,
-        e.g. :attr:`swingby.theory.beyond_checks.DescentUnits.test_loss`.
+    test_losses : dict of str to array_like
+        Per setting (its name, the legend entry), the ``(n, R)`` test losses of its runs.
     tolerances : sequence of float
         One panel per tolerance, each ``>= 0``: a rise counts if it exceeds this share of
-        the initial test loss (:func:`swingby.theory.stages.count_descents`).
+        the initial test loss.
     max_descents : int
         The largest number of descents shown, ``>= 1``.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
     """
-    import numpy as np
-
-    from swingby.theory.stages import count_descents
-
     if not isinstance(test_losses, dict) or not test_losses:
         raise ValueError(f"test_losses must be a non-empty mapping of setting name to test losses, "
                          f"got {_checks.short_repr(test_losses)}")
@@ -270,29 +220,20 @@ def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *
     if not tolerances:
         raise ValueError("tolerances must hold at least one tolerance, got none")
     max_descents = _checks.positive_int("max_descents", max_descents)
-    n_set = len(test_losses)
-    width = 0.8 / n_set
     fig, axes = plt.subplots(1, len(tolerances), figsize=(8, 3.6), sharey=True, layout="constrained",
                              squeeze=False)
-    bins = np.arange(1, max_descents + 1)
     for ax, tol in zip(axes[0], tolerances):
-        for k, (name, loss) in enumerate(test_losses.items()):
-            nd = count_descents(loss, tol)
-            share = np.bincount(nd, minlength=max_descents + 1)[1:max_descents + 1] / nd.size * 100
-            ax.bar(bins + (k - (n_set - 1) / 2) * width, share, width, label=name)
+        _descent_bars(ax, {name: count_descents(loss, tol) for name, loss in test_losses.items()}, max_descents)
         ax.set_title(f"a rise counts if > {tol:.1%} of the initial loss", fontsize=10)
-        ax.set_xticks(bins)
-        ax.set_xlabel("number of descents of the test loss")
     axes[0, 0].set_ylabel("% of initialisations")
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=n_set)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(test_losses))
     return fig
 
 
 def plot_initial_entries(d: int, d_primes: Sequence[int], tau: float, seeds_per_width: Sequence) -> Figure:
     """Histograms of the initial major ``w_11`` and minor ``w_12`` entries of
     ``W = UU^T`` for Gaussian ``U``, one panel per width ``d'``, with the mean
-    ``d' tau^2`` of the major entry marked (App. E.2, eq. E.1;
-    ``book/beyond_two_concepts.md``).
+    ``d' tau^2`` of the major entry marked (App. E.2, eq. E.1).
 
     Parameters
     ----------
@@ -304,15 +245,7 @@ def plot_initial_entries(d: int, d_primes: Sequence[int], tau: float, seeds_per_
         ``> 0``, the standard deviation of the entries of ``U``.
     seeds_per_width : sequence of sequences of int
         The seeds of the draws at each width (one block per width).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
     """
-    import numpy as np
-
-    from swingby.theory.simulation import initial_U
-
     d = _checks.integer("d", d, low=2)
     tau = _checks.positive_float("tau", tau)
     d_primes = [_checks.positive_int("d_primes", v) for v in d_primes]
@@ -338,7 +271,7 @@ def plot_percent_grids(grids: dict, x_values: Sequence, y_values: Sequence, *,
                        xlabel: str, ylabel: str, vmax: float = 40.0,
                        figsize: tuple = (8, 3.6)) -> Figure:
     """Heat maps of the percentage of runs that swing by, one panel per grid, each cell
-    written in (App. E.2; the phase diagrams of ``book/beyond_two_concepts.md``).
+    written in (the phase diagrams of App. E.2).
 
     Parameters
     ----------
@@ -352,13 +285,7 @@ def plot_percent_grids(grids: dict, x_values: Sequence, y_values: Sequence, *,
         ``> 0``, the percentage at the top of the colour scale.
     figsize : tuple
         The figure's size in inches.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
     """
-    import numpy as np
-
     if not isinstance(grids, dict) or not grids:
         raise ValueError(f"grids must be a non-empty mapping of title to percentages, got "
                          f"{_checks.short_repr(grids)}")

@@ -8,56 +8,53 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory._args import _square, _times, _vector, _vector_a
+from swingby.theory import _args
+
+__all__ = ["OneLayerOutput", "augmented_moment", "mean_vector", "one_layer_output", "one_layer_output_with_bias"]
 
 
 class OneLayerOutput(NamedTuple):
-    """Output of :func:`one_layer_output`: ``output = growth + noise``, each ``(T, d)``
-    (or ``(d,)`` for a scalar ``t``)."""
+    """Output of :func:`one_layer_output`: ``output = growth + noise``, each ``(T, d)``."""
 
     output: np.ndarray
     growth: np.ndarray  #: the growth term ``G~_k(t)`` of eq. (4.2)
     noise: np.ndarray  #: the noise term ``N~_k(t)`` of eq. (4.2)
 
 
+def _single(W0, d: int) -> np.ndarray:
+    W0 = _args.square("W0", W0, d)
+    if W0.ndim != 2:
+        raise ValueError(f"W0 must be a single (d, d) matrix, got shape {W0.shape}")
+    return W0
+
+
+def _times(t) -> np.ndarray:
+    t_arr = _checks.array("t", t, ndim=(0, 1), finite=False)
+    if np.any(t_arr < 0) or not np.all(np.isfinite(t_arr)):
+        raise ValueError(f"t must be a number or 1-D array of finite times >= 0, got {t!r}")
+    return t_arr
+
+
 def one_layer_output(W0, a, z, t) -> OneLayerOutput:
-    """Model output ``W(t) z`` under gradient flow on the loss (4.1), in closed form.
-
-    Implements Theorem 4.1 (eq. 4.2, proof in App. C.2): with ``A = diag(a)`` and
-    ``dW/dt = -(W - I) A``,
-
-    ``f(W(t); z)_k = 1{a_k > 0} [1 - exp(-a_k t)] z_k + sum_i exp(-a_i t) w_ki(0) z_i``.
-
-    The noise sum runs over all ``d`` directions (eq. C.21): for ``a_i = 0`` the term
-    ``w_ki(0) z_i`` never decays, but it vanishes at ``z = x_hat``.
-
-    Used by ``book/one_layer_theory.md``.
+    """Model output ``W(t) z`` under gradient flow ``dW/dt = -(W - I) A`` on the loss (4.1),
+    Theorem 4.1 (eq. 4.2): ``f_k = 1{a_k > 0} [1 - exp(-a_k t)] z_k + sum_i exp(-a_i t)
+    w_ki(0) z_i``, the noise sum over all ``d`` directions (eq. C.21).
 
     Parameters
     ----------
-    W0 : array_like(float, ndim=2)
+    W0 : array_like
         Initial weight ``(d, d)``, row convention of ``nn.Linear`` (``f = W z``).
-    a : array_like(float, ndim=1)
+    a : array_like
         Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-    z : array_like(float, ndim=1)
+    z : array_like
         Input ``(d,)`` (the test point ``x_hat`` in the paper).
-    t : float or array_like(float, ndim=1)
+    t : float or array_like
         Time ``>= 0``, a number or ``T`` times.
-
-    Returns
-    -------
-    OneLayerOutput
-        ``(output, growth, noise)``, each ``(T, d)`` (``(d,)`` for a scalar ``t``).
     """
-    a = _vector_a(a)
+    a = _checks.nonneg_vector("a", a)
     d = a.size
-    W0 = _square("W0", W0, d)
-    if W0.ndim != 2:
-        raise ValueError(f"W0 must be a single (d, d) matrix, got shape {W0.shape}")
-    z = _vector("z", z, d)
-    t_arr = _times(t)
-    tt = np.atleast_1d(t_arr)[:, None]  # (T, 1)
-    decay = np.exp(-a[None, :] * tt)  # (T, d)
+    W0, z, t_arr = _single(W0, d), _args.vector("z", z, d), _times(t)
+    decay = np.exp(-a[None, :] * np.atleast_1d(t_arr)[:, None])  # (T, d)
     growth = (a > 0)[None, :] * (1.0 - decay) * z[None, :]
     noise = (decay * z[None, :]) @ W0.T  # sum_i exp(-a_i t) w_ki(0) z_i
     if t_arr.ndim == 0:
@@ -65,76 +62,68 @@ def one_layer_output(W0, a, z, t) -> OneLayerOutput:
     return OneLayerOutput(growth + noise, growth, noise)
 
 
+def _augmented(a: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """``[[diag(a), m], [m^T, 1]]``."""
+    d = a.size
+    A_aug = np.zeros((d + 1, d + 1))
+    A_aug[:d, :d] = np.diag(a)
+    A_aug[:d, d] = A_aug[d, :d] = mean
+    A_aug[d, d] = 1.0
+    return A_aug
+
+
 def one_layer_output_with_bias(W0, b0, a, mean, z, t) -> np.ndarray:
-    """Model output ``W(t) z + b(t)`` of a one-layer model *with bias* under gradient
-    flow on the loss (2.1) in the large-data limit (the authors' ``nn.Linear``).
-
-    The bias is a weight on a constant input 1, so Theorem 4.1 applies to the augmented
-    input ``(x, 1)`` whose second-moment matrix ``[[diag(a), m], [m^T, 1]]`` (``m = E x``,
-    ``m_p = mu_p / s`` in concept coordinates) is no longer diagonal:
-    ``[W b](t) = [I 0] + ([W0 b0] - [I 0]) exp(-A_aug t)``. Unlike eq. (4.2), the
-    directions are coupled through the mean.
-
-    Used by ``book/one_layer_theory.md`` (the trained networks with bias, Fig. 2a).
+    """Model output ``W(t) z + b(t)`` of a one-layer model *with bias* (the authors'
+    ``nn.Linear``) under gradient flow on the loss (2.1): Theorem 4.1 for the input
+    ``(x, 1)``, ``[W b](t) = [I 0] + ([W0 b0] - [I 0]) exp(-A_aug t)`` with
+    :func:`augmented_moment` ``A_aug``, whose mean couples the directions.
 
     Parameters
     ----------
-    W0 : array_like(float, ndim=2)
+    W0 : array_like
         Initial weight ``(d, d)``.
-    b0 : array_like(float, ndim=1)
+    b0 : array_like
         Initial bias ``(d,)``.
-    a : array_like(float, ndim=1)
+    a : array_like
         Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-    mean : array_like(float, ndim=1)
-        The data mean ``(d,)`` (:func:`mean_vector`).
-    z : array_like(float, ndim=1)
+    mean : array_like
+        The data mean ``(d,)`` (:func:`mean_vector`); ``diag(a) - m m^T`` must be positive
+        semi-definite (a covariance).
+    z : array_like
         Input ``(d,)``.
-    t : float or array_like(float, ndim=1)
-        Time ``>= 0``, a number or ``T`` times.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(T, d)`` (or ``(d,)`` for a scalar ``t``).
+    t : float or array_like
+        Time ``>= 0``, a number or ``T`` times (then the output is ``(T, d)``).
     """
-    a = _vector_a(a)
+    a = _checks.nonneg_vector("a", a)
     d = a.size
-    W0 = _square("W0", W0, d)
-    if W0.ndim != 2:
-        raise ValueError(f"W0 must be a single (d, d) matrix, got shape {W0.shape}")
-    vecs = {name: _vector(name, v, d) for name, v in (("b0", b0), ("mean", mean), ("z", z))}
+    W0 = _single(W0, d)
+    b0, mean, z = (_args.vector(name, v, d) for name, v in (("b0", b0), ("mean", mean), ("z", z)))
     t_arr = _times(t)
-    lam, V = np.linalg.eigh(_augmented(a, vecs["mean"]))
-    E0 = np.concatenate([W0 - np.eye(d), vecs["b0"][:, None]], axis=1)  # [W0 b0] - [I 0]
-    z_aug = np.append(vecs["z"], 1.0)
-    proj = V.T @ z_aug  # exp(-A t) z_aug = V diag(exp(-lam t)) V^T z_aug
-    tt = np.atleast_1d(t_arr)[:, None]
-    decayed = (np.exp(-lam[None, :] * tt) * proj[None, :]) @ V.T  # (T, d + 1)
-    out = vecs["z"][None, :] + decayed @ E0.T
+    lam, V = np.linalg.eigh(_augmented(a, mean))
+    if lam[0] < -1e-12 * max(1.0, lam[-1]):
+        raise ValueError("mean is impossible for these second moments a: diag(a) - mean mean^T must be "
+                         f"positive semi-definite (a covariance), but [[diag(a), mean], [mean^T, 1]] has "
+                         f"the eigenvalue {lam[0]:.3g} < 0")
+    E0 = np.concatenate([W0 - np.eye(d), b0[:, None]], axis=1)  # [W0 b0] - [I 0]
+    proj = V.T @ np.append(z, 1.0)  # exp(-A t) z_aug = V diag(exp(-lam t)) V^T z_aug
+    decayed = (np.exp(-lam[None, :] * np.atleast_1d(t_arr)[:, None]) * proj[None, :]) @ V.T  # (T, d + 1)
+    out = z[None, :] + decayed @ E0.T
     return out[0] if t_arr.ndim == 0 else out
 
 
 def mean_vector(mu, n_clusters: int, d: int) -> np.ndarray:
     """The data mean ``m = E x`` of the SIM task in concept coordinates: ``m_p = mu_p /
-    n_clusters`` for the ``s`` concepts and 0 on the other ``d - s`` axes.
-
-    The off-diagonal column of ``A_aug`` (eq. ``eq-one-aug`` of
-    ``book/one_layer_theory.md``), which couples the directions once the model has a bias.
+    n_clusters`` for the ``s`` concepts, 0 on the other ``d - s`` axes.
 
     Parameters
     ----------
-    mu : array_like(float, ndim=1)
+    mu : array_like
         Cluster distances ``mu_p >= 0``, one per concept.
     n_clusters : int
-        Number of equally likely training clusters, ``>= len(mu)`` (``s + 1`` with the
-        authors' origin cluster).
+        Equally likely training clusters, ``>= len(mu)`` (``s + 1`` with the authors'
+        origin cluster).
     d : int
         Dimension, ``>= len(mu)``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(d,)``.
     """
     mu = _checks.nonneg_vector("mu", mu)
     n_clusters = _checks.positive_int("n_clusters", n_clusters)
@@ -149,40 +138,21 @@ def mean_vector(mu, n_clusters: int, d: int) -> np.ndarray:
     return m
 
 
-def _augmented(a: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    d = a.size
-    A_aug = np.zeros((d + 1, d + 1))
-    A_aug[:d, :d] = np.diag(a)
-    A_aug[:d, d] = A_aug[d, :d] = mean
-    A_aug[d, d] = 1.0
-    return A_aug
-
-
 def augmented_moment(a, mean, s: int | None = None) -> np.ndarray:
-    """The second-moment matrix ``A_aug = [[diag(a), m], [m^T, 1]]`` of the augmented
-    input ``(x, 1)``, through which a bias couples the directions (Theorem 4.1 with a
-    bias, :func:`one_layer_output_with_bias`).
-
-    ``book/one_layer_theory.md`` takes the smallest eigenvalue of its block over the two
-    concepts and the constant input: how much the bias slows learning.
+    """The second moment ``A_aug = [[diag(a), m], [m^T, 1]]`` of the input ``(x, 1)``
+    (the constant input last), through which a bias couples the directions.
 
     Parameters
     ----------
-    a : array_like(float, ndim=1)
+    a : array_like
         ``(d,)``, the diagonal of ``A``, entries ``>= 0``.
-    mean : array_like(float, ndim=1)
-        ``(d,)``, the data mean ``m`` (:func:`mean_vector`).
+    mean : array_like
+        ``(d,)``, the data mean (:func:`mean_vector`).
     s : int, optional
-        Keep only the first ``s`` directions and the constant input (``1 <= s <= d``);
-        default all ``d``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(s + 1, s + 1)``, or ``(d + 1, d + 1)``; the constant input is the last row.
+        Keep only the first ``s`` directions and the constant input (default all ``d``).
     """
-    a = _vector_a(a)
-    mean = _vector("mean", mean, a.size)
+    a = _checks.nonneg_vector("a", a)
+    mean = _args.vector("mean", mean, a.size)
     s = a.size if s is None else _checks.integer("s", s, low=1, high=a.size)
     keep = np.append(np.arange(s), a.size)
     return _augmented(a, mean)[np.ix_(keep, keep)]

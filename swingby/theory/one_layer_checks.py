@@ -1,64 +1,34 @@
-"""The claim checks of ``book/one_layer_theory.md`` with their thresholds in one place,
-each returning what :func:`swingby.verdicts.judge` needs
-(:class:`~swingby.theory.two_layer_checks.Counts`): Theorem 4.1 against small-step
-gradient descent, the trained networks against the closed forms, the learning order of
-Sec. 4.1 and the monotone one-layer test loss, each over independent units beside a
-wrong model. Their thresholds, :data:`~swingby.theory.rules.ONE_LAYER_RULES`, live in
-:mod:`swingby.theory.rules` and are part of the register's fingerprint.
-
-Null audit of the wrong models used here:
-
-* **Signal-only rates** (trained networks, learning order): Theorem 4.1 (with the bias,
-  the augmented flow) with the rate ``mu_k^2 / n_c`` in place of ``a_k = sigma_k^2 + mu_k^2 / n_c`` (eq. C.13), i.e. a
-  model whose speed ignores the data's diversity, which Sec. 4.1 names as the second
-  half of the mechanism ("larger ``mu_k`` and / or ``sigma_k``"). Neither the paper's
-  account (it drops a term of it) nor a replicate. Shown: at the Fig. 2(b) setting where
-  ``sigma_1`` reverses the order, it learns concept 2 first, and at the authors'
-  ``mu = (1, 2)`` its output departs from eq. (4.2) by more than ``trained_err_max``
-  within the order runs' time (``tests/test_one_layer_checks.py``).
-* **Two layers** (one layer cannot swing by): the symmetric two-layer model
-  ``U U^T`` on the same data from the same Jacobian ``W(0) = U(0) U(0)^T``; by eq. (4.3)
-  its entries interact (growth, suppression), which the independent directions of
-  eq. (4.2) lack. Shown: it swings by in most of its runs (``tests/test_one_layer_checks.py``).
-
-Wrong variants of Theorem 4.1 (form ``identity``): the rate ``2 a_k`` (the loss 4.1
-without its 1/2) and the noise term decaying at the output's rate ``a_k`` instead of
-the input direction's ``a_i``.
+"""The claim checks of ``book/one_layer_theory.md`` (claims:
+:mod:`swingby.claims.one_layer_theory`, whose ``wrong_model`` texts say why each wrong
+model lacks the paper's mechanism): Theorem 4.1 against small-step gradient descent, the
+trained networks against the closed forms, the learning order of Sec. 4.1 and the
+monotone one-layer test loss, each returning the passing units of the claim and of its
+wrong model (:class:`~swingby.theory.two_layer_checks.Counts`). Thresholds:
+:data:`~swingby.theory.rules.ONE_LAYER_RULES`.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import NamedTuple
 
 import numpy as np
 
 from swingby import _checks
+from swingby.sim.data import second_moment
 from swingby.sim.run_checks import seed_list
+from swingby.theory import _args
 from swingby.theory.one_layer import mean_vector, one_layer_output, one_layer_output_with_bias
 from swingby.theory.rules import ONE_LAYER_RULES, OneLayerRules
 from swingby.theory.two_layer_checks import Counts
+
+__all__ = ["ONE_LAYER_RULES", "THM41_VARIANTS", "OrderRun", "clear_configs", "default_init_descents", "gd_draws",
+           "monotone_counts", "order_counts", "order_runs", "trained_counts"]
 
 #: the wrong variants of Theorem 4.1, in the order of the columns of ``null_passes``
 THM41_VARIANTS = ("rate 2 a_k", "noise at the output's rate a_k")
 
 
 def _rules(rules) -> OneLayerRules:
-    """``rules`` if it is a OneLayerRules, else a ValueError."""
     return _checks.instance("rules", rules, OneLayerRules, "swingby.theory.rules.OneLayerRules")
-
-
-def values(rules: OneLayerRules = ONE_LAYER_RULES) -> dict:
-    """The rules as a plain dict (tuples as lists), as hashed into the register's fingerprint.
-
-    Parameters
-    ----------
-    rules : OneLayerRules
-
-    Returns
-    -------
-    dict
-    """
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(_rules(rules)).items()}
 
 
 def _noise_at_output_rate(W0: np.ndarray, a: np.ndarray, z: np.ndarray, t: float) -> np.ndarray:
@@ -68,31 +38,22 @@ def _noise_at_output_rate(W0: np.ndarray, a: np.ndarray, z: np.ndarray, t: float
 
 
 def gd_draws(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 8) -> Counts:
-    """Theorem 4.1 against explicit Euler steps of ``dW/dt = -(W - I) A`` (claim
-    ``claim-one-thm41``, form ``identity``): one draw per seed of ``W(0)`` (PyTorch's
-    uniform law), three concepts with ``mu`` uniform in [0.5, 2.5] and ``sigma`` uniform
-    in [0.05, 0.5], at ``z = x_hat``.
-
-    A draw passes when the finer step's error is below ``gd_error_max`` and the error
-    ratio of the two steps lies in ``gd_ratio_band`` (first-order convergence). The wrong
-    variants (:data:`THM41_VARIANTS`) are judged by the same two conditions against the
-    same gradient-descent runs.
+    """Claim ``claim-one-thm41`` (form ``identity``): Theorem 4.1 against Euler steps of
+    ``dW/dt = -(W - I) A``, one draw per seed (``W(0)`` in PyTorch's uniform law, three
+    concepts, ``mu`` in [0.5, 2.5], ``sigma`` in [0.05, 0.5], ``z = x_hat``). A draw passes
+    when the finer step's error is below ``gd_error_max`` and the ratio of the two steps'
+    errors is in ``gd_ratio_band``; the wrong variants (:data:`THM41_VARIANTS`) by the same
+    conditions, one entry per (draw, variant).
 
     Parameters
     ----------
     seeds : sequence of int
         One draw per seed.
     rules : OneLayerRules
+        The thresholds.
     d : int
         Dimension (>= 3).
-
-    Returns
-    -------
-    Counts
-        ``null_passes`` has one entry per (draw, variant), draws first.
     """
-    from swingby.sim.data import second_moment
-
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     d = _checks.integer("d", d, low=3)
     errors = np.zeros((len(seeds), 1 + len(THM41_VARIANTS), 2))
@@ -119,8 +80,6 @@ def gd_draws(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 8) -> Co
 
 def _signal_only(mu, d: int) -> np.ndarray:
     """The wrong model's rates: eq. (C.13) with the origin cluster and no diversity."""
-    from swingby.sim.data import second_moment
-
     return second_moment(mu, (0.0,) * len(mu), d, origin_cluster=True)
 
 
@@ -131,14 +90,11 @@ def clear_configs(rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) -> lis
     Parameters
     ----------
     rules : OneLayerRules
+        Supplies ``order_margin``.
     d : int
-
-    Returns
-    -------
-    list of dict
+        Dimension.
     """
     from swingby.observations.runs import FIG2A, FIG2B
-    from swingby.sim.data import second_moment
 
     rules = _rules(rules)
     out = []
@@ -160,31 +116,26 @@ class OrderRun(NamedTuple):
 
 
 def order_runs(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) -> list[OrderRun]:
-    """Every clear setting (:func:`clear_configs`) trained once per seed with its own
-    randomness (one layer with bias, the authors' sigma and origin cluster, rotated data,
-    the first ``order_epochs`` of the authors' 40 epochs, batched), with the augmented
-    closed form (eq. 4.2 for the input ``(x, 1)``) and the wrong model's (signal-only
-    rates) from each run's own initial weights and bias on the run's record grid
-    (``t = lr x steps x 2 / d``).
+    """Every clear setting (:func:`clear_configs`) trained once per seed (one layer with
+    bias, the authors' data, the first ``order_epochs`` epochs), with the augmented closed
+    form and the signal-only one from each run's own initial weights and bias on its record
+    grid (``t = lr x steps x 2 / d``); seed by seed, settings in order.
 
     Parameters
     ----------
     seeds : sequence of int
         Independent seeds.
     rules : OneLayerRules
+        Supplies ``order_epochs`` and ``order_margin``.
     d : int
-
-    Returns
-    -------
-    list of OrderRun
-        Seed by seed, settings in the order of :func:`clear_configs`.
+        Dimension.
     """
     import copy
 
     from swingby.observations.learning import learning_times
     from swingby.observations.runs import run_seed
     from swingby.sim.batched import train_batched
-    from swingby.sim.data import make_sim, second_moment
+    from swingby.sim.data import make_sim
     from swingby.sim.models import MLP
 
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
@@ -215,7 +166,6 @@ def order_runs(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) ->
 
 
 def _order_runs(runs) -> list[OrderRun]:
-    """``runs`` if it is a non-empty list of OrderRun, else a ValueError."""
     if not isinstance(runs, list) or not runs or not all(isinstance(r, OrderRun) for r in runs):
         raise ValueError("runs must be a non-empty list of OrderRun (from order_runs)")
     return runs
@@ -226,43 +176,26 @@ def _first_is_larger_a(times: np.ndarray, a: np.ndarray) -> bool:
     return bool(times[0] != times[1] and int(np.argmin(times)) == int(np.argmax(a)))
 
 
-def order_counts(runs) -> Counts:
-    """Claim ``claim-one-order`` (form ``universal``): a run of :func:`order_runs`
-    passes when the concept with the larger ``a_k`` is strictly first to cover half its
-    way to ``x_hat`` (:func:`~swingby.observations.learning.learning_times`); the wrong
-    model (the signal-only closed form from the run's own initial weights) passes by
-    the same test on its learning times.
-
-    Parameters
-    ----------
-    runs : list of OrderRun
-
-    Returns
-    -------
-    Counts
-        Paired (a run and the wrong model from its initial weights).
-    """
+def order_counts(runs: list[OrderRun]) -> Counts:
+    """Claim ``claim-one-order`` (form ``universal``): a run of :func:`order_runs` passes
+    when the concept with the larger ``a_k`` is strictly first to cover half its way to
+    ``x_hat``; the wrong model (signal-only rates) by the same test."""
     runs = _order_runs(runs)
     return Counts(np.array([_first_is_larger_a(r.times, r.a) for r in runs]),
                   np.array([_first_is_larger_a(r.wrong_times, r.a) for r in runs]), paired=True)
 
 
-def trained_counts(runs, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
+def trained_counts(runs: list[OrderRun], rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
     """Claim ``claim-one-trained`` (form ``typical``): a run of :func:`order_runs` passes
-    when its path stays within ``trained_err_max`` of the augmented closed form in every
-    coordinate at every record; the wrong model (signal-only rates) passes by the same
-    test.
+    when its path stays within ``trained_err_max`` of the augmented closed form; the wrong
+    model (signal-only rates) by the same test.
 
     Parameters
     ----------
     runs : list of OrderRun
+        From :func:`order_runs`.
     rules : OneLayerRules
         Supplies ``trained_err_max``.
-
-    Returns
-    -------
-    Counts
-        Paired (the same runs).
     """
     runs, rules = _order_runs(runs), _rules(rules)
     return Counts(np.array([r.gap < rules.trained_err_max for r in runs]),
@@ -271,30 +204,23 @@ def trained_counts(runs, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
 
 def monotone_counts(seeds, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
     """Claim ``claim-one-monotone`` (form ``universal``): from each seed's Fig. 5
-    initialisation ``U(0)`` (uniform, scale 0.2, ``d = 3``), the one-layer closed form
-    (eq. 4.2) started at ``W(0) = U(0) U(0)^T`` on the Fig. 5 data, and the two-layer
-    model (gradient steps on ``U``, the wrong model) on the same data. A run passes
-    when its test loss at ``x_hat`` descends once (no rise above ``monotone_rel_tol`` of
-    its initial value), on the two-layer run's time grid.
+    ``U(0)``, the one-layer closed form from ``W(0) = U(0) U(0)^T`` passes when its test
+    loss descends once (no rise above ``monotone_rel_tol``); the wrong model is the
+    two-layer model (:func:`~swingby.theory.two_layer_checks.fig5_record`).
 
     Parameters
     ----------
     seeds : sequence of int
         One initialisation per seed.
     rules : OneLayerRules
-
-    Returns
-    -------
-    Counts
-        Paired (the same ``W(0)``).
+        Supplies ``monotone_rel_tol``.
     """
     from swingby.theory.stages import count_descents
     from swingby.theory.two_layer_checks import fig5_record
 
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     two = fig5_record(seeds)
-    W0 = two.W[:, 0]
-    one = np.stack([one_layer_output(w, two.a, two.x_hat, two.time).output for w in W0])
+    one = np.stack([one_layer_output(w, two.a, two.x_hat, two.time).output for w in two.W[:, 0]])
     one_loss = 0.5 * ((one - two.x_hat) ** 2).sum(axis=-1)
     return Counts(count_descents(one_loss, rules.monotone_rel_tol) == 1,
                   count_descents(two.test_loss, rules.monotone_rel_tol) == 1, paired=True)
@@ -302,41 +228,27 @@ def monotone_counts(seeds, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
 
 def default_init_descents(a, x_hat, mean, *, n_init: int = 200, seed: int = 0,
                           rel_tol: float = 1e-3) -> dict:
-    """Number of descents of the one-layer test loss at ``x_hat`` under Theorem 4.1,
-    without bias (eq. 4.2) and with it (the augmented flow), from ``n_init`` draws of
-    PyTorch's default ``nn.Linear(d, d)`` weights and bias (uniform in
-    ``[-1/sqrt(d), 1/sqrt(d))``). Used in ``book/one_layer_theory.md`` (Sec. 4.1, "one
-    layer cannot swing by").
+    """Descents of the one-layer test loss at ``x_hat`` under Theorem 4.1, without bias
+    and with it (``{False: descents, True: descents}``), from ``n_init`` draws of
+    PyTorch's default ``nn.Linear(d, d)`` weights and bias.
 
     Parameters
     ----------
-    a : array_like(float, ndim=1)
-        The diagonal of ``A``, ``(d,)``.
-    x_hat : array_like(float, ndim=1)
-        The test point in concept coordinates, ``(d,)``.
-    mean : array_like(float, ndim=1)
-        The data mean, ``(d,)`` (:func:`~swingby.theory.one_layer.mean_vector`).
+    a, x_hat, mean : array_like
+        The diagonal of ``A``, the test point and the data mean, each ``(d,)``.
     n_init : int
         Number of initial weights, ``> 0``.
     seed : int
-        Seed of the numpy generator that draws them (weights, then bias, per draw).
+        Seed of the generator that draws them (weights, then bias, per draw).
     rel_tol : float
         Hysteresis of :func:`~swingby.theory.stages.count_descents`.
-
-    Returns
-    -------
-    dict
-        ``{False: descents, True: descents}``, each an ``(n_init,)`` integer array.
     """
     from swingby.live import progress
     from swingby.theory.stages import count_descents
 
-    a = _checks.array("a", a, ndim=1)
-    d = len(a)
-    x_hat = _checks.array("x_hat", x_hat, ndim=1)
-    mean = _checks.array("mean", mean, ndim=1)
-    if x_hat.shape != (d,) or mean.shape != (d,):
-        raise ValueError(f"x_hat and mean must have shape ({d},) like a, got {x_hat.shape} and {mean.shape}")
+    a = _checks.nonneg_vector("a", a)
+    d = a.size
+    x_hat, mean = _args.vector("x_hat", x_hat, d), _args.vector("mean", mean, d)
     n_init = _checks.positive_int("n_init", n_init)
     rng = np.random.default_rng(_checks.integer("seed", seed, low=0))
     t_grid = np.concatenate([[0.0], np.geomspace(1e-3, 200, 300)])

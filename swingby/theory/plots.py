@@ -1,10 +1,8 @@
-"""Figures of the theory chapters (``book/two_layer_theory.md``,
-``book/beyond_two_concepts.md``): the major / minor / irrelevant entries of the Jacobian
-(Fig. 4), the entries of ``W(t)`` over time with the loss and its ascents shaded
-(Figs. 5, 8-10), and the output trajectory of the symmetric model in the concept plane;
-and the schematic of the swing-by that opens the book (``book/intro.md``).
-They build on :mod:`swingby.style` and on the trajectory helpers of
-:mod:`swingby.observations.plots`.
+"""Figures of the theory chapters: the major / minor / irrelevant entries of the Jacobian
+(Fig. 4), the entries of ``W(t)`` with the test loss and its ascents shaded (the explorer
+of ``book/two_layer_theory.md``), the output trajectory of the symmetric model in the
+concept plane, the one-layer figures of ``book/one_layer_theory.md``, and the schematic
+of the swing-by that opens the book (``book/intro.md``).
 """
 from __future__ import annotations
 
@@ -15,10 +13,13 @@ from matplotlib.patches import Patch, Rectangle
 
 from swingby import _checks
 from swingby.observations.plots import mark_concept_plane, plot_trajectory
-from swingby.style import PALETTE, _axes, _dims, _style
+from swingby.style import PALETTE, check_axes, check_dims
 from swingby.theory.settings import THEORY_SETTINGS, TheorySetting
-from swingby.theory.simulation import _single_record
-from swingby.theory.stages import Stages, detect_stages
+from swingby.theory.simulation import single_record
+from swingby.theory.stages import detect_stages
+
+__all__ = ["plot_entry_types", "plot_growth_noise", "plot_output_trajectory", "plot_swing_by_schematic",
+           "plot_trained_vs_theory"]
 
 #: Largest ``d`` of :func:`plot_entry_types` (it writes one label per entry of a d x d grid).
 MAX_ENTRY_GRID = 30
@@ -30,17 +31,9 @@ ENTRY_COLOURS = tuple(PALETTE[name] for name in ("blue", "purple", "green", "sky
 ASCENT_GREY = "0.5"
 
 
-def _symmetric_record(record):
-    return _single_record("record", record)
-
-
-# ---------------------------------------------------------------------------------
-# Theory chapters (book/one_layer_theory, book/two_layer_theory, book/beyond_two_concepts)
-# ---------------------------------------------------------------------------------
 def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     """Fig. 4: major (first ``s`` diagonal), minor (off-diagonal in the first ``s`` rows
-    or columns) and irrelevant entries of the ``d x d`` Jacobian
-    (``book/two_layer_theory.md``).
+    or columns) and irrelevant entries of the ``d x d`` Jacobian.
 
     Parameters
     ----------
@@ -56,12 +49,11 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     Returns
     -------
     matplotlib Axes
-        The axes drawn on.
     """
     d = _checks.integer("d", d, low=1, high=MAX_ENTRY_GRID)
     s = _checks.integer("s", s, low=1, high=d)
     group = None if group is None else _checks.index("group", group, s)
-    ax = _axes(plt.figure(figsize=(4, 4)).add_subplot() if ax is None else ax)
+    ax = check_axes(plt.figure(figsize=(4, 4)).add_subplot() if ax is None else ax)
     kind = np.zeros((d, d))  # 0 irrelevant, 1 minor, 2 major
     kind[:s, :] = 1
     kind[:, :s] = 1
@@ -90,34 +82,7 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
 
 
 def shade_loss_segments(ax, stages, *, color=ASCENT_GREY, alpha=0.25, growth_colours=None):
-    """Shade the ascents of the test loss found by :func:`swingby.theory.stages.detect_stages`
-    and mark the growth times of the major entries with dotted lines (Figs. 5, 8-10).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-        Where to draw (time on the x axis).
-    stages : swingby.theory.stages.Stages
-        From :func:`swingby.theory.stages.detect_stages`.
-    color : matplotlib colour
-        Colour of the shading.
-    alpha : float
-        Opacity of the shading, in ``[0, 1]``.
-    growth_colours : sequence of matplotlib colours or None
-        The dotted line of ``w_pp`` in ``growth_colours[p]`` (the colour of the entry's
-        curve, which names it) and without a label; ``None``: grey lines labelled
-        "``w_pp`` grows".
-    """
-    _axes(ax)
-    _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
-    _style(color=color)
-    alpha = _checks.number("alpha", alpha, low=0, high=1)
-    if growth_colours is not None:
-        if isinstance(growth_colours, str) or len(growth_colours) <= max(stages.growth, default=-1):
-            raise ValueError(f"growth_colours must hold a colour for each of the {len(stages.growth)} "
-                             f"major entries, got {growth_colours!r}")
-        for c in growth_colours:
-            _style(color=c)
+    """Shade the ascents of the test loss; mark each major entry's growth (in ``growth_colours[p]``, else labelled)."""
     for k, (_, t0, t1, _, _) in enumerate(stages.ascents):
         ax.axvspan(t0, t1, color=color, alpha=alpha, lw=0, label="test loss rises" if k == 0 else None)
     for p, t in stages.growth.items():
@@ -129,62 +94,23 @@ def shade_loss_segments(ax, stages, *, color=ASCENT_GREY, alpha=0.25, growth_col
                     rotation=90, va="top", ha="right", fontsize=8, color="grey")
 
 
-def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False, max_minor: int = 6,
-                          loss_scale: float = 1.0):
-    """Figs. 5 (left), 8-10: test loss (thick black, on a right-hand axis of its own) and
-    major (solid) / minor (dashed) entries of ``W(t)`` from a :class:`swingby.theory.simulation.SymmetricRecord`
-    (``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-        Where to draw.
-    record : swingby.theory.simulation.SymmetricRecord
-        One simulated run (not a batch).
-    s : int
-        Number of concepts, in ``[1, d]``: the major entries drawn.
-    stages : swingby.theory.stages.Stages or None
-        Shade its loss ascents (:func:`shade_loss_segments`).
-    logx : bool
-        Log time axis.
-    max_minor : int
-        Most minor entries drawn, ``>= 0``.
-    loss_scale : float
-        Factor on the test loss, ``> 0`` (it is drawn on its own right-hand axis).
-
-    Returns
-    -------
-    matplotlib Axes
-        The axes drawn on.
-    """
-    _axes(ax)
-    record = _symmetric_record(record)
+def plot_jacobian_entries(ax, record, s: int, stages):
+    """The entries of ``W(t)`` of one run, its test loss on a right-hand axis, and the ascents shaded."""
     t = record.time
     d = record.W.shape[-1]
-    s = _checks.integer("s", s, low=1, high=d)
-    max_minor = _checks.integer("max_minor", max_minor, low=0)
-    loss_scale = _checks.positive_float("loss_scale", loss_scale)
-    logx = _checks.flag("logx", logx)
-    if stages is not None:
-            _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages) or None")
     for p in range(s):
         ax.plot(t, record.W[:, p, p], lw=1.8, color=ENTRY_COLOURS[p % len(ENTRY_COLOURS)],
                 label=f"major $w_{{{p + 1}{p + 1}}}$")
-    minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
+    minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:6]
     for k, (i, j) in enumerate(minors, start=s):
         ax.plot(t, record.W[:, i, j], ls="--", lw=1.2, color=ENTRY_COLOURS[k % len(ENTRY_COLOURS)],
                 label=f"minor $w_{{{i + 1}{j + 1}}}$")
-    # the test loss on its own axis (right), so that each axis holds one quantity
-    lax = ax.twinx()
-    lax.plot(t, record.test_loss * loss_scale, color="k", lw=2.5,
-             label="test loss (right axis)" + ("" if loss_scale == 1 else f" x {loss_scale:g}"))
-    lax.set_ylabel("test loss" + ("" if loss_scale == 1 else f" x {loss_scale:g}"))
+    lax = ax.twinx()  # the test loss on its own axis, so that each axis holds one quantity
+    lax.plot(t, record.test_loss, color="k", lw=2.5, label="test loss (right axis)")
+    lax.set_ylabel("test loss")
     lax.set_ylim(bottom=0)
     lax.grid(False)
-    if stages is not None:
-        shade_loss_segments(ax, stages)
-    if logx:
-        ax.set_xscale("log")
+    shade_loss_segments(ax, stages)
     ax.set_xlabel(r"time $t = \eta \times$ iterations (eq. 4.3 clock)")
     ax.set_ylabel("entry value")
     handles, labels = ax.get_legend_handles_labels()
@@ -195,16 +121,15 @@ def plot_jacobian_entries(ax, record, s: int, *, stages=None, logx: bool = False
 
 
 def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False):
-    """Fig. 5 (right) / 18: the output ``W(t) x_hat`` in the concept plane
-    (``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``).
+    """Fig. 5 (right) / 18: the output ``W(t) x_hat`` in the concept plane.
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
-    record : swingby.theory.simulation.SymmetricRecord
+    record : SymmetricRecord
         One simulated run (not a batch).
-    mu : array_like(float, ndim=1)
+    mu : array_like
         Cluster distances, at most ``d`` of them.
     dims : pair of int
         The two concept axes drawn.
@@ -214,14 +139,13 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
     Returns
     -------
     matplotlib Axes
-        The axes drawn on.
     """
-    _axes(ax)
-    record = _symmetric_record(record)
+    check_axes(ax)
+    record = single_record("record", record)
     mu = _checks.array("mu", mu, ndim=1)
     if mu.size > record.W.shape[-1]:
         raise ValueError(f"mu has {mu.size} entries but the record has d = {record.W.shape[-1]}")
-    dims = _dims(dims, mu.size)
+    dims = check_dims(dims, mu.size)
     centres = _checks.flag("centres", centres)
     plot_trajectory(ax, record.output, label=r"output at $\hat{x}$", color=PALETTE["orange"], dims=dims,
                     marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
@@ -235,14 +159,6 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
     return ax
 
 
-# ---------------------------------------------------------------------------
-# Chapters observations, ood_checks, topological_order (Figs. 2, 3, 7, 11-16)
-# ---------------------------------------------------------------------------
-
-
-# ---------------------------------------------------------------------------------
-# The book's introduction (book/intro.md)
-# ---------------------------------------------------------------------------------
 #: Okabe-Ito colours of the three stages of :func:`plot_swing_by_schematic`
 SWING_BY_STAGE_COLOURS = tuple(PALETTE[name] for name in ("blue", "vermillion", "green"))
 
@@ -264,8 +180,7 @@ def _blob(ax, centre, sigma: float) -> None:
 
 
 def _stage_paths(ax, out, bounds, labels=None, *, lw: float = 2.6) -> list[int]:
-    """Draw the stages of the path ``out`` (rows ``bounds[k]`` to ``bounds[k + 1]``) with an
-    arrowhead halfway along each (by arc length); the rows of those halfway points."""
+    """Draw the stages of the path ``out`` between ``bounds``, each with a mid-way arrowhead; the mid-way rows."""
     middles = []
     for k, colour in enumerate(SWING_BY_STAGE_COLOURS):
         path = out[bounds[k]:bounds[k + 1] + 1]
@@ -281,37 +196,23 @@ def _stage_paths(ax, out, bounds, labels=None, *, lw: float = 2.6) -> list[int]:
 
 def plot_swing_by_schematic(ax, setting=None):
     """The swing-by in one picture (``book/intro.md``): in the plane of two concepts, the
-    training clusters (at the origin, at ``mu_1 e_1`` and at ``mu_2 e_2``, drawn as
-    grey Gaussian blobs of standard deviation ``sigma``), the unseen test point
-    ``x_hat = mu_1 e_1 + mu_2 e_2`` (star) and the output ``W(t) x_hat`` of the
-    symmetric two-layer model (Sec. 4.2) over training, its first two coordinates.
-
-    The path is simulated, not drawn by hand: the authors' run of ``setting``
-    (:meth:`~swingby.theory.settings.TheorySetting.run`, (D.2) with ``A^2``). It is cut
-    where the test loss turns (:func:`~swingby.theory.stages.detect_stages`: descent,
-    ascent, descent), which are the stages of Sec. 4.2.1-4.2.2: (1) growth of the
-    stronger concept's major entry, with the minor entry that links the two concepts;
-    (2) suppression of that minor entry, while the output turns toward the stronger
-    concept's training cluster and passes closest to it (dotted: the closest approach,
-    the *swing-by*); (3) growth of the weaker concept's major entry, which takes the
-    output to ``x_hat``. An inset magnifies the turn. The stages' legend is placed to
-    the right of ``ax``, off the data.
+    training clusters, the unseen test point ``x_hat`` and the output ``W(t) x_hat`` of the
+    authors' run of ``setting``, cut where the test loss turns into the stages of Sec.
+    4.2.1-4.2.2 (growth, suppression with the closest approach to the stronger concept's
+    cluster, the *swing-by*, and second growth). An inset magnifies the turn.
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
-    setting : swingby.theory.settings.TheorySetting or None
-        A setting with two concepts whose run swings by once (its test loss descends,
-        ascends, descends); ``None`` is the paper's Fig. 5 setting from the authors'
-        seed, ``THEORY_SETTINGS["fig5"]``.
+    setting : TheorySetting or None
+        A setting with two concepts whose run swings by once; ``None`` is Fig. 5's.
 
     Returns
     -------
     matplotlib Axes
-        The axes drawn on.
     """
-    _axes(ax)
+    check_axes(ax)
     setting = THEORY_SETTINGS["fig5"] if setting is None else _checks.instance(
         "setting", setting, TheorySetting, "swingby.theory.settings.TheorySetting or None")
     if setting.s != 2:
@@ -377,29 +278,27 @@ def plot_swing_by_schematic(ax, setting=None):
 
 def plot_growth_noise(ax, t, out, a, *, s: int = 2):
     """Theorem 4.1's output at ``x_hat`` split into its growth and noise terms (eq. 4.2):
-    for each concept coordinate the output (solid), the growth term (dashed) and the
-    noise term (dotted), and in grey the largest noise term of the other coordinates.
-    Used in ``book/one_layer_theory.md``.
+    per concept coordinate the output (solid), the growth term (dashed) and the noise term
+    (dotted), and in grey the largest noise term of the other coordinates.
 
     Parameters
     ----------
     ax : matplotlib Axes
         Where to draw.
-    t : array_like(float, ndim=1)
+    t : array_like
         The times of ``out``.
     out : OneLayerOutput
         :func:`~swingby.theory.one_layer.one_layer_output` at ``x_hat`` over ``t``.
-    a : array_like(float, ndim=1)
+    a : array_like
         The diagonal of ``A`` (for the legend).
     s : int
-        Number of concept coordinates drawn (at most two colours), 1 or 2.
+        Number of concept coordinates drawn, 1 or 2.
 
     Returns
     -------
     matplotlib Axes
-        The axes drawn on.
     """
-    _axes(ax)
+    check_axes(ax)
     t = _checks.array("t", t, ndim=1)
     a = _checks.array("a", a, ndim=1)
     s = _checks.integer("s", s, low=1, high=2)
@@ -420,7 +319,7 @@ def plot_growth_noise(ax, t, out, a, *, s: int = 2):
 def plot_trained_vs_theory(ax, runs: dict, mu, *, title: str | None = None):
     """Trained one-layer output trajectories at ``x_hat``, without bias (blue) and with it
     (vermillion), each with its closed form (dashed black: eq. 4.2 without bias, the
-    augmented flow with it). Used in ``book/one_layer_theory.md``.
+    augmented flow with it).
 
     Parameters
     ----------
@@ -437,9 +336,8 @@ def plot_trained_vs_theory(ax, runs: dict, mu, *, title: str | None = None):
     Returns
     -------
     matplotlib Axes
-        The axes drawn on.
     """
-    _axes(ax)
+    check_axes(ax)
     if set(runs) != {False, True}:
         raise ValueError(f"runs must have the keys False and True (bias), got {sorted(runs)}")
     for bias, c in ((False, PALETTE["blue"]), (True, PALETTE["vermillion"])):

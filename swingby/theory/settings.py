@@ -1,6 +1,6 @@
-"""Assumptions and settings: which of Assumptions D.1-D.5 (App. D.1) hold for a setting,
-and the settings of the paper's theory figures (Sec. 4.2, App. E) as the authors' scripts
-ran them. Chapters: ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``."""
+"""Assumptions D.1-D.5 (App. D.1) and the settings of the paper's theory figures (Sec.
+4.2, App. E) as the authors' scripts ran them. Chapters: ``book/two_layer_theory.md``,
+``book/two_layer_checks.md``, ``book/beyond_two_concepts.md``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,16 +9,17 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory._args import _eta, _vector_a
 from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
 from swingby.theory.stages import Stages, detect_stages
-from swingby.theory.statistics import DescentStats, descent_statistics
+from swingby.theory.statistics import DescentStats, descent_statistics, x_hat_of
 from swingby.theory.symmetric import authors_a, dynamics_a
+
+__all__ = ["THEORY_SETTINGS", "AssumptionConstants", "AssumptionReport", "Inequality", "StagedRun", "TheorySetting",
+           "check_assumptions"]
 
 
 class Inequality(NamedTuple):
-    """One inequality ``lhs <= rhs`` of Assumptions D.1-D.5, as :func:`check_assumptions`
-    evaluated it."""
+    """One inequality ``lhs <= rhs`` of Assumptions D.1-D.5."""
 
     holds: bool  #: ``lhs <= rhs``
     lhs: float
@@ -64,42 +65,28 @@ class AssumptionReport:
 def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int | None = None,
                       K: float = 20.0, P: float = 2.0, kappa: float = 1.2,
                       C: float | None = None) -> AssumptionReport:
-    """Which of Assumptions D.1-D.5 (App. D.1) hold for a setting, and by how much.
-
-    ``alpha = min a_k`` and ``gamma = max a_k / alpha`` over the informative directions
-    (``a_k > 0``; D.1 fails outright if some ``a_k = 0`` direction is counted, which the
-    report says). ``omega <= |w_ij(0)| <= beta * omega`` describes the initialisation.
-    For D.5 the directions are sorted by decreasing ``a``; every pair (larger ``a_i``,
-    smaller ``a_j``) must satisfy ``(a_i + a_j) / (2 a_i) <= log P / (10 kappa^2
-    log(1 / (P beta omega)) + log(P beta))`` and ``a_i - 3 a_j >= alpha / C``.
-    Used by ``book/two_layer_checks.md`` at the Fig. 5 setting.
+    """Which of Assumptions D.1-D.5 (App. D.1) hold for a setting, and by how much:
+    ``alpha = min a_k`` and ``gamma = max a_k / alpha`` over the directions with ``a_k > 0``;
+    D.5 is checked for every pair (larger ``a_i``, smaller ``a_j``).
 
     Parameters
     ----------
-    a : array_like(float, ndim=1)
+    a : array_like
         The diagonal of ``A``, entries ``>= 0``, at least one ``> 0``.
-    omega : float
-        ``> 0``, the smallest initial entry ``min |w_ij(0)|``.
+    omega, beta : float
+        The initialisation: ``omega <= |w_ij(0)| <= beta omega``, ``omega > 0``, ``beta >= 1``.
     eta : float
         ``> 0``, the step of (D.2).
-    beta : float
-        ``>= 1``, ``max |w_ij(0)| / omega``.
     d : int, optional
         The dimension (default ``len(a)``).
-    K, P, kappa : float
-        The free constants of App. D.1: ``K >= 20``, ``P > 1``, ``kappa > 1.1``.
-    C : float, optional
-        ``> 0``; defaults to the largest value D.4 allows, ``K / (2 (kappa - 1))``.
-
-    Returns
-    -------
-    AssumptionReport
-        One :class:`Inequality` per inequality, ``.all_hold`` and the ``.constants``.
+    K, P, kappa, C : float
+        The free constants of App. D.1: ``K >= 20``, ``P > 1``, ``kappa > 1.1``, ``C > 0``
+        (default the largest value D.4 allows, ``K / (2 (kappa - 1))``).
     """
-    a = _vector_a(a)
+    a = _checks.nonneg_vector("a", a)
     omega = _checks.positive_float("omega", omega)
     beta = _checks.positive_float("beta", beta)
-    eta = _eta(eta)
+    eta = _checks.positive_float("eta", eta)
     d = a.size if d is None else _checks.positive_int("d", d)
     if beta < 1:
         raise ValueError(f"beta must be >= 1 (max |w_ij(0)| / min |w_ij(0)|), got {beta}")
@@ -144,13 +131,9 @@ class StagedRun(NamedTuple):
 @dataclass(frozen=True)
 class TheorySetting:
     """One setting of the paper's theory figures (Sec. 4.2, App. E), as the authors'
-    scripts ran it.
-
-    The scripts seed PyTorch with ``seed`` and draw ``U = torch.rand(d, d) * init_scale``;
-    :meth:`U0` draws the same numbers (``SymmetricModel`` uses a generator seeded the same
-    way), so ``run()`` starts from the authors' own initialisation. Used by
-    ``book/two_layer_theory.md`` and ``book/beyond_two_concepts.md``.
-    """
+    scripts ran it. The scripts seed PyTorch with ``seed`` and draw ``U = torch.rand(d, d)
+    * init_scale``; :meth:`U0` draws the same numbers, so :meth:`run` starts from the
+    authors' own initialisation."""
 
     name: str  #: e.g. ``"Fig. 5"``
     mu: tuple  #: cluster distances ``mu_p``, ``s = len(mu)``
@@ -169,7 +152,7 @@ class TheorySetting:
         _checks.positive_float("init_scale", self.init_scale)
         _checks.positive_int("steps", self.steps)
         _checks.seed("seed", self.seed)
-        _eta(self.eta)
+        _checks.positive_float("eta", self.eta)
         _checks.flag("origin_cluster", self.origin_cluster)
 
     @property
@@ -180,92 +163,36 @@ class TheorySetting:
     @property
     def x_hat(self) -> np.ndarray:
         """The OOD test point ``sum_p mu_p e_p``, ``(d,)``."""
-        x = np.zeros(self.d)
-        x[: self.s] = self.mu
-        return x
+        return x_hat_of(self.mu, self.d)
 
     def a(self, matrix: str = "authors") -> np.ndarray:
-        """The diagonal the dynamics run with, :func:`~swingby.theory.symmetric.dynamics_a` (``"authors"``: ``A^2``
-        of their scripts; ``"paper"``: eq. C.13)."""
+        """The diagonal the dynamics run with (:func:`~swingby.theory.symmetric.dynamics_a`)."""
         return dynamics_a(self.mu, self.sigma, self.d, matrix=matrix,
                           origin_cluster=self.origin_cluster and matrix == "paper")
 
     def U0(self, seeds=None) -> np.ndarray:
-        """Initial ``U``: the authors' (``seeds=None``, shape ``(d, d)``) or one per seed
-        in ``seeds`` (``(B, d, d)``)."""
+        """Initial ``U``: the authors' (``seeds=None``, ``(d, d)``) or one per seed (``(B, d, d)``)."""
         if seeds is None:
             return initial_U(self.d, [self.seed], init_scale=self.init_scale)[0]
         return initial_U(self.d, seeds, init_scale=self.init_scale)
 
     def run(self, matrix: str = "authors", *, iterate: str = "W", seeds=None,
             record_every: int = 1, steps: int | None = None) -> SymmetricRecord:
-        """Simulate from :meth:`U0` with :func:`~swingby.theory.simulation.simulate_symmetric`. The defaults
-        (``matrix="authors"``, ``iterate="W"``, the authors' seed) repeat the authors'
-        run exactly, up to their float32 arithmetic.
-
-        Parameters
-        ----------
-        matrix : {"authors", "paper"}
-            As in :meth:`a`.
-        iterate : {"W", "U"}
-            As in :func:`~swingby.theory.simulation.simulate_symmetric`.
-        seeds : sequence of int, optional
-            Run one trajectory per seed (a batched record) instead of the authors' seed.
-        record_every : int
-            Record every ``k``-th iterate.
-        steps : int, optional
-            Iterations (default: the setting's ``steps``).
-
-        Returns
-        -------
-        SymmetricRecord
-        """
+        """:func:`~swingby.theory.simulation.simulate_symmetric` from :meth:`U0` (the
+        defaults repeat the authors' run, up to their float32 arithmetic); ``seeds`` gives
+        a batched record, one trajectory per seed."""
         return simulate_symmetric(self.U0(seeds), self.a(matrix), self.eta, self.steps if steps is None else steps,
                                   self.x_hat, record_every=record_every, iterate=iterate)
 
     def run_with_stages(self, matrix: str = "authors", *, rel_tol: float = 0.01,
                         record_every: int = 10) -> StagedRun:
-        """:meth:`run` from the authors' seed and :func:`~swingby.theory.stages.detect_stages` on it with ``s``
-        major entries: the runs of Figs. 8 and 9 in ``book/beyond_two_concepts.md``.
-
-        Parameters
-        ----------
-        matrix : {"authors", "paper"}
-            As in :meth:`a`.
-        rel_tol : float
-            The tolerance of :func:`~swingby.theory.stages.detect_stages` (a fraction of the initial test loss).
-        record_every : int
-            Record every ``k``-th iterate.
-
-        Returns
-        -------
-        StagedRun
-            ``(record, stages)``.
-        """
+        """:meth:`run` from the authors' seed and :func:`~swingby.theory.stages.detect_stages` on it."""
         record = self.run(matrix, record_every=record_every)
         return StagedRun(record, detect_stages(record, self.s, rel_tol=rel_tol))
 
     def statistics(self, matrix: str = "authors", *, n_seeds: int = 200, iterate: str = "U",
                    rel_tol: float = 0.01, record_every: int = 10) -> DescentStats:
-        """:func:`~swingby.theory.statistics.descent_statistics` over seeds ``0..n_seeds-1`` at this setting.
-
-        Parameters
-        ----------
-        matrix : {"authors", "paper"}
-            As in :meth:`a`.
-        n_seeds : int
-            Number of initialisations.
-        iterate : {"U", "W"}
-            As in :func:`~swingby.theory.simulation.simulate_symmetric` (default gradient steps on ``U``).
-        rel_tol : float
-            As in :func:`~swingby.theory.stages.count_descents`.
-        record_every : int
-            Record every ``k``-th iterate.
-
-        Returns
-        -------
-        DescentStats
-        """
+        """:func:`~swingby.theory.statistics.descent_statistics` over seeds ``0..n_seeds-1`` at this setting."""
         return descent_statistics(self.mu, self.sigma, self.d, n_seeds=n_seeds, init_scale=self.init_scale,
                                   eta=self.eta, steps=self.steps, rel_tol=rel_tol, record_every=record_every,
                                   iterate=iterate, matrix=matrix,

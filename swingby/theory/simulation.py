@@ -1,11 +1,10 @@
 """Simulating the symmetric two-layer model ``U U^T`` (Sec. 4.2, App. D;
-``book/two_layer_theory.md``): gradient descent on ``U`` from many initialisations at
-once (:func:`initial_U`, :func:`simulate_symmetric`), with the weights, loss and output
-at ``x_hat`` recorded in a :class:`SymmetricRecord`. The update, loss and terms of
-eq. (D.2) it iterates are in :mod:`swingby.theory.symmetric`.
+``book/two_layer_theory.md``): eq. (D.2), or gradient descent on ``U``, from many
+initialisations at once, with the weights, loss and output at ``x_hat`` recorded.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,8 +12,10 @@ import numpy as np
 from swingby import _checks, live
 from swingby.sim.models import SymmetricModel
 from swingby.sim.run_checks import seed_list, work
-from swingby.theory._args import _eta, _vector, _vector_a
-from swingby.theory.symmetric import _loss_41
+from swingby.theory import _args
+from swingby.theory.symmetric import loss_41
+
+__all__ = ["SymmetricRecord", "initial_U", "simulate_symmetric"]
 
 
 @dataclass
@@ -33,81 +34,65 @@ class SymmetricRecord:
     eta: float = 0.0
     config: dict = field(default_factory=dict)
 
-    def __post_init__(self):
-        R, d = np.shape(self.steps)[0], np.shape(self.a)[0]
-        batch = np.shape(self.W)[:-3]
-        want = dict(time=(R,), W=batch + (R, d, d), output=batch + (R, d), test_loss=batch + (R,),
-                    train_loss=batch + (R,), x_hat=(d,))
-        if len(batch) > 1:
-            raise ValueError(f"W must have shape ([B,] R, d, d), got {np.shape(self.W)}")
-        for name, shape in want.items():
-            if np.shape(getattr(self, name)) != shape:
-                raise ValueError(f"{name} must have shape {shape} to match steps {(R,)} and a {(d,)}, "
-                                 f"got {np.shape(getattr(self, name))}")
-
     def pick(self, b: int) -> "SymmetricRecord":
         """The ``b``-th trajectory of a batched record, as a single record."""
         if self.W.ndim != 4:
             raise ValueError("pick() needs a batched record (W of shape (B, R, d, d))")
         b = _checks.index("b", b, self.W.shape[0])
         return SymmetricRecord(self.steps, self.time, self.W[b], self.output[b], self.test_loss[b],
-                               self.train_loss[b], self.a, self.x_hat, self.eta,
-                               dict(self.config, batched=False))
+                               self.train_loss[b], self.a, self.x_hat, self.eta, dict(self.config, batched=False))
+
+
+def single_record(name: str, record) -> SymmetricRecord:
+    """``record`` if it is a single (not batched) SymmetricRecord, else a ValueError."""
+    _checks.instance(name, record, SymmetricRecord, "swingby.theory.simulation.SymmetricRecord")
+    if record.W.ndim != 3:
+        raise ValueError(f"{name} must be a single trajectory; index a batched record first with .pick(b)")
+    return record
 
 
 def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int = 1,
                        *, iterate: str = "W", progress: bool = False) -> SymmetricRecord:
-    """Iterate eq. (D.2) from ``W(0) = U0 U0^T`` and record the trajectory.
-
-    Implements the deterministic dynamics of Sec. 4.2 / App. D (the authors' theory
-    figures iterate (D.2) directly, no data sampling). A batch of initialisations
-    ``(B, d, d')`` is simulated at once (vectorised), which is how the many-seed
-    statistics of App. E are computed.
-
-    Used by ``book/two_layer_theory.md`` and ``book/beyond_two_concepts.md``.
+    """Iterate eq. (D.2) from ``W(0) = U0 U0^T`` (Sec. 4.2, App. D) for one or a batch of
+    initialisations and record the trajectory; a divergence leaves ``inf``/``nan`` entries
+    and a ``RuntimeWarning``.
 
     Parameters
     ----------
-    U0 : array_like(float)
-        Initial ``U``, ``(d, d')`` with ``d' >= 1``, or a batch ``(B, d, d')``.
-    a : array_like(float, ndim=1)
+    U0 : array_like
+        Initial ``U``, ``(d, d')`` or a batch ``(B, d, d')``.
+    a : array_like
         Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
     eta : float
-        Step size ``> 0`` (0.01 in the authors' scripts).
+        Step size ``> 0`` (0.01 in the authors' scripts); steps below ``1 / max(a)`` are
+        stable near the minimum.
     steps : int
         Number of iterations ``> 0``.
-    x_hat : array_like(float, ndim=1)
+    x_hat : array_like
         OOD test point ``(d,)``, in concept coordinates.
     record_every : int
         Record every ``k``-th iterate (step 0 and the last one always).
     iterate : {"W", "U"}
-        ``"W"`` iterates (D.2) on ``W`` (the paper's App. D and the authors' scripts);
-        ``"U"`` takes gradient-descent steps on ``U`` with learning rate ``eta / 2``
-        (:func:`~swingby.theory.symmetric.u_step_to_w_eta`), the same dynamics up to ``O(eta^2)`` per step, which
-        keeps ``W = U U^T`` positive semi-definite exactly. (D.2) does not: once a small
-        eigenvalue of ``W`` is pushed below 0 it grows without bound.
+        ``"W"`` iterates (D.2) (the authors' scripts); ``"U"`` takes gradient steps on ``U``
+        with learning rate ``eta / 2``: the same dynamics up to ``O(eta^2)`` per step,
+        keeping ``W`` positive semi-definite, which (D.2) does not.
     progress : bool
-        Show a tqdm progress bar.
-
-    Returns
-    -------
-    SymmetricRecord
-        Entries after a divergence are ``inf``/``nan`` (no exception is raised).
+        Show a progress bar.
     """
-    a = _vector_a(a)
+    a = _checks.nonneg_vector("a", a)
     d = a.size
     U0 = _checks.array("U0", U0, min_size=0)
     if U0.ndim not in (2, 3) or U0.shape[-2] != d or U0.shape[-1] == 0:
         raise ValueError(f"U0 must have shape ({d}, d') or (B, {d}, d') to match len(a) = {d}, got {U0.shape}")
-    eta = _eta(eta)
+    eta = _checks.positive_float("eta", eta)
     steps = _checks.positive_int("steps", steps)
     every = _checks.positive_int("record_every", record_every)
     _checks.choice("iterate", iterate, ("W", "U"))
-    x_hat = _vector("x_hat", x_hat, d)
+    x_hat = _args.vector("x_hat", x_hat, d)
     progress = _checks.flag("progress", progress)
     n_batch = U0.shape[0] if U0.ndim == 3 else 1
     work(4.0 * steps * n_batch * d * d * max(d, U0.shape[-1]),
-                 f"steps = {steps} for {n_batch} trajectories with d = {d}")
+         f"steps = {steps} for {n_batch} trajectories with d = {d}")
     _checks.memory(8.0 * n_batch * (steps // every + 2) * d * (d + 3),
                    f"{steps // every + 2} records (steps = {steps}, record_every = {every}) of "
                    f"{n_batch} trajectories with d = {d}")
@@ -118,7 +103,17 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
         Ws = _iterate(U0 @ np.swapaxes(U0, -1, -2), a, eta, rec, iterate, progress)
         out = Ws @ x_hat
         test_loss = 0.5 * ((out - x_hat) ** 2).sum(-1)
-        train_loss = _loss_41(Ws, a)
+        train_loss = loss_41(Ws, a)
+    if not np.all(np.isfinite(test_loss)):
+        stable = 1.0 / a.max() if a.max() > 0 else np.inf
+        if eta >= stable:
+            why = f"use eta < 1 / max(a) = {stable:.3g}, the steps that are stable near the minimum"
+        elif iterate == "W":
+            why = "iterating (D.2) on W left the positive semi-definite cone; iterate='U' cannot"
+        else:
+            why = "the initial U is too large for this step; use a smaller eta"
+        warnings.warn(f"simulate_symmetric diverged (inf or nan entries) at eta = {eta:g}: {why}",
+                      RuntimeWarning, stacklevel=2)
     return SymmetricRecord(rec, rec * eta, Ws, out, test_loss, train_loss, a, x_hat, eta,
                            dict(steps=steps, record_every=every, d_prime=U0.shape[-1],
                                 iterate=iterate, batched=U0.ndim == 3))
@@ -126,8 +121,7 @@ def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int =
 
 def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate: str,
              progress: bool) -> np.ndarray:
-    """Iterate from ``W`` (``(..., d, d)``) to step ``rec[-1]``; the iterates at the steps
-    ``rec`` (``rec[0] = 0``), stacked on the axis before the last two."""
+    """The iterates at the steps ``rec`` (``rec[0] = 0``), stacked on the axis before the last two."""
     d = a.size
     Ws = np.empty(W.shape[:-2] + (rec.size, d, d))
     Ws[..., 0, :, :] = W
@@ -158,19 +152,10 @@ def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate:
     return Ws
 
 
-def _single_record(name: str, record) -> "SymmetricRecord":
-    _checks.instance(name, record, SymmetricRecord, "swingby.theory.simulation.SymmetricRecord")
-    if record.W.ndim != 3:
-        raise ValueError(f"{name} must be a single trajectory; index a batched record first with .pick(b)")
-    return record
-
-
 def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform",
               init_scale: float = 0.2) -> np.ndarray:
-    """Initial ``U`` of :class:`swingby.sim.models.SymmetricModel` for each seed, stacked.
-
-    Used by ``book/beyond_two_concepts.md`` (eq. E.1) and, through
-    :func:`~swingby.theory.statistics.descent_statistics`, by the statistics over seeds of the theory chapters.
+    """Initial ``U`` of :class:`swingby.sim.models.SymmetricModel` for each seed, stacked
+    ``(len(seeds), d, d')``.
 
     Parameters
     ----------
@@ -181,16 +166,10 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
     d_prime : int, optional
         Width ``d' >= d`` (default ``d``).
     init : {"uniform", "gaussian"}
-        ``"uniform"``: entries ``U[0, 1) * init_scale`` (the authors' Fig. 5, 8-10
-        initialisation, ``init_scale = 1/5`` or ``1/10``); ``"gaussian"``:
-        ``N(0, init_scale^2)``, the ``tau`` of App. E.2.
+        ``"uniform"``: entries ``U[0, 1) * init_scale`` (the authors' Figs. 5, 8-10);
+        ``"gaussian"``: ``N(0, init_scale^2)``, the ``tau`` of App. E.2.
     init_scale : float
         ``> 0``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(len(seeds), d, d')``, ``float64``.
     """
     d = _checks.positive_int("d", d)
     dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)

@@ -1,19 +1,21 @@
 """Statistics over many initialisations (App. E.1-E.3): how often the test loss descends
-more than once and how often a run is unfinished at one SIM setting, and how often
-swing-by occurs over the dimension and the initialisation scale (the phase diagram of
-App. E.2). Chapters: ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``,
-``book/one_layer_theory.md``."""
+more than once and how often a run is unfinished at one setting, and how often swing-by
+occurs over the dimension and the initialisation scale (the phase diagram of App. E.2).
+Chapters: ``book/authors_code.md``, ``book/beyond_two_concepts.md``."""
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
 from swingby import _checks
-from swingby.theory._args import _sequence
+from swingby.theory import _args
 from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
 from swingby.theory.stages import count_descents
 from swingby.theory.symmetric import dynamics_a
+
+__all__ = ["DescentStats", "PhaseDiagram", "descent_statistics", "phase_diagram"]
 
 
 class DescentStats(NamedTuple):
@@ -25,31 +27,26 @@ class DescentStats(NamedTuple):
     record: SymmetricRecord  #: the batched trajectories
 
 
+def x_hat_of(mu, d: int) -> np.ndarray:
+    """The test point ``sum_p mu_p e_p`` in ``d`` dimensions."""
+    x_hat = np.zeros(d)
+    x_hat[:len(np.atleast_1d(mu))] = mu
+    return x_hat
+
+
 def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "uniform",
                        init_scale: float = 0.1, d_prime: int | None = None, eta: float = 0.01,
                        steps: int = 10_000, rel_tol: float = 0.01, record_every: int = 10,
                        iterate: str = "U", origin_cluster: bool = False,
                        matrix: str = "authors") -> DescentStats:
-    """Simulate ``n_seeds`` initialisations (seeds ``0..n_seeds-1`` of
-    :func:`~swingby.theory.simulation.initial_U`) of the symmetric model at one SIM setting and count, for each,
-    the descents of the test loss and whether it is unfinished (App. E.1-E.3: how often
-    multiple descents and failures occur, rather than one tuned seed).
-
-    ``a`` comes from :func:`~swingby.theory.symmetric.dynamics_a` with ``matrix`` (default ``"authors"``, the ``A^2``
-    of the authors' scripts; ``"paper"``: eq. C.13, ``sigma`` a standard deviation),
-    ``x_hat = sum_p mu_p e_p``. ``iterate="U"`` (default) keeps ``W`` PSD; with ``"W"`` the
-    runs that diverge are flagged and get ``n_descents = -1``. Used by
-    ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md`` and
-    ``book/one_layer_theory.md``.
+    """Simulate initialisations ``0..n_seeds-1`` at one SIM setting (``x_hat = sum_p mu_p
+    e_p``) and count, for each, the descents of the test loss and whether it is unfinished
+    (App. E.1-E.3); runs that diverge (only ``iterate="W"``) are flagged.
 
     Parameters
     ----------
-    mu : array_like(float, ndim=1)
-        Cluster distances ``mu_p >= 0`` (``s = len(mu)``).
-    sigma : float or array_like(float, ndim=1)
-        Standard deviation, as in :func:`~swingby.theory.symmetric.dynamics_a`.
-    d : int
-        Dimension, ``>= s``.
+    mu, sigma, d, origin_cluster, matrix
+        As in :func:`~swingby.theory.symmetric.dynamics_a`.
     n_seeds : int
         Initialisations, seeds ``0..n_seeds-1``.
     init, init_scale, d_prime
@@ -58,24 +55,15 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
         As in :func:`~swingby.theory.simulation.simulate_symmetric`.
     rel_tol : float
         As in :func:`~swingby.theory.stages.count_descents`.
-    origin_cluster : bool
-        As in :func:`~swingby.theory.symmetric.dynamics_a`.
-    matrix : {"authors", "paper"}
-        As in :func:`~swingby.theory.symmetric.dynamics_a`.
-
-    Returns
-    -------
-    DescentStats
-        ``(n_descents, unfinished, diverged, record)``.
     """
     a = dynamics_a(mu, sigma, d, matrix=matrix, origin_cluster=origin_cluster)
     s = len(np.atleast_1d(mu))
     rel_tol = _checks.number("rel_tol", rel_tol, low=0)
-    x_hat = np.zeros(d)
-    x_hat[:s] = mu
     U0 = initial_U(d, range(_checks.positive_int("n_seeds", n_seeds)), d_prime=d_prime, init=init,
                    init_scale=init_scale)
-    rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=record_every, iterate=iterate)
+    with warnings.catch_warnings():  # the diverged runs are flagged
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rec = simulate_symmetric(U0, a, eta, steps, x_hat_of(mu, d), record_every=record_every, iterate=iterate)
     diverged = ~np.isfinite(rec.test_loss).all(axis=1)
     n_desc = np.full(U0.shape[0], -1)
     if (~diverged).any():
@@ -83,6 +71,15 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
     final_diag = np.diagonal(rec.W[:, -1], axis1=-2, axis2=-1)[:, :s]
     unfinished = ~diverged & (final_diag < 0.5).any(axis=1)
     return DescentStats(n_desc, unfinished, diverged, rec)
+
+
+def swing_matrix(a, x_hat, base: np.ndarray, scales, eta, steps, rel_tol, overflow: str) -> np.ndarray:
+    """``(len(scales), B)``: which runs from ``base * scale`` (gradient steps on ``U``) descend twice or more."""
+    U0 = np.concatenate([base * c for c in scales])
+    rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
+    if not np.all(np.isfinite(rec.test_loss)):
+        raise ValueError(overflow)
+    return count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(scales), base.shape[0]) >= 2
 
 
 class PhaseDiagram(NamedTuple):
@@ -98,55 +95,35 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
                   independent_seeds: bool = False) -> PhaseDiagram:
     """How often swing-by occurs over the dimension and the initialisation scale (App. E.2).
 
-    For each ``d`` in ``d_values`` (``d' = d``) and each ``tau`` in ``taus``, ``n_seeds``
-    Gaussian initialisations ``U ~ N(0, tau^2)`` (seeds ``0..n_seeds-1`` of
-    :func:`~swingby.theory.simulation.initial_U`) are run with gradient descent on ``U`` (``iterate="U"``) and ``a``
-    from :func:`~swingby.theory.symmetric.dynamics_a` with ``matrix``; all ``tau`` of one ``d`` in one batch.
-    By default every ``d`` uses the same seeds, so the rows share random streams (seed
-    ``k`` starts every ``U`` from the same generator state, and their first draws
-    coincide): a paired design, not independent samples per row.
-
-    Used by ``book/beyond_two_concepts.md``.
+    For each ``d`` in ``d_values`` (``d' = d``) and ``tau`` in ``taus``, initialisations
+    ``U ~ N(0, tau^2)`` (seeds ``0..n_seeds-1`` for every ``d``: a paired design) run with
+    gradient steps on ``U``.
 
     Parameters
     ----------
-    mu, sigma
-        The SIM setting (``sigma`` a standard deviation), as in :func:`~swingby.theory.symmetric.dynamics_a`.
+    mu, sigma, matrix
+        As in :func:`~swingby.theory.symmetric.dynamics_a`.
     d_values : sequence of int
         Dimensions ``>= len(mu)``.
     taus : sequence of float
         Initialisation scales ``> 0``.
-    matrix : {"authors", "paper"}
-        As in :func:`~swingby.theory.symmetric.dynamics_a`.
     n_seeds, eta, steps, rel_tol
         As in :func:`descent_statistics`.
     independent_seeds : bool
-        If true, row ``i`` uses seeds ``i n_seeds .. (i + 1) n_seeds - 1``, so that no
-        two rows share a random stream (independent samples across ``d``).
-
-    Returns
-    -------
-    PhaseDiagram
-        The percentage of runs whose test loss descends two or more times.
+        Row ``i`` uses seeds ``i n_seeds .. (i + 1) n_seeds - 1`` (independent rows).
     """
-    d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_sequence("d_values", d_values)))
-    taus = tuple(_checks.positive_float(f"taus[{k}]", tau) for k, tau in enumerate(_sequence("taus", taus)))
+    d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_args.sequence("d_values", d_values)))
+    taus = tuple(_checks.positive_float(f"taus[{k}]", tau) for k, tau in enumerate(_args.sequence("taus", taus)))
     n = _checks.positive_int("n_seeds", n_seeds)
     _checks.memory(8.0 * n * len(taus) * (_checks.positive_int("steps", steps) // 10 + 2) * max(d_values) ** 2,
                    f"n_seeds = {n} x {len(taus)} taus x steps = {steps} at d = {max(d_values)}")
-    s = len(np.atleast_1d(mu))
     percent = np.zeros((len(d_values), len(taus)))
     for i, d in enumerate(d_values):
         a = dynamics_a(mu, sigma, d, matrix=matrix)
-        x_hat = np.zeros(d)
-        x_hat[:s] = mu
         seeds = range(i * n, (i + 1) * n) if independent_seeds else range(n)
         base = initial_U(d, seeds, init="gaussian", init_scale=1.0)
-        U0 = np.concatenate([base * tau for tau in taus])
-        rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=10, iterate="U")
-        if not np.all(np.isfinite(rec.test_loss)):
-            raise ValueError(f"the dynamics overflowed at d = {d}: eta = {eta} is too large for the largest "
-                             f"a = {a.max():.3g} (mu, sigma) or tau = {max(taus)}; use a smaller eta")
-        n_desc = count_descents(rec.test_loss, rel_tol=rel_tol).reshape(len(taus), n)
-        percent[i] = np.mean(n_desc >= 2, axis=1) * 100
+        swings = swing_matrix(a, x_hat_of(mu, d), base, taus, eta, steps, rel_tol,
+                              f"the dynamics overflowed at d = {d}: eta = {eta} is too large for the largest "
+                              f"a = {a.max():.3g} (mu, sigma) or tau = {max(taus)}; use a smaller eta")
+        percent[i] = np.mean(swings, axis=1) * 100
     return PhaseDiagram(percent, d_values, taus)

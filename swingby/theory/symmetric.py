@@ -1,7 +1,7 @@
-"""The symmetric two-layer model and eq. (D.2) (Sec. 4.2, App. D): the matrix ``a`` the
-dynamics run with, one step of (D.2), its split (4.3) into growth, suppression and noise,
-the simulation of a trajectory (or a batch of them), and the initial ``U`` per seed.
-Chapters: ``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``.
+"""The symmetric two-layer model ``W = U U^T`` and eq. (D.2) (Sec. 4.2, App. D): the
+diagonal ``a`` the dynamics run with, one step of (D.2), its split (4.3) into growth,
+suppression and noise, and the loss (4.1). Chapters: ``book/two_layer_theory.md``,
+``book/beyond_two_concepts.md``.
 """
 from __future__ import annotations
 
@@ -11,37 +11,30 @@ import numpy as np
 
 from swingby import _checks
 from swingby.sim.data import second_moment
-from swingby.theory._args import _eta, _square, _vector_a
+from swingby.theory import _args
+
+__all__ = ["GSN", "MATRICES", "EquivalentMu", "authors_a", "dynamics_a", "equivalent_mu", "gsn_terms",
+           "population_loss", "symmetric_step", "u_step_to_w_eta"]
 
 #: The two choices of the matrix the symmetric dynamics run with (see :func:`dynamics_a`).
 MATRICES = ("paper", "authors")
 
 
 def authors_a(mu, sigma, d: int) -> np.ndarray:
-    """The diagonal the authors' theory scripts iterate eq. (D.2) with: ``A^2``.
-
-    Their scripts (behind Figs. 5, 8, 9, 10, 17, 18) build ``A = diag(x_hat^2 / s + sigma^2)``
-    on **all** ``d`` axes (``x_hat = sum_p mu_p e_p``) and update
-    ``W <- W + eta [W A^2 + A^2 W - W A^2 W - (A^2 W^2 + W^2 A^2) / 2]``: the paper's (D.2)
-    with ``A`` replaced by ``A^2``. So ``symmetric_step(W, authors_a(mu, sigma, d), eta)``
-    is one step of their iteration. Differences from eq. (C.13): the entries are squared,
-    ``sigma^2`` is added on the ``d - s`` non-informative axes too (Fig. 5's script, ``d = 3``,
-    ``s = 2``), and the divisor is ``s`` even where the data had an origin cluster.
+    """The diagonal ``(x_hat_k^2 / s + sigma_k^2)^2`` the authors' theory scripts iterate
+    eq. (D.2) with: their scripts (Figs. 5, 8-10, 17, 18) build ``A = diag(x_hat^2 / s +
+    sigma^2)`` on all ``d`` axes and iterate (D.2) with ``A^2`` for ``A``. Unlike eq. (C.13)
+    the entries are squared, ``sigma^2`` is added on the other axes too, and the divisor is
+    ``s`` even with an origin cluster.
 
     Parameters
     ----------
-    mu : array_like(float, ndim=1)
+    mu : array_like
         Cluster distances ``mu_p >= 0``, one per concept (``s = len(mu) <= d``).
-    sigma : float or array_like(float, ndim=1)
-        A standard deviation, one number for every axis (as in the scripts), or one per
-        concept (then 0 on the other axes).
+    sigma : float or array_like
+        A standard deviation for every axis, or one per concept (0 on the other axes).
     d : int
         Dimension, ``>= s``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(d,)``, the squared diagonal ``(x_hat_k^2 / s + sigma_k^2)^2``.
     """
     mu = _checks.nonneg_vector("mu", mu)
     d = _checks.positive_int("d", d)
@@ -53,9 +46,8 @@ def authors_a(mu, sigma, d: int) -> np.ndarray:
     if sig.ndim == 0:
         sig_d = np.full(d, float(_checks.nonneg_vector("sigma", [float(sig)])[0]))
     else:
-        sig_s = _checks.nonneg_vector("sigma", sig, length=s)
         sig_d = np.zeros(d)
-        sig_d[:s] = sig_s
+        sig_d[:s] = _checks.nonneg_vector("sigma", sig, length=s)
     x_hat = np.zeros(d)
     x_hat[:s] = mu
     return (x_hat**2 / s + sig_d**2) ** 2
@@ -67,19 +59,12 @@ def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bo
     Parameters
     ----------
     mu, sigma, d
-        As in :func:`swingby.sim.data.second_moment` (``sigma`` a standard deviation).
+        As in :func:`authors_a`.
     matrix : {"authors", "paper"}
-        ``"authors"`` (default): :func:`authors_a`, what the paper's theory figures were
-        made with. ``"paper"``: eq. (C.13), :func:`swingby.sim.data.second_moment`, the matrix
-        of the paper's text.
+        ``"authors"``: :func:`authors_a`, what the paper's theory figures were made with;
+        ``"paper"``: eq. (C.13), :func:`swingby.sim.data.second_moment`.
     origin_cluster : bool
-        Only for ``matrix="paper"``: count a cluster at the origin in eq. (C.13)
-        (divisor ``s + 1``). The authors' scripts divide by ``s`` whatever the data.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(d,)``.
+        Only for ``matrix="paper"``: count a cluster at the origin (divisor ``s + 1``).
     """
     _checks.choice("matrix", matrix, MATRICES)
     if matrix == "paper":
@@ -99,35 +84,22 @@ class EquivalentMu(NamedTuple):
 
 def equivalent_mu(mu, sigma, d: int, *, origin_cluster: bool = False, ref: int = 0) -> EquivalentMu:
     """The ``mu`` at which the paper's matrix (eq. C.13) runs the dynamics that the
-    authors' scripts ran with ``A^2`` at ``mu`` (issue 23; ``book/two_layer_theory.md``,
-    ``book/beyond_two_concepts.md``, ``book/authors_code.md``).
+    authors' scripts ran with ``A^2`` at ``mu``.
 
-    (D.2) is linear in ``A``: scaling ``a`` by ``c`` only rescales time by ``c``. So the
-    authors' run, :func:`authors_a` ``= (mu_p^2 / s + sigma^2)^2``, is the paper's
-    dynamics for any data whose second moments ``a'_p`` have the same ratios
-    ``a'_p / a'_ref = a_p / a_ref``. Keeping ``mu'_ref = mu_ref`` and ``sigma`` fixes
-    ``a'_ref`` and gives ``mu'_p = sqrt(n (r_p a'_ref - sigma_p^2))`` with ``n = s`` (``s + 1``
-    with an origin cluster), ``r_p = a_p / a_ref``. The non-informative axes are not
-    matched (there eq. C.13 gives 0, the scripts ``sigma^4``, both tiny). The test point
-    of a run at ``mu'`` is ``mu'``, not the caption's ``mu``.
+    (D.2) is linear in ``A``: scaling ``a`` by ``c`` rescales time by ``c``. So the authors'
+    run is the paper's dynamics for any data whose ``a'_p`` have the ratios ``a_p / a_ref``
+    of :func:`authors_a`. Keeping ``mu'_ref = mu_ref`` and ``sigma`` gives
+    ``mu'_p = sqrt(n (r_p a'_ref - sigma_p^2))``, ``n = s`` (``s + 1`` with an origin
+    cluster), ``r_p = a_p / a_ref``. The non-informative axes are not matched (both tiny).
 
     Parameters
     ----------
-    mu : array_like(float, ndim=1)
-        The caption's (or script's) cluster distances, ``mu_p >= 0``.
-    sigma : float or array_like(float, ndim=1)
-        Standard deviation, as in :func:`authors_a`.
-    d : int
-        Dimension, ``>= len(mu)``.
+    mu, sigma, d
+        The caption's (or script's) setting, as in :func:`authors_a`.
     origin_cluster : bool
-        Whether eq. (C.13) counts a cluster at the origin (divisor ``s + 1``).
+        Whether eq. (C.13) counts a cluster at the origin.
     ref : int
         The concept whose ``mu`` is kept, in ``[0, s)``.
-
-    Returns
-    -------
-    EquivalentMu
-        ``(mu, time_factor, ratio)``; ``time_factor = a_ref / a'_ref``.
     """
     a_auth = authors_a(mu, sigma, d)
     mu = _checks.nonneg_vector("mu", mu)
@@ -148,13 +120,12 @@ def equivalent_mu(mu, sigma, d: int, *, origin_cluster: bool = False, ref: int =
 
 
 def u_step_to_w_eta(lr: float) -> float:
-    """The step ``eta`` of eq. (D.2) that one gradient-descent step on ``U`` with
-    learning rate ``lr`` (loss 4.1, ``f = U U^T x``) corresponds to: ``eta = 2 lr``.
+    """The step ``eta = 2 lr`` of eq. (D.2) that one gradient step on ``U`` with learning
+    rate ``lr`` (loss 4.1) corresponds to.
 
-    With ``M = (W - I) A + A (W - I)`` the gradient is ``dL/dU = M U``, so
-    ``U' U'^T = W - lr (M W + W M) + O(lr^2)`` and
-    ``-(M W + W M) = 2 [W A + A W - (A W^2 + W^2 A + 2 W A W) / 2]``: twice the bracket of
-    (D.2). The paper's (D.1) drops this factor 2; (D.2) and (4.3) are the paper's clock.
+    With ``M = (W - I) A + A (W - I)``, ``dL/dU = M U``, so ``U' U'^T = W - lr (M W + W M)
+    + O(lr^2)``, and ``-(M W + W M)`` is twice the bracket of (D.2). The paper's (D.1)
+    drops this factor 2; (D.2) and (4.3) are the paper's clock.
     """
     return 2.0 * _checks.positive_float("lr", lr)
 
@@ -167,59 +138,48 @@ def _update(W: np.ndarray, a: np.ndarray) -> np.ndarray:
     return W * a + ac * W - 0.5 * (ac * W2 + W2 * a + 2.0 * WAW)
 
 
-def _loss_41(W: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Eq. (4.1) with ``A = diag(a)``, batched over leading axes of ``W`` (no checks)."""
+def loss_41(W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Eq. (4.1) with ``A = diag(a)``, batched over leading axes of ``W``."""
     return 0.5 * ((W - np.eye(a.size)) ** 2 * a).sum((-1, -2))
 
 
 def population_loss(W, a) -> np.ndarray:
     """The loss (4.1) of the symmetric model, ``0.5 ||(W - I) A^{1/2}||_F^2`` with
-    ``A = diag(a)``, for one Jacobian or a whole trajectory.
-
-    ``book/two_layer_checks.md`` (Fig. 17) evaluates it along the authors' run with the
-    data's second moment (eq. C.13) while the dynamics descend the same loss with their
-    ``A^2``.
+    ``A = diag(a)``, for one Jacobian or a trajectory of them.
 
     Parameters
     ----------
-    W : array_like(float)
+    W : array_like
         ``(..., d, d)``: one Jacobian ``U U^T`` or a stack of them (``record.W``).
-    a : array_like(float, ndim=1)
+    a : array_like
         ``(d,)``, the diagonal of ``A``, entries ``>= 0``.
-
-    Returns
-    -------
-    numpy.ndarray
-        The loss, shaped like ``W`` without its last two axes.
     """
-    a = _vector_a(a)
-    return _loss_41(_square("W", W, a.size), a)
+    a = _checks.nonneg_vector("a", a)
+    return loss_41(_args.square("W", W, a.size), a)
 
 
 def symmetric_step(W, a, eta: float) -> np.ndarray:
-    """One step of the discrete symmetric two-layer dynamics, eq. (D.2):
-
+    """One step of the discrete symmetric dynamics, eq. (D.2):
     ``W(t+1) = W + eta [W A + A W - (A W^2 + W^2 A + 2 W A W) / 2]``, ``A = diag(a)``.
-
-    Used by ``book/two_layer_theory.md``.
 
     Parameters
     ----------
-    W : array_like(float)
+    W : array_like
         The Jacobian ``U U^T``, ``(d, d)`` or a batch ``(..., d, d)``.
-    a : array_like(float, ndim=1)
+    a : array_like
         Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
     eta : float
         Step size ``> 0``.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shaped like ``W``.
     """
-    a = _vector_a(a)
-    W = _square("W", W, a.size)
-    return W + _eta(eta) * _update(W, a)
+    a = _checks.nonneg_vector("a", a)
+    W = _args.square("W", W, a.size)
+    eta = _checks.positive_float("eta", eta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = W + eta * _update(W, a)
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"W is too large for a step of (D.2): the step overflows (largest |w_ij| = "
+                         f"{np.abs(W).max():.3g}, eta = {eta:g}); the entries of W must keep W^2 A finite")
+    return out
 
 
 class GSN(NamedTuple):
@@ -231,7 +191,7 @@ class GSN(NamedTuple):
 
 
 def gsn_terms(W, a) -> GSN:
-    """The growth, suppression and noise terms of eq. (4.3) / (D.4)-(D.6).
+    """The growth, suppression and noise terms of eq. (4.3) / (D.4)-(D.6):
 
     ``G_ij = w_ij (a_i + a_j)``,
     ``S_ij = w_ij [w_ii (3 a_i + a_j) + 1{i != j} w_jj (3 a_j + a_i)] / 2``,
@@ -239,23 +199,16 @@ def gsn_terms(W, a) -> GSN:
 
     so that for a symmetric ``W`` the update (D.2) is ``eta * (G - S - N)`` entrywise.
 
-    Used by ``book/two_layer_theory.md``.
-
     Parameters
     ----------
-    W : array_like(float)
+    W : array_like
         Symmetric ``(d, d)`` (or a batch ``(..., d, d)``).
-    a : array_like(float, ndim=1)
+    a : array_like
         Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-
-    Returns
-    -------
-    GSN
-        ``(G, S, N)``, each shaped like ``W``.
     """
-    a = _vector_a(a)
+    a = _checks.nonneg_vector("a", a)
     d = a.size
-    W = _square("W", W, d)
+    W = _args.square("W", W, d)
     ai, aj = a[:, None], a[None, :]
     diag = np.diagonal(W, axis1=-2, axis2=-1)  # (..., d)
     wii, wjj = diag[..., :, None], diag[..., None, :]

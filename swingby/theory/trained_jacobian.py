@@ -1,32 +1,15 @@
-"""The paper's central link tested on trained networks (Sec. 4.2.2, issue 23 item 4):
+"""The paper's central link tested on trained networks (Sec. 4.2.2; ``book/jacobian_link.md``):
 do the stages of the output's swing-by at ``x_hat`` coincide with the stages of the
-input-output Jacobian of a *trained* MLP? Chapter: ``book/jacobian_link.md``.
+input-output Jacobian of a *trained* MLP?
 
-Sec. 4.2 explains the detour of the output at ``x_hat = sum_p mu_p e_p`` by the
-stages of the Jacobian ``W``: the major entry of the stronger concept grows first,
-the minor entry ``w_ws`` (row of the weaker concept ``w``, column of the stronger
-``s``) grows with it, which moves the output toward ``x_hat``, then is suppressed,
-which turns the output back toward the stronger training cluster (the test loss
-rises), and the weaker concept's major entry grows last (the second descent). The
-book checks this in the symmetric model ``U U^T`` (``book/two_layer_theory.md``);
-here it is checked on the MLPs of Sec. 3 and App. F, whose Jacobian at ``x_hat`` is
-measured over training:
-
-* :func:`train_with_jacobian` trains ``R`` MLPs (one per seed) with the batched
-  engine's SGD step and records, at log-spaced steps, the output at ``x_hat``, the
-  OOD test loss and the Jacobian at ``x_hat`` in concept coordinates (for a linear
-  MLP the product of the weights; for a ReLU MLP the product with the activation
-  pattern at ``x_hat``, which :func:`jacobian_at` computes with ``torch.func.jacrev``).
-* :func:`~swingby.theory.jacobian_stages.jacobian_stages` and
-  :func:`~swingby.theory.jacobian_stages.output_stages` (:mod:`swingby.theory.jacobian_stages`)
-  read the stage times of one run with the thresholds of :data:`JACOBIAN_RULES`, fixed
-  in code before the seeds that judge them were run.
-* :func:`~swingby.theory.jacobian_stages.stage_check` is the per-seed claim check,
-  :func:`~swingby.theory.jacobian_link.pass_matrix` (:mod:`swingby.theory.jacobian_link`)
-  applies it to every (output run, Jacobian run) pair, whose off-diagonal is the
-  shuffled-pairing null, and :func:`~swingby.theory.jacobian_link.link_test` turns it
-  into counts, an exact permutation test over seeds and the verdict word of
-  :mod:`swingby.diffusion.rules`.
+Sec. 4.2 explains the detour of the output at ``x_hat`` by the stages of the Jacobian
+``W``: the stronger concept's major entry grows first, the minor entry ``w_ws`` (row of
+the weaker concept ``w``, column of the stronger ``s``) grows with it and moves the output
+toward ``x_hat``, then is suppressed, which turns the output back toward the stronger
+training cluster (the test loss rises), and the weaker concept's major entry grows last.
+:func:`train_with_jacobian` records that Jacobian over training; the stages and the check
+are in :mod:`swingby.theory.jacobian_stages`, the link test in
+:mod:`swingby.theory.jacobian_link`.
 """
 from __future__ import annotations
 
@@ -38,15 +21,13 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.sim.batched import _StackedMLPs
+from swingby.sim.batched import StackedMLPs
 from swingby.sim.data import make_sim, std_from_authors_sigma
 from swingby.sim.models import ACTIVATIONS, MLP
 from swingby.sim.run_checks import seed_list
-from swingby.sim.train_loop import _batches, _record_loop, _schedule, log_steps, steps_per_epoch
+from swingby.sim.train_loop import batches, log_steps, record_loop, schedule, steps_per_epoch
 
-#: the architectures the chapter measures: (number of layers, activation)
-ARCHITECTURES = ((2, "linear"), (3, "linear"), (2, "relu"), (3, "relu"))
-
+__all__ = ["FIG13_SETTING", "JACOBIAN_RULES", "JacobianRecord", "JacobianRules", "train_with_jacobian"]
 
 #: the data and training of the paper's Figs. 13, 14 as the authors' code ran them
 #: (``book/observations.md``): ``d = 3``, width 3, no rotation, learning rate 0.01,
@@ -60,10 +41,8 @@ FIG13_SETTING = dict(mu=(1.0, 2.0), sigma=(float(std_from_authors_sigma(0.05)),)
 @dataclasses.dataclass(frozen=True)
 class JacobianRules:
     """The definitions and thresholds of the stage check, fixed before the seeds that
-    judge them were run (issue 23, item 1). One frozen instance, :data:`JACOBIAN_RULES`.
-
-    Times are SGD steps; "log time" is ``log(1 + step)``.
-    """
+    judge them were run. One frozen instance, :data:`JACOBIAN_RULES`. Times are SGD
+    steps; "log time" is ``log(1 + step)``."""
 
     #: a major entry ``w_pp`` has grown at the first record where it reaches this
     #: (the level of ``detect_stages`` in the symmetric model)
@@ -72,40 +51,32 @@ class JacobianRules:
     #: than this share of ``0.5 ||x_hat||^2`` (the threshold of ``book/observations.md``)
     rise_min: float = 0.05
     #: the minor entry ``w_ws`` counts as grown and suppressed when its largest value
-    #: (signed: a positive ``w_ws`` moves the output toward ``x_hat``) comes after the
-    #: first record, is above its initial value and positive, and is followed by a fall
-    #: below this share of it (the level of ``detect_stages``)
+    #: comes after the first record, is above its initial value and positive, and is
+    #: followed by a fall below this share of it
     suppression_drop: float = 0.5
     #: the minor entry's peak and the output's turn coincide when their log times
     #: differ by at most this (a factor 1.5 in time)
     peak_tol: float = math.log(1.5)
-    #: during the ascent of the test loss ``w_ws`` must decrease over at least this
-    #: share of the recorded steps
+    #: during the fall of ``y_w`` the minor entry must decrease over at least this share
+    #: of the recorded steps
     shrink_min: float = 0.8
     #: records per run, log-spaced (``swingby.sim.train_loop.log_steps``)
     n_records: int = 200
-    #: ``"signed"``: the minor entry's peak is its largest value; ``"abs"``: the largest
-    #: ``|w_ws|`` (the first definition, as in ``detect_stages``; :data:`FIRST_RULES`)
+    #: the minor entry's peak is its largest signed value (a positive ``w_ws`` moves the
+    #: output toward ``x_hat``)
     minor_peak: str = "signed"
-    #: ``"y_weak"``: the output turns where its weak coordinate does; ``"loss"``: at the
-    #: minimum of the test loss before its largest rise (the first definition)
+    #: the output turns where its weak coordinate ``y_w`` does
     turn_from: str = "y_weak"
 
     def __post_init__(self):
-        _checks.choice("minor_peak", self.minor_peak, ("signed", "abs"))
-        _checks.choice("turn_from", self.turn_from, ("y_weak", "loss"))
+        _checks.choice("minor_peak", self.minor_peak, ("signed",))
+        _checks.choice("turn_from", self.turn_from, ("y_weak",))
 
 
 #: the rules the chapter's check reads
 JACOBIAN_RULES = JacobianRules()
 
 
-#: the first definitions, revised on development seeds (1000-1059, 2000-2199) before the
-#: judged seeds were run: the peak of ``|w_ws|`` and the turn at the test-loss minimum
-FIRST_RULES = JacobianRules(minor_peak="abs", turn_from="loss")
-
-
-# ------------------------------------------------------------------ measuring
 @dataclasses.dataclass
 class JacobianRecord:
     """What :func:`train_with_jacobian` recorded for ``R`` runs (one per seed) at ``T``
@@ -135,33 +106,8 @@ class JacobianRecord:
         return self.jacobian[:, :, self.weak, self.strong]
 
 
-def jacobian_at(model: MLP, x: torch.Tensor) -> torch.Tensor:
-    """The input-output Jacobian ``d f / d x`` of one MLP at one input, by
-    ``torch.func.jacrev`` (row ``i`` is output ``i``). Used by ``tests`` to check the
-    batched Jacobian of :func:`train_with_jacobian`; ``book/jacobian_link.md``.
-
-    Parameters
-    ----------
-    model : MLP
-        A :class:`~swingby.sim.models.MLP`, linear or ReLU.
-    x : torch.Tensor
-        One input of shape ``(d,)`` in the model's dtype.
-
-    Returns
-    -------
-    torch.Tensor
-        ``(d, d)``.
-    """
-    _checks.instance("model", model, MLP, "swingby.sim.models.MLP")
-    if not isinstance(x, torch.Tensor) or tuple(x.shape) != (model.d,):
-        raise ValueError(f"x must be a torch.Tensor of shape (d,) = ({model.d},), got "
-                         f"{getattr(x, 'shape', type(x).__name__)}")
-    return torch.func.jacrev(model)(x.to(model.layers[0].weight.dtype)).detach()
-
-
-def _stacked_jacobian(net: _StackedMLPs, x: torch.Tensor) -> torch.Tensor:
-    """``(R, d, d)`` Jacobians of the stacked MLPs at their inputs ``x`` ``(R, d)``:
-    ``W_L D_{L-1} W_{L-1} ... D_1 W_1`` with ``D_k`` the ReLU pattern at ``x``."""
+def stacked_jacobian(net: StackedMLPs, x: torch.Tensor) -> torch.Tensor:
+    """``(R, d, d)`` Jacobians ``W_L D_{L-1} ... D_1 W_1`` of stacked MLPs at their inputs ``x`` ``(R, d)``."""
     _, hs = net.forward(x[:, None, :], keep=True)
     J = net.W[0]
     for k in range(1, net.depth):
@@ -169,6 +115,8 @@ def _stacked_jacobian(net: _StackedMLPs, x: torch.Tensor) -> torch.Tensor:
             J = J * (hs[k][:, 0, :, None] > 0)
         J = torch.bmm(net.W[k], J)
     return J
+
+
 
 
 def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
@@ -179,40 +127,23 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
                         n_per_cluster: int = FIG13_SETTING["n_per_cluster"],
                         batch_size: int = 128, epochs: int = 40,
                         n_records: int = JACOBIAN_RULES.n_records) -> JacobianRecord:
-    """Train one MLP per seed (batched) and record its Jacobian and output at ``x_hat``.
-
-    Run ``k`` is the run :func:`swingby.observations.runs.run_sweep` makes for
-    ``seeds[k]``: data ``make_sim(mu, sigma, d, n_per_cluster, origin_cluster=...,
-    rotate=..., seed=seeds[k])``, model ``MLP(d, depth, width, activation=...,
-    seed=seeds[k])`` (with bias), SGD with the loss averaged over batch and dimensions,
-    data shuffled once with ``seeds[k]``. Defaults: the paper's Figs. 13, 14
-    (:data:`FIG13_SETTING`). Used in ``book/jacobian_link.md``.
+    """Train one MLP per seed (batched; run ``k`` is the run
+    :func:`swingby.observations.runs.run_sweep` makes for ``seeds[k]``) and record, at
+    about ``n_records`` log-spaced steps, the output, the OOD test loss and the Jacobian
+    at ``x_hat`` in concept coordinates. Defaults: Figs. 13, 14 (:data:`FIG13_SETTING`).
 
     Parameters
     ----------
     depth : int
-        Number of Linear layers, ``>= 1`` (``1``: the one-layer wrong model of
-        :func:`~swingby.theory.jacobian_link.one_layer_null`).
+        Number of Linear layers, ``>= 1``.
     activation : {"linear", "relu"}
         Between the layers.
     seeds : sequence of int
         Distinct seeds, one run each.
-    mu, sigma : sequence of float
-        Cluster distances and standard deviations (two concepts or more).
-    d, width : int
-        Input and hidden dimension.
-    lr : float
-        Learning rate, ``> 0``.
-    rotate, origin_cluster : bool
-        As in :func:`~swingby.sim.data.make_sim`.
-    n_per_cluster, batch_size, epochs : int
-        Data and schedule.
-    n_records : int
-        About how many log-spaced steps to record (:func:`~swingby.sim.train_loop.log_steps`).
-
-    Returns
-    -------
-    JacobianRecord
+    mu, sigma, d, rotate, origin_cluster, n_per_cluster
+        The data, as in :func:`~swingby.sim.data.make_sim` (two concepts or more).
+    width, lr, batch_size, epochs, n_records
+        The model's hidden width and the SGD schedule.
     """
     depth = _checks.integer("depth", depth, low=1)
     activation = _checks.choice("activation", activation, ACTIVATIONS)
@@ -225,20 +156,19 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
     models = [MLP(d, depth, width, activation=activation, seed=s) for s in seeds]
     n = datas[0].X.shape[0]
     n_steps = epochs * steps_per_epoch(n, batch_size)
-    sched = _schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=False, loss="mean",
-                      shuffle="once", record_every=None, record_steps=log_steps(n_steps, n_records),
-                      params=len(seeds) * sum(p.numel() for p in models[0].parameters()))
+    sched = schedule(n, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=False, loss="mean",
+                     shuffle="once", record_every=None, record_steps=log_steps(n_steps, n_records),
+                     params=len(seeds) * sum(p.numel() for p in models[0].parameters()))
     _checks.memory(8.0 * len(seeds) * len(sched.record_steps) * (d * d + d + 1),
                    f"{len(sched.record_steps)} records of {len(seeds)} runs in d = {d}")
-    spec = dict(d=d, depth=depth, width=width, activation=activation, bias=True)
-    net = _StackedMLPs(models, spec)
+    net = StackedMLPs(models, dict(d=d, depth=depth, width=width, activation=activation, bias=True))
     X = torch.stack([dat.X for dat in datas])
     x_in = torch.stack([dat.x_hat for dat in datas])  # (R, d) input coordinates
     rot = torch.stack([dat.rotation for dat in datas])  # concept -> input
     jac, out = [], []
 
     def record() -> None:
-        J = _stacked_jacobian(net, x_in)
+        J = stacked_jacobian(net, x_in)
         jac.append(torch.bmm(rot.transpose(1, 2), torch.bmm(J, rot)).double().numpy())
         y = net.forward(x_in[:, None, :])[0][:, 0]
         out.append(torch.bmm(y[:, None, :], rot)[:, 0].double().numpy())
@@ -248,7 +178,7 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
         return True
 
     with torch.no_grad():
-        _record_loop(_batches(X, sched, "once", seeds, False), update, record, sched.record_steps)
+        record_loop(batches(X, sched, "once", seeds, False), update, record, sched.record_steps)
     jacobian = np.stack(jac, axis=1)
     output = np.stack(out, axis=1)
     x_hat = datas[0].to_concept(datas[0].x_hat).double().numpy()

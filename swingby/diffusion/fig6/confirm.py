@@ -1,22 +1,18 @@
-"""The checks of paper Fig. 6 re-specified for the confirmatory sweep (issue 35, item 4),
-each on the run as its unit and beside a wrong model, with every constant from
-:data:`swingby.claims.diffusion.DESIGN` (registered in :mod:`swingby.claims.diffusion`).
+"""The registered checks of paper Fig. 6 (:mod:`swingby.claims.diffusion`), each on the run
+as its unit and beside a wrong model (:mod:`swingby.diffusion.fig6.confirm_nulls`), every
+constant from :data:`~swingby.claims.diffusion.DESIGN`; and the per-run read-outs the
+diffusion chapter (``book/diffusion.md``) prints.
 
 Every read-out starts at the run's first disc checkpoint
-(:func:`swingby.diffusion.readouts.disc_onset`) and works on means of
-``DESIGN.sustain`` consecutive checkpoints, so that one noisy checkpoint cannot pass a
-check.
+(:func:`swingby.diffusion.readouts.disc_onset`) and works on means of ``DESIGN.sustain``
+consecutive checkpoints, so that one noisy checkpoint cannot pass a check.
 
-* :func:`swing` (Fig. 6a): class 11's P(blue) falls and then recovers, each by at least
-  ``swing_min`` and by more than ``z`` standard errors (typical at weak colour signal).
-* :func:`first_concept` (Fig. 6a): which of class 11's own coordinates makes a sustained
-  crossing of ``learned_level`` first (size first at weak, colour first at strong signal).
-* :func:`mse_bump` (Fig. 6b): class 11's concept-space MSE rises and then falls.
+* :func:`swing` (Fig. 6a): class 11's P(blue) falls and then recovers;
+* :func:`first_concept` (Fig. 6a): which of class 11's coordinates makes a sustained
+  crossing of ``learned_level`` first;
+* :func:`mse_bump` (Fig. 6b): class 11's concept-space MSE rises and then falls;
 * :func:`slowing` (Fig. 6c): the peak speed of the last movement phase against the late
   speed, graded (beats a stop) and seen in the logits too (beats a saturating read-out).
-
-The wrong models (:mod:`swingby.diffusion.fig6.confirm_nulls`) are simulated per run,
-``DESIGN.n_null_units`` units each; unit ``u`` mimics run ``u mod n``.
 """
 from __future__ import annotations
 
@@ -29,9 +25,15 @@ from swingby.claims.diffusion import DESIGN, check_design
 from swingby.diffusion.fig6.confirm_nulls import logit_paths, monotone_paths, stop_paths
 from swingby.diffusion.readouts import CheckCount, RunPaths, run_paths, window_means
 
+__all__ = ["Slowing", "SlowingWrongModels", "Valley", "confirm", "first_concept", "first_concepts", "mse_bump",
+           "slowing", "slowing_parts", "slowing_wrong_models", "swing"]
+
+#: the random streams of the wrong models (with ``design.null_seed``)
+STREAMS = {"swing": 1, "bend": 2, "stop": 3, "logit": 4}
+
 
 class Valley(NamedTuple):
-    """A sustained fall and recovery of a series (:func:`valley`)."""
+    """A sustained fall and recovery of a series (:func:`swing`, :func:`mse_bump`)."""
 
     passed: bool
     fall: float      #: largest earlier window mean minus the trough's window mean
@@ -39,31 +41,9 @@ class Valley(NamedTuple):
     trough: int      #: first checkpoint of the trough's window (-1: none)
 
 
-def valley(x: np.ndarray, sigma: float, min_change: float, design=DESIGN) -> Valley:
-    """The deepest sustained fall and recovery of ``x``: window means (``design.sustain``
-    points) before, at and after a trough, the three windows disjoint; passes where the
-    fall and the recovery are each at least ``min_change`` and more than ``design.z``
-    standard errors of a difference of two window means.
-
-    Parameters
-    ----------
-    x : array (L,)
-        The series from the run's first disc checkpoint on.
-    sigma : float
-        Noise standard deviation of one point (the run's noise level).
-    min_change : float
-        Smallest fall and recovery, > 0.
-    design : DiffusionDesign
-        Supplies ``sustain`` and ``z``.
-
-    Returns
-    -------
-    Valley
-    """
-    design = check_design(design)
-    x = _checks.array("x", x, ndim=1)
-    sigma = _checks.number("sigma", sigma, low=0)
-    min_change = _checks.number("min_change", min_change, low=0, low_open=True)
+def valley(x: np.ndarray, sigma: float, min_change: float, design) -> Valley:
+    """The deepest fall and recovery of window means of ``x`` before, at and after a trough
+    (disjoint windows), each at least ``min_change`` and beyond ``design.z`` standard errors."""
     w = design.sustain
     if x.size < 3 * w:
         return Valley(False, 0.0, 0.0, -1)
@@ -95,8 +75,9 @@ def _noise(noise) -> np.ndarray:
 
 
 def swing(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
-    """Fig. 6(a)'s transient bend toward red small: :func:`valley` of class 11's P(blue)
-    with ``design.swing_min``.
+    """Fig. 6(a)'s transient bend toward red small: class 11's P(blue) falls and then
+    recovers, each by at least ``design.swing_min`` and by more than ``design.z`` standard
+    errors of a difference of two window means.
 
     Parameters
     ----------
@@ -106,19 +87,15 @@ def swing(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
         The run's noise level per coordinate.
     design : DiffusionDesign
         The thresholds.
-
-    Returns
-    -------
-    Valley
     """
     design = check_design(design)
     return valley(_points(points)[:, 0], float(_noise(noise)[0]), design.swing_min, design)
 
 
 def mse_bump(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
-    """Fig. 6(b)'s rise then fall of class 11's concept-space MSE to (1, 1): :func:`valley`
-    of the negated MSE with ``design.mse_min_change``. A point's MSE noise is bounded by
-    ``sqrt(sum noise^2)`` (delta method, ``|1 - p| <= 1``), which is used.
+    """Fig. 6(b)'s rise then fall of class 11's concept-space MSE to (1, 1): the valley of
+    :func:`swing` on the negated MSE with ``design.mse_min_change``. A point's MSE noise is
+    bounded by ``sqrt(sum noise^2)`` (delta method, ``|1 - p| <= 1``), which is used.
 
     Parameters
     ----------
@@ -140,26 +117,8 @@ def mse_bump(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
     return valley(-mse, float(np.sqrt((s ** 2).sum())), design.mse_min_change, design)
 
 
-def crossing_index(x: np.ndarray, level: float, w: int) -> float:
-    """First index from which ``x`` stays at or above ``level`` for ``w`` points (a
-    sustained crossing); ``inf`` if none.
-
-    Parameters
-    ----------
-    x : array (L,)
-        A coordinate from the run's first disc checkpoint on.
-    level : float
-        The learned level.
-    w : int
-        Points that must stay at or above it.
-
-    Returns
-    -------
-    float
-    """
-    x = _checks.array("x", x, ndim=1)
-    level = _checks.number("level", level)
-    w = _checks.integer("w", w, low=1)
+def _crossing(x: np.ndarray, level: float, w: int) -> float:
+    """First index from which ``x`` stays at or above ``level`` for ``w`` points; ``inf`` if none."""
     above = x >= level
     for k in range(x.size - w + 1):
         if above[k:k + w].all():
@@ -168,8 +127,8 @@ def crossing_index(x: np.ndarray, level: float, w: int) -> float:
 
 
 def first_concept(points: np.ndarray, design=DESIGN) -> str:
-    """Which of class 11's own coordinates makes a sustained crossing of
-    ``design.learned_level`` first (Fig. 6a's order).
+    """Fig. 6(a)'s order: which of class 11's own coordinates stays at or above
+    ``design.learned_level`` for ``design.sustain`` checkpoints first.
 
     Parameters
     ----------
@@ -185,7 +144,7 @@ def first_concept(points: np.ndarray, design=DESIGN) -> str:
     """
     design = check_design(design)
     p = _points(points)
-    tb, ts = (crossing_index(p[:, c], design.learned_level, design.sustain) for c in (0, 1))
+    tb, ts = (_crossing(p[:, c], design.learned_level, design.sustain) for c in (0, 1))
     if np.isinf(tb) and np.isinf(ts):
         return "neither"
     return "colour" if tb < ts else "size" if ts < tb else "tie"
@@ -201,8 +160,18 @@ class Slowing(NamedTuple):
     ratio: float      #: peak speed / late speed in concept space
 
 
+def blocks(t: np.ndarray, p: np.ndarray, s: np.ndarray, design) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Times ``(nb,)`` and points ``(nb, 2)`` of block means of ``design.sustain`` checkpoints
+    (the last block ending at the last checkpoint), and each interval's speed floor ``(nb - 1,)``."""
+    w = design.sustain
+    nb = t.size // w
+    r = t.size - nb * w
+    B, T = p[r:].reshape(nb, w, 2).mean(1), t[r:].reshape(nb, w).mean(1)
+    return T, B, np.sqrt(2 * (s ** 2).sum() / w) / np.diff(T)
+
+
 def _phase(B: np.ndarray, T: np.ndarray, floor: np.ndarray, design) -> tuple[bool, bool, float]:
-    """(drop, graded, peak / late) of block means ``B (nb, 2)`` at times ``T`` with speed floors ``floor (nb-1,)``."""
+    """(drop, graded, peak / late) of block means ``B (nb, 2)`` at times ``T`` with speed floors ``floor``."""
     sp = np.linalg.norm(np.diff(B, axis=0), axis=1) / np.diff(T)
     moving = sp > design.z * floor
     if not moving.any():
@@ -219,14 +188,14 @@ def _phase(B: np.ndarray, T: np.ndarray, floor: np.ndarray, design) -> tuple[boo
 
 
 def slowing(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Slowing:
-    """Fig. 6(c) on one run: on block means of ``design.sustain`` checkpoints (the last
-    block ending at the last checkpoint), an interval is *moving* when its speed exceeds
-    ``design.z`` times its noise floor; the last movement phase is the last stretch of
-    moving intervals. Passes when its peak speed is at least ``design.slow_drop`` times the
-    late speed (the last interval), at least ``design.graded_intervals`` moving intervals
-    after the peak are slower than it by ``design.graded_fraction`` (a stop gives at most
-    one), and the same drop holds in the classifier's logits (probabilities clipped to
-    ``[logit_eps, 1 - logit_eps]``), where a logit drifting at constant speed shows none.
+    """Fig. 6(c) on one run. On block means of ``design.sustain`` checkpoints an interval is
+    *moving* when its speed exceeds ``design.z`` times its noise floor; the last movement
+    phase is the last stretch of moving intervals. Passes when its peak speed is at least
+    ``design.slow_drop`` times the late speed (the last interval), at least
+    ``design.graded_intervals`` moving intervals after the peak are slower than it by
+    ``design.graded_fraction`` (a stop gives at most one), and the same drop holds in the
+    classifier's logits (probabilities clipped to ``[logit_eps, 1 - logit_eps]``), where a
+    logit drifting at constant speed shows none.
 
     Parameters
     ----------
@@ -238,58 +207,63 @@ def slowing(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, design=DES
         The run's noise level per coordinate.
     design : DiffusionDesign
         The thresholds.
-
-    Returns
-    -------
-    Slowing
     """
     design = check_design(design)
     p, s = _points(points), _noise(noise)
     t = _checks.array("steps", steps, shape=(p.shape[0],))
     if np.any(np.diff(t) <= 0):
         raise ValueError("steps must be strictly increasing")
-    w = design.sustain
-    nb = t.size // w
-    if nb < 4:
+    if t.size // design.sustain < 4:
         return Slowing(False, False, False, False, float("nan"))
-    r = t.size - nb * w
-    B, T = p[r:].reshape(nb, w, 2).mean(1), t[r:].reshape(nb, w).mean(1)
-    floor = np.sqrt(2 * (s ** 2).sum() / w) / np.diff(T)
+    T, B, floor = blocks(t, p, s, design)
     drop, graded, ratio = _phase(B, T, floor, design)
     q = np.clip(B, design.logit_eps, 1 - design.logit_eps)
     g = 1 / (q * (1 - q))                                       # d logit / dp at each block
-    lfloor = np.sqrt((((g[1:] ** 2 + g[:-1] ** 2) * s ** 2) / w).sum(1)) / np.diff(T)
+    lfloor = np.sqrt((((g[1:] ** 2 + g[:-1] ** 2) * s ** 2) / design.sustain).sum(1)) / np.diff(T)
     ldrop = _phase(np.log(q / (1 - q)), T, lfloor, design)[0]
     return Slowing(drop and graded and ldrop, drop, graded, ldrop, ratio)
 
 
-# ----------------------------------------------------------------------------- counts
-def _runs(rp: RunPaths, group: str, design) -> list[tuple[int, int]]:
-    """The runs ``(i, s)`` of a group: "weak" (dc <= weak_max_dc), "strong" (dc >= strong_min_dc) or "all"."""
-    keep = {"weak": rp.dc <= design.weak_max_dc + 1e-9, "strong": rp.dc >= design.strong_min_dc - 1e-9,
-            "all": np.ones(rp.dc.size, bool)}[group]
-    return [(i, s) for i in np.flatnonzero(keep) for s in range(rp.onset.shape[1])]
-
-
-def _readable(steps: np.ndarray, design) -> bool:
-    """Whether a run has enough checkpoints after its onset for three disjoint windows."""
+# ----------------------------------------------------------------------------- runs and counts
+def readable(steps: np.ndarray, design) -> bool:
+    """Whether a run has enough disc checkpoints for three disjoint windows."""
     return steps.size >= 3 * design.sustain
 
 
-def _apply(check, rp: RunPaths, runs, design) -> np.ndarray:
-    """``check(steps, points, noise)`` of each run (False where it has too few disc checkpoints)."""
-    return np.array([_readable(rp.run(i, s)[0], design) and bool(check(*rp.run(i, s))) for i, s in runs], bool)
+def each_run(rp: RunPaths, f, unread, design) -> np.ndarray:
+    """``f(steps, points, noise)`` of every run ``(D, S, ...)``; ``unread`` for a run too short to read."""
+    return np.array([[f(*run) if readable(run[0], design) else unread
+                      for run in (rp.run(i, s) for s in range(rp.onset.shape[1]))] for i in range(rp.dc.size)])
 
 
-def _null(maker, check, rp: RunPaths, runs, design, stream: int) -> int:
-    """Passing units among ``design.n_null_units`` of a wrong model; unit ``u`` mimics run ``u mod n``."""
+def null_units(maker, check, rp: RunPaths, design, stream: int, rows=None) -> np.ndarray:
+    """``(design.n_null_units,)`` bool: the units of path maker ``maker`` that pass ``check``; unit ``u``
+    mimics run ``u mod n`` of the separations ``rows`` (a mask; default all), failing where that run is unreadable."""
+    rows = np.arange(rp.dc.size) if rows is None else np.flatnonzero(rows)
+    runs = [(i, s) for i in rows for s in range(rp.onset.shape[1])]
     rng = np.random.default_rng([design.null_seed, stream])
-    k = 0
+    out = np.zeros(design.n_null_units, bool)
     for u in range(design.n_null_units):
         steps, pts, noise = rp.run(*runs[u % len(runs)])
-        if _readable(steps, design):
-            k += bool(check(steps, maker(steps, pts, noise, 1, rng, design)[0], noise))
-    return k
+        if readable(steps, design):
+            out[u] = check(steps, maker(steps, pts, noise, 1, rng, design)[0], noise)
+    return out
+
+
+def slows(design):
+    """The slowing check of one run as ``f(steps, points, noise) -> bool``."""
+    return lambda t, p, s: slowing(t, p, s, design).passed
+
+
+def _first_concepts(rp: RunPaths, design) -> np.ndarray:
+    """:func:`first_concept` of every run ``(D, S)``, ``"unread"`` where too short to read."""
+    return each_run(rp, lambda t, p, s: first_concept(p, design), "unread", design)
+
+
+def _nulls(rp: RunPaths, design) -> dict:
+    """Passing units of the slowing check's two wrong models."""
+    return {name: int(null_units(maker, slows(design), rp, design, STREAMS[name]).sum())
+            for name, maker in (("stop", stop_paths), ("logit", logit_paths))}
 
 
 def confirm(res: dict, design=DESIGN) -> dict:
@@ -310,36 +284,95 @@ def confirm(res: dict, design=DESIGN) -> dict:
     """
     design = check_design(design)
     rp = run_paths(res, design)
-    weak, strong, every = (_runs(rp, g, design) for g in ("weak", "strong", "all"))
+    weak, strong = rp.dc <= design.weak_max_dc + 1e-9, rp.dc >= design.strong_min_dc - 1e-9
     M = design.n_null_units
-    monotone = "runs at weak colour signal; monotone-per-coordinate paths"
 
     def count(key, form, ok, null_k, null_n, note):
         return (key, form), CheckCount(key, form, int(ok.sum()), ok.size, int(null_k), null_n, None, ok, note)
 
-    def sw(t, p, s):
-        return swing(p, s, design).passed
+    def at_weak_signal(key, check, name):
+        ok = each_run(rp, check, False, design)[weak].ravel()
+        null_k = null_units(monotone_paths, check, rp, design, STREAMS[name], weak).sum()
+        return count(key, "typical", ok, null_k, M, "runs at weak colour signal; monotone-per-coordinate paths")
 
-    def mb(t, p, s):
-        return mse_bump(p, s, design).passed
-
-    def sl(t, p, s):
-        return slowing(t, p, s, design).passed
-
-    def size_first(runs):
-        return np.array([_readable(rp.run(i, s)[0], design) and first_concept(rp.run(i, s)[1], design) == "size"
-                         for i, s in runs], bool)
-    nulls = {"stop": _null(stop_paths, sl, rp, every, design, 3), "logit": _null(logit_paths, sl, rp, every, design, 4)}
+    size_first = _first_concepts(rp, design) == "size"
+    nulls = _nulls(rp, design)
     worst = max(nulls, key=nulls.get)
-    strong_first = size_first(strong)
     return dict((
-        count("claim-diff-order", "comparative", size_first(weak), strong_first.sum(), strong_first.size,
-              "size first: weak-signal runs vs strong-signal runs"),
-        count("claim-diff-swing", "typical", _apply(sw, rp, weak, design), _null(monotone_paths, sw, rp, weak, design, 1),
-              M, monotone),
-        count("claim-diff-bend", "typical", _apply(mb, rp, weak, design), _null(monotone_paths, mb, rp, weak, design, 2),
-              M, monotone),
-        count("claim-diff-slow", "typical", _apply(sl, rp, every, design), nulls[worst], M,
+        count("claim-diff-order", "comparative", size_first[weak].ravel(), size_first[strong].sum(),
+              size_first[strong].size, "size first: weak-signal runs vs strong-signal runs"),
+        at_weak_signal("claim-diff-swing", lambda t, p, s: swing(p, s, design).passed, "swing"),
+        at_weak_signal("claim-diff-bend", lambda t, p, s: mse_bump(p, s, design).passed, "bend"),
+        count("claim-diff-slow", "typical", each_run(rp, slows(design), False, design).ravel(), nulls[worst], M,
               f"every run; the wrong model passing more often ({worst}; stop {nulls['stop']}, "
               f"logit {nulls['logit']} of {M})"),
     ))
+
+
+# ----------------------------------------------------------------------------- per-run read-outs
+class SlowingWrongModels(NamedTuple):
+    """Passing units of the slowing check's two wrong models (:func:`slowing_wrong_models`)."""
+
+    stop: int   #: the run's path at constant speed, then a stop
+    logit: int  #: each coordinate's logit drifting at a constant rate
+    n: int      #: units of each (``design.n_null_units``)
+
+    @property
+    def worst(self) -> str:
+        """The wrong model that passes more often (``"stop"`` on a tie, as :func:`confirm` picks)."""
+        return "stop" if self.stop >= self.logit else "logit"
+
+
+def first_concepts(res: dict, design=DESIGN) -> np.ndarray:
+    """Which of class 11's coordinates each run learns first (:func:`first_concept`).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    design : DiffusionDesign
+        The registered design.
+
+    Returns
+    -------
+    array (D, S) of str
+        ``"colour"``, ``"size"``, ``"tie"``, ``"neither"``, or ``"unread"`` for a run with
+        too few disc checkpoints.
+    """
+    design = check_design(design)
+    return _first_concepts(run_paths(res, design), design)
+
+
+def slowing_parts(res: dict, design=DESIGN) -> np.ndarray:
+    """Each run's parts of the registered slowing check.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    design : DiffusionDesign
+        The registered design.
+
+    Returns
+    -------
+    array (D, S, 4) of bool
+        Passed, drop, graded, drop in the logits (the first four fields of
+        :class:`Slowing`); all False for a run with too few disc checkpoints, which fails.
+    """
+    design = check_design(design)
+    return each_run(run_paths(res, design), lambda t, p, s: slowing(t, p, s, design)[:4], (False,) * 4, design)
+
+
+def slowing_wrong_models(res: dict, design=DESIGN) -> SlowingWrongModels:
+    """Passing units of both wrong models of the slowing check, counted as :func:`confirm`
+    counts them (which judges against the one that passes more often).
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    design : DiffusionDesign
+        The registered design.
+    """
+    design = check_design(design)
+    return SlowingWrongModels(**_nulls(run_paths(res, design), design), n=design.n_null_units)

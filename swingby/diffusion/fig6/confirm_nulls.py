@@ -1,26 +1,21 @@
-"""The wrong models of the re-specified Fig. 6 checks (:mod:`swingby.diffusion.fig6.confirm`),
-each simulated per run from the run's own start, end and noise level.
-
-Null audit (issue 35, item 3): each lacks the mechanism the paper's claim is about, by
-the paper's own theory, and is neither the paper's account nor a replicate.
+"""The wrong models of the registered Fig. 6 checks (:mod:`swingby.diffusion.fig6.confirm`),
+each simulated per run from the run's own start, end and noise level. Each lacks the
+mechanism the paper's claim is about, by the paper's own theory.
 
 * :func:`monotone_paths` (swing, MSE rise): each concept coordinate moves once,
   monotonically, from the run's start to its end, on its own logistic in
-  ``sqrt(step)`` with a random onset and width (one concept may move long after the
-  other: every L-shaped path is included), plus Gaussian noise at the run's own noise
-  level. This is the one-layer model of Theorem 4.1, whose directions learn
-  independently and monotonically ("monotonic and rather regular output trajectory",
-  Sec. 4.1), the model the paper says *cannot* show Transient Memorization. Such paths
-  can still raise and lower the MSE (one coordinate moving away from the target before
-  the other moves toward it), so the MSE check is not passed for free.
+  ``sqrt(step)`` with a random onset and width (every L-shaped path is included), plus
+  Gaussian noise at the run's own noise level. This is the one-layer model of
+  Theorem 4.1, whose directions learn independently and monotonically (Sec. 4.1), the
+  model the paper says *cannot* show Transient Memorization. Such paths can still raise
+  and lower the MSE (one coordinate moving away from the target before the other moves
+  toward it), so the MSE check is not passed for free.
 * :func:`stop_paths` (slowing): the run's displacement covered at constant speed, then
-  a stop where the run has gone ``stop_fraction`` of its way. No deceleration at all:
-  its speed drops in one interval, not at an exponential rate.
+  a stop where the run has gone ``stop_fraction`` of its way: no deceleration at all.
 * :func:`logit_paths` (slowing): each coordinate's logit drifts at a constant rate
-  (fitted to the run), read through the sigmoid. The model never slows; its read-out
+  (fitted to the run), read through the sigmoid. The model never slows, but its read-out
   saturates, and ``p (1 - p)`` makes the speed of a saturating read-out decay
-  exponentially, so a check on probabilities alone cannot tell it from Theorem 4.1's
-  exponential convergence.
+  exponentially.
 """
 from __future__ import annotations
 
@@ -28,6 +23,8 @@ import numpy as np
 
 from swingby import _checks
 from swingby.claims.diffusion import DESIGN, check_design
+
+__all__ = ["logit_paths", "monotone_paths", "stop_paths"]
 
 
 def _ends(points: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray]:
@@ -50,7 +47,7 @@ def _args(steps, points, noise, n, rng):
 
 
 def _stop_index(p: np.ndarray, design) -> int:
-    """First checkpoint (> 0) at which path ``p (L, 2)`` has gone ``design.stop_fraction`` of its way; the last if none."""
+    """First checkpoint (> 0) at which ``p (L, 2)`` has gone ``design.stop_fraction`` of its way; the last if none."""
     start, end = _ends(p, design.sustain)
     d = end - start
     frac = (p - start) @ d / max(float(d @ d), 1e-12)
@@ -65,15 +62,15 @@ def _noisy(path: np.ndarray, noise: np.ndarray, rng: np.random.Generator) -> np.
 
 def monotone_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                    rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """Paths monotone in each coordinate between the run's start and end (see the module
-    docstring), with the run's noise.
+    """``n`` paths ``(n, L, 2)`` monotone in each coordinate between the run's start and
+    end (the means of its first and last ``design.sustain`` points), with the run's noise.
 
     Parameters
     ----------
     steps : array (L,)
         The run's checkpoint steps from its first disc checkpoint on.
     points : array (L, 2)
-        The run's path there (its first and last ``design.sustain`` points set the ends).
+        The run's path there.
     noise : array (2,)
         The run's noise level per coordinate.
     n : int
@@ -82,10 +79,6 @@ def monotone_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: 
         Source of onsets, widths and noise.
     design : DiffusionDesign
         Supplies ``sustain`` and ``null_width``.
-
-    Returns
-    -------
-    array (n, L, 2)
     """
     design = check_design(design)
     t, p, s, n = _args(steps, points, noise, n, rng)
@@ -100,28 +93,14 @@ def monotone_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: 
 
 def stop_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """Constant speed from the run's start to its end, then a stop, with the run's noise.
-    The stop is the first checkpoint at which the run's projection on its start-to-end
-    line reaches ``design.stop_fraction`` of the way.
+    """``n`` paths ``(n, L, 2)`` at constant speed from the run's start to its end, then a
+    stop, with the run's noise. The stop is the first checkpoint at which the run's
+    projection on its start-to-end line reaches ``design.stop_fraction`` of the way.
 
     Parameters
     ----------
-    steps : array (L,)
-        The run's checkpoint steps from its first disc checkpoint on.
-    points : array (L, 2)
-        The run's path there.
-    noise : array (2,)
-        The run's noise level per coordinate.
-    n : int
-        Paths to draw.
-    rng : numpy.random.Generator
-        Source of the noise.
-    design : DiffusionDesign
-        Supplies ``sustain`` and ``stop_fraction``.
-
-    Returns
-    -------
-    array (n, L, 2)
+    steps, points, noise, n, rng, design
+        As :func:`monotone_paths`.
     """
     design = check_design(design)
     t, p, s, n = _args(steps, points, noise, n, rng)
@@ -133,29 +112,15 @@ def stop_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
 
 def logit_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                 rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """Each coordinate's logit drifting linearly, read through the sigmoid, with the run's
-    noise: the line goes through the logits (probabilities clipped to
-    ``[logit_eps, 1 - logit_eps]``) of the run's start and of its point at the stop of
-    :func:`stop_paths`, and goes on at that rate to the end.
+    """``n`` paths ``(n, L, 2)``: each coordinate's logit drifting linearly, read through
+    the sigmoid, with the run's noise. The line goes through the logits (probabilities
+    clipped to ``[logit_eps, 1 - logit_eps]``) of the run's start and of its point at the
+    stop of :func:`stop_paths`, and goes on at that rate to the end.
 
     Parameters
     ----------
-    steps : array (L,)
-        The run's checkpoint steps from its first disc checkpoint on.
-    points : array (L, 2)
-        The run's path there.
-    noise : array (2,)
-        The run's noise level per coordinate.
-    n : int
-        Paths to draw.
-    rng : numpy.random.Generator
-        Source of the noise.
-    design : DiffusionDesign
-        Supplies ``sustain``, ``stop_fraction`` and ``logit_eps``.
-
-    Returns
-    -------
-    array (n, L, 2)
+    steps, points, noise, n, rng, design
+        As :func:`monotone_paths`.
     """
     design = check_design(design)
     t, p, s, n = _args(steps, points, noise, n, rng)

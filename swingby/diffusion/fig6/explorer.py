@@ -1,8 +1,7 @@
-"""Interactive explorer of a stored sweep: pick a colour separation, a seed and a
-checkpoint; see the stored samples of each class and where the classes sit in
-concept space at that moment. Static mode (``SWINGBY_STATIC=1``) draws only the
-default view and creates no widget (:func:`swingby.live.explorer`). :func:`lean` and
-:func:`seeds_blue` word the answers of the chapter's "try this" questions from the runs."""
+"""The diffusion chapter's explorer of a stored sweep: pick a colour separation, a seed and
+a checkpoint; see the stored samples of each class and where the classes sit in concept
+space at that moment (static mode draws only the default view, :func:`swingby.live.explorer`).
+:func:`lean` and :func:`seeds_blue` word the answers of its "try this" questions."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -11,9 +10,11 @@ import numpy as np
 from swingby import _checks
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6 import analysis as A
-from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, _corners, plot_image_grid
+from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, corners, plot_image_grid
 from swingby.diffusion.rules import RULES
 from swingby.live import Explorer, explorer
+
+__all__ = ["lean", "seeds_blue", "sweep_explorer"]
 
 
 def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) -> None:
@@ -67,7 +68,7 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
             a1.plot(traj[i, j, :k + 1, c, 0], traj[i, j, :k + 1, c, 1], "-", color=CLASS_COLOURS[cls],
                     lw=1, alpha=0.6)
             a1.plot(*traj[i, j, k, c], "o", color=CLASS_COLOURS[cls], label=CLASS_NAMES[cls])
-        _corners(a1)
+        corners(a1)
         a1.set_ylabel("P(small)")
         a1.legend(loc="center left", bbox_to_anchor=(1.02, 0.5))  # off the paths
         a1.set_title(f"dc = {cfg['separations'][i]:.3g}, seed {cfg['seeds'][j]}", fontsize=10)

@@ -9,6 +9,8 @@ from swingby.diffusion.data import render, sample_attributes
 from swingby.diffusion.presets import Preset
 from swingby.diffusion.runs.evaluation import circles_config
 
+__all__ = ["pixel_signals"]
+
 
 def pixel_signals(preset: Preset, dcs, n_per_class: int, seed: int) -> np.ndarray:
     """Each concept's signal on the pixels: the squared distance between the mean test

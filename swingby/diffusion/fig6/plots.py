@@ -1,6 +1,6 @@
-"""Figures of the diffusion chapter: sample grids (paper Fig. 19), concept-space
-trajectories, MSE and speed (paper Fig. 6(a)-(c)), and the per-run read-outs of the
-registered swing and bend checks (:func:`plot_weak_runs`)."""
+"""Figures of the diffusion chapter (``book/diffusion.md``): sample grids (paper Fig. 19),
+concept-space trajectories, MSE and speed (paper Fig. 6(a)-(c)), and the per-run
+read-outs of the registered swing and bend checks (:func:`plot_weak_runs`)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -8,11 +8,15 @@ import numpy as np
 
 from swingby import _checks
 from swingby.claims.diffusion import DESIGN, check_design
+from swingby.diffusion.concept_space import concept_mse
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6 import analysis as A
-from swingby.diffusion.fig6.confirm import mse_bump, swing
+from swingby.diffusion.fig6.confirm import blocks, mse_bump, readable, swing
 from swingby.diffusion.readouts import run_paths
-from swingby.style import PALETTE, _axes, _style
+from swingby.style import PALETTE, check_axes, check_style
+
+__all__ = ["CLASS_NAMES", "panel_grid", "plot_image_grid", "plot_mse", "plot_run_speeds", "plot_trajectories",
+           "plot_weak_runs"]
 
 CLASS_NAMES = {"00": "00 red big", "01": "01 red small", "10": "10 blue big", "11": "11 blue small (held out)"}
 #: one Okabe-Ito colour per class: the red classes vermillion and orange, the blue ones blue and purple
@@ -21,6 +25,7 @@ CLASS_COLOURS = {"00": PALETTE["vermillion"], "01": PALETTE["orange"], "10": PAL
 
 
 def _to_hwc(img: np.ndarray) -> np.ndarray:
+    """An image ``(3, H, W)`` as floats ``(H, W, 3)`` in [0, 1]."""
     img = np.asarray(img)
     if img.dtype == np.uint8:
         img = img.astype(float) / 255
@@ -28,6 +33,7 @@ def _to_hwc(img: np.ndarray) -> np.ndarray:
 
 
 def _grid_images(images) -> np.ndarray:
+    """``images`` as a non-empty ``(rows, cols, 3, H, W)`` array, else a ValueError."""
     arr = np.asarray(images)
     if arr.dtype != np.uint8:
         arr = _checks.array("images", arr)
@@ -36,13 +42,13 @@ def _grid_images(images) -> np.ndarray:
     return arr
 
 
-def _axes_for(axes, n: int) -> np.ndarray:
+def axes_for(axes, n: int) -> np.ndarray:
     """``n`` matplotlib axes (one per colour separation)."""
     axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
     if axes.size < n:
         raise ValueError(f"axes must hold one Axes per colour separation ({n}), got {axes.size}")
     for ax in axes[:n]:
-        _axes(ax)
+        check_axes(ax)
     return axes
 
 
@@ -63,7 +69,7 @@ def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7), sharey: boo
 
     Returns
     -------
-    (matplotlib.figure.Figure, numpy.ndarray of Axes)
+    fig, axes
         The figure and its ``n`` axes, row by row.
     """
     n = _checks.integer("n", n, low=1, high=64)
@@ -83,16 +89,7 @@ def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7), sharey: boo
 
 
 def label_panels(axes, xlabel: str, ylabel: str) -> None:
-    """Put ``xlabel`` under the bottom panel of every column and ``ylabel`` beside the
-    first panel of every row (panels of :func:`panel_grid`, or any row of axes).
-
-    Parameters
-    ----------
-    axes : sequence of matplotlib Axes
-        The panels.
-    xlabel, ylabel : str
-        The axis labels.
-    """
+    """Put ``xlabel`` under the bottom panel of every column and ``ylabel`` beside the first panel of every row."""
     axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
     for ax in axes:
         spec = ax.get_subplotspec()
@@ -114,8 +111,7 @@ def _panel_below(ax, axes) -> bool:
 
 
 def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
-    """Draw ``images (rows, cols, 3, H, W)`` as one mosaic (1-pixel white gaps): ``uint8``
-    or floats in [0, 1]; ``row_labels`` one per row.
+    """Draw images as one mosaic with 1-pixel white gaps (paper Fig. 19).
 
     Parameters
     ----------
@@ -127,13 +123,9 @@ def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str 
         One label per row.
     title : str, optional
         The panel's title.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
     """
     images = _grid_images(images)
-    _style(title=title)
+    check_style(title=title)
     R, C, _, H, W = images.shape
     if row_labels is not None and (isinstance(row_labels, str) or not hasattr(row_labels, "__len__")
                                    or len(row_labels) != R):
@@ -142,7 +134,7 @@ def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str 
     for r in range(R):
         for c in range(C):
             mosaic[r * (H + 1):r * (H + 1) + H, c * (W + 1):c * (W + 1) + W] = _to_hwc(images[r, c])
-    ax = _axes(plt.gca() if ax is None else ax)
+    ax = check_axes(plt.gca() if ax is None else ax)
     ax.imshow(mosaic, interpolation="nearest")
     ax.set_xticks([])
     if row_labels is not None:
@@ -155,7 +147,8 @@ def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str 
     return ax
 
 
-def _corners(ax):
+def corners(ax) -> None:
+    """Mark the training classes' corners and class 11's target in concept space."""
     for cls, (x, y) in {"00": (0, 0), "01": (0, 1), "10": (1, 0)}.items():
         ax.plot(x, y, "o", mfc="none", mec=CLASS_COLOURS[cls], ms=10)
     ax.plot(1, 1, "*", color="k", ms=13, label="target of 11")
@@ -177,17 +170,13 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
         One per colour separation (default: a new row of panels).
     seed_lines : bool
         Draw each seed's class-11 path as a thin line.
-
-    Returns
-    -------
-    array of matplotlib.axes.Axes
     """
     traj, per_seed = A.mean_trajectories(res), A.trajectories(res)
     dcs = res["meta"]["config"]["separations"]
     seed_lines = _checks.flag("seed_lines", seed_lines)
     if axes is None:
         _, axes = plt.subplots(1, len(dcs), figsize=(3.2 * len(dcs), 3.4), sharey=True)
-    axes = _axes_for(axes, len(dcs))
+    axes = axes_for(axes, len(dcs))
     for i, (ax, dc) in enumerate(zip(axes, dcs)):
         for c, cls in enumerate(CLASSES):
             held = cls == "11"
@@ -198,7 +187,7 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
             for s in range(per_seed.shape[1]):
                 ax.plot(per_seed[i, s, :, 3, 0], per_seed[i, s, :, 3, 1], color=CLASS_COLOURS["11"],
                         lw=0.6, alpha=0.35)
-        _corners(ax)
+        corners(ax)
         ax.set_title(f"colour separation {dc:.3g}", fontsize=10)
     np.atleast_1d(axes)[0].set_ylabel("P(small)")
     return axes
@@ -214,16 +203,12 @@ def plot_mse(res: dict, ax=None):
         A complete sweep.
     ax : matplotlib.axes.Axes, optional
         Where to draw (default: the current axes).
-
-    Returns
-    -------
-    matplotlib.axes.Axes
     """
-    _, per_seed = A.mse_curves(res)
+    per_seed = concept_mse(A.trajectories(res)[:, :, :, A.CLASS_11])   # (dc, seed, checkpoint)
     steps = np.asarray(res["meta"]["checkpoint_steps"])
     dcs = res["meta"]["config"]["separations"]
     cmap = plt.get_cmap("viridis")
-    ax = _axes(plt.gca() if ax is None else ax)
+    ax = check_axes(plt.gca() if ax is None else ax)
     mean = per_seed.mean(axis=1)
     se = per_seed.std(axis=1, ddof=1) / np.sqrt(per_seed.shape[1]) if per_seed.shape[1] > 1 else 0 * mean
     for i, dc in enumerate(dcs):
@@ -238,51 +223,19 @@ def plot_mse(res: dict, ax=None):
 
 def run_speeds(steps: np.ndarray, points: np.ndarray, noise: np.ndarray,
                design=DESIGN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The speeds the registered slowing check reads
-    (:func:`swingby.diffusion.fig6.confirm.slowing`): block means of ``design.sustain``
-    checkpoints (the last block ending at the last checkpoint), the concept-space speed
-    between consecutive blocks, and the level above which an interval counts as moving
-    (``design.z`` times its noise floor).
-
-    Parameters
-    ----------
-    steps : array (L,)
-        A run's checkpoint steps from its first disc checkpoint on.
-    points : array (L, 2)
-        Class 11's path there.
-    noise : array (2,)
-        The run's noise level per coordinate.
-    design : DiffusionDesign
-        Supplies ``sustain`` and ``z``.
-
-    Returns
-    -------
-    mid, speed, moving_level : array (nb - 1,)
-        Interval midpoints (steps), speeds per step and the moving level; empty where
-        the run has fewer than two blocks.
-    """
-    design = check_design(design)
-    p = _checks.array("points", points, shape=(None, 2))
-    t = _checks.array("steps", steps, shape=(p.shape[0],))
-    s = _checks.array("noise", noise, shape=(2,))
-    w = design.sustain
-    nb = t.size // w
-    if nb < 2:
+    """Interval midpoints, speeds and moving levels (``design.z`` noise floors) of the slowing check's block means."""
+    if steps.size // design.sustain < 2:
         return np.empty(0), np.empty(0), np.empty(0)
-    r = t.size - nb * w
-    B, T = p[r:].reshape(nb, w, 2).mean(1), t[r:].reshape(nb, w).mean(1)
-    dT = np.diff(T)
-    speed = np.linalg.norm(np.diff(B, axis=0), axis=1) / dT
-    level = design.z * np.sqrt(2 * (s ** 2).sum() / w) / dT
-    return 0.5 * (T[1:] + T[:-1]), speed, level
+    T, B, floor = blocks(steps, points, noise, design)
+    speed = np.linalg.norm(np.diff(B, axis=0), axis=1) / np.diff(T)
+    return 0.5 * (T[1:] + T[:-1]), speed, design.z * floor
 
 
 def plot_run_speeds(res: dict, ax=None, design=DESIGN):
-    """Fig. 6(c) as the registered check reads it: class 11's speed of every run from its
-    first disc checkpoint on, on block means of ``design.sustain`` checkpoints
-    (:func:`run_speeds`), one thin line per run and one colour per separation, and in
-    grey the level above which an interval counts as moving (``design.z`` noise floors),
-    one line per run under one legend entry. Used in the diffusion chapter, Fig. 6(c).
+    """Fig. 6(c) as the registered slowing check reads it: class 11's speed of every run
+    from its first disc checkpoint on, on block means of ``design.sustain`` checkpoints,
+    one line per run and one colour per separation, and in grey the level above which an
+    interval counts as moving (``design.z`` noise floors).
 
     Parameters
     ----------
@@ -292,14 +245,10 @@ def plot_run_speeds(res: dict, ax=None, design=DESIGN):
         Where to draw (default: the current axes).
     design : DiffusionDesign
         The registered design.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
     """
     design = check_design(design)
     rp = run_paths(res, design)
-    ax = _axes(plt.gca() if ax is None else ax)
+    ax = check_axes(plt.gca() if ax is None else ax)
     cmap = plt.get_cmap("viridis")
     floor_label = f"{design.z:g} x noise floor (moving above it)"
     for i, dc in enumerate(rp.dc):
@@ -320,13 +269,12 @@ def plot_run_speeds(res: dict, ax=None, design=DESIGN):
 
 
 def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
-    """The per-run read-outs of the registered swing (Fig. 6a) and bend (Fig. 6b) checks
-    at weak colour signal (:func:`swingby.diffusion.fig6.confirm.swing`,
-    :func:`~swingby.diffusion.fig6.confirm.mse_bump`): class 11's P(blue) (top row) and
-    its concept-space MSE to (1, 1) (bottom row), each run from its first disc
-    checkpoint on, one column per separation ``dc <= design.weak_max_dc``; solid where the
-    run passes that row's check, dotted where not, a dot at the turning point of a passing run (the trough of P(blue), the peak of the MSE).
-    Used in the diffusion chapter, Fig. 6(a) and 6(b).
+    """The per-run read-outs of the registered swing (Fig. 6a) and bend (Fig. 6b) checks at
+    weak colour signal (:func:`~swingby.diffusion.fig6.confirm.swing`,
+    :func:`~swingby.diffusion.fig6.confirm.mse_bump`): class 11's P(blue) (top row) and its
+    concept-space MSE to (1, 1) (bottom row), each run from its first disc checkpoint on,
+    one column per separation ``dc <= design.weak_max_dc``; solid where the run passes that
+    row's check, dotted where not, a dot at a passing run's turning point.
 
     Parameters
     ----------
@@ -335,11 +283,7 @@ def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
     axes : array of matplotlib.axes.Axes, shape (2, W)
         ``W`` the number of weak separations of the sweep.
     design : DiffusionDesign
-        The registered design (:data:`~swingby.claims.diffusion.DESIGN`).
-
-    Returns
-    -------
-    None
+        The registered design.
     """
     design = check_design(design)
     rp = run_paths(res, design)
@@ -351,12 +295,12 @@ def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
         raise ValueError(f"axes must be a (2, {weak.size}) array of Axes (rows: P(blue), MSE; one column per "
                          f"weak separation), got shape {grid.shape}")
     for ax in grid.ravel():
-        _axes(ax)
+        check_axes(ax)
     w = design.sustain
     for col, i in enumerate(weak):
         for s in range(rp.onset.shape[1]):
             steps, pts, noise = rp.run(i, s)
-            if steps.size < 3 * w:  # too few disc checkpoints: the checks cannot read the run
+            if not readable(steps, design):
                 continue
             curves = (pts[:, 0], ((1.0 - pts) ** 2).mean(axis=1))
             for row, (y, check) in enumerate(zip(curves, (swing, mse_bump))):

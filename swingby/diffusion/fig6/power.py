@@ -1,17 +1,13 @@
-"""The power of the registered slowing check of Fig. 6(c)
-(:func:`swingby.diffusion.fig6.confirm.slowing`): a positive control.
+"""A positive control of the registered slowing check of Fig. 6(c)
+(:func:`swingby.diffusion.fig6.confirm.slowing`).
 
-Theorem 4.1 says a nearly learned concept approaches its target exponentially. A check
-of that claim should pass paths that do exactly this, sampled like the runs, in most
-units (the verdict rule's "typical" presumes :data:`swingby.verdicts.TYPICAL_SHARE`),
-and more often than the wrong model. :func:`exponential_paths` draws such paths, one
-run at a time, from the run's start window to its end window with the run's noise;
-:func:`positive_control` counts how many units of them pass the registered check, unit
-``u`` mimicking run ``u mod n`` as the wrong models do; :func:`powered_word` turns the
-rule's word "not reproduced" into "inconclusive" where the positive control does not
-pass significantly more often than the wrong model, since then the check could not
-have seen the effect the claim implies. The diffusion chapter (``book/diffusion.md``,
-Fig. 6(c)) uses all three.
+Theorem 4.1 says a nearly learned concept approaches its target exponentially. A check of
+that claim should pass paths that do exactly this, sampled like the runs, in most units
+(the verdict rule's "typical" presumes :data:`swingby.verdicts.TYPICAL_SHARE`), and more
+often than the wrong model. :func:`exponential_paths` draws such paths;
+:func:`positive_control` counts how many units of them pass the check; :func:`powered_word`
+makes the rule's "not reproduced" "inconclusive" where the control does not pass
+significantly more often than the wrong model. Used in ``book/diffusion.md``, Fig. 6(c).
 """
 from __future__ import annotations
 
@@ -21,9 +17,11 @@ import numpy as np
 
 from swingby import _checks, verdicts
 from swingby.claims.diffusion import DESIGN, check_design
-from swingby.diffusion.fig6.confirm import slowing
+from swingby.diffusion.fig6.confirm import null_units, readable, slowing, slows
 from swingby.diffusion.fig6.confirm_nulls import stop_paths
 from swingby.diffusion.readouts import run_paths
+
+__all__ = ["Control", "control_parts", "exponential_paths", "positive_control", "powered_word"]
 
 #: the per-unit rate factor is drawn log-uniformly in this range
 RATE_RANGE = (0.5, 2.0)
@@ -40,8 +38,8 @@ class Control(NamedTuple):
 
 
 def _tau(a: float, b: float, frac: float) -> float:
-    """Time constant at which ``(1 - e^(-a/tau)) / (1 - e^(-b/tau)) = frac`` (``0 < a <= b``);
-    ``100 b`` (a nearly straight path) where even a straight path has gone ``frac`` by ``a``."""
+    """Time constant at which ``(1 - e^(-a/tau)) / (1 - e^(-b/tau)) = frac``; ``100 b`` (a nearly
+    straight path) where even a straight path has gone ``frac`` by ``a``."""
     if a >= frac * b:
         return 100.0 * b
     lo, hi = np.log(b * 1e-4), np.log(b * 1e2)
@@ -70,28 +68,13 @@ def exponential_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, 
 
     Parameters
     ----------
-    steps : array (L,)
-        The run's checkpoint steps from its first disc checkpoint on.
-    points : array (L, 2)
-        The run's path there.
-    noise : array (2,)
-        The run's noise level per coordinate.
-    n : int
-        Paths to draw.
-    rng : numpy.random.Generator
-        Source of the rate factors and the noise.
-    design : DiffusionDesign
-        Supplies ``sustain`` and ``stop_fraction``.
+    steps, points, noise, n, rng, design
+        As :func:`~swingby.diffusion.fig6.confirm_nulls.monotone_paths` (``rng`` also draws
+        the rate factors).
 
     Returns
     -------
     array (n, L, 2)
-
-    Raises
-    ------
-    ValueError
-        For arrays of the wrong shape, steps not strictly increasing, negative noise,
-        ``n < 1`` or an ``rng`` that is not a Generator (the argument is named).
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
@@ -117,11 +100,10 @@ def exponential_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, 
 
 
 def positive_control(res: dict, design=DESIGN) -> Control:
-    """Passing units of the registered slowing check
-    (:func:`~swingby.diffusion.fig6.confirm.slowing`) among ``design.n_null_units``
-    units of :func:`exponential_paths`, unit ``u`` mimicking run ``u mod n`` (every run,
-    as the claim's units and its wrong models); a unit mimicking a run with too few disc
-    checkpoints fails, as the run does.
+    """Passing units of the registered slowing check among ``design.n_null_units`` units of
+    :func:`exponential_paths`, unit ``u`` mimicking run ``u mod n`` (every run, as the
+    claim's units and its wrong models); a unit mimicking an unreadable run fails, as the
+    run does.
 
     Parameters
     ----------
@@ -129,32 +111,52 @@ def positive_control(res: dict, design=DESIGN) -> Control:
         A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
     design : DiffusionDesign
         The registered design.
-
-    Returns
-    -------
-    Control
     """
     design = check_design(design)
-    if not isinstance(res, dict):
-        raise ValueError(f"res must be a sweep's results dict, got {type(res).__name__}")
-    rp = run_paths(res, design)
-    runs = [(i, s) for i in range(rp.dc.size) for s in range(rp.onset.shape[1])]
-    rng = np.random.default_rng([design.null_seed, STREAM])
-    passed = np.zeros(design.n_null_units, bool)
-    for u in range(design.n_null_units):
-        steps, pts, noise = rp.run(*runs[u % len(runs)])
-        if steps.size >= 3 * design.sustain:  # readable, as the check's units
-            path = exponential_paths(steps, pts, noise, 1, rng, design)[0]
-            passed[u] = slowing(steps, path, noise, design).passed
+    passed = null_units(exponential_paths, slows(design), run_paths(res, design), design, STREAM)
     return Control(int(passed.sum()), passed.size, passed)
 
 
+def control_parts(res: dict, n_per_run: int, seed: int, design=DESIGN) -> np.ndarray:
+    """The parts of the registered slowing check on ``n_per_run`` paths of
+    :func:`exponential_paths` per readable run.
+
+    Parameters
+    ----------
+    res : dict
+        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    n_per_run : int
+        Paths per run, >= 1.
+    seed : int
+        Seed of the paths' rate factors and noise.
+    design : DiffusionDesign
+        The registered design.
+
+    Returns
+    -------
+    array (R, n_per_run, 4) of bool
+        Per readable run (separations outer, seeds inner) and path: passed, drop, graded,
+        drop in the logits (as :func:`~swingby.diffusion.fig6.confirm.slowing_parts`).
+    """
+    design = check_design(design)
+    n_per_run = _checks.integer("n_per_run", n_per_run, low=1)
+    rng = np.random.default_rng(_checks.integer("seed", seed, low=0))
+
+    rp = run_paths(res, design)
+    out = []
+    for i, s in np.ndindex(rp.onset.shape):
+        steps, points, noise = rp.run(i, s)
+        if readable(steps, design):
+            paths = exponential_paths(steps, points, noise, n_per_run, rng, design)
+            out.append([slowing(steps, p, noise, design)[:4] for p in paths])
+    return np.array(out, bool).reshape(-1, n_per_run, 4)
+
+
 def powered_word(word: str, control_k: int, control_n: int, null_k: int, null_n: int) -> str:
-    """The chapter's word for a claim whose check has a positive control: the verdict
-    rule's word, except that "not reproduced" becomes "inconclusive" where the positive
-    control does not pass the check significantly more often than the wrong model (one-
-    sided Fisher test at :data:`swingby.verdicts.ALPHA`): the check could not have seen
-    the effect the claim implies.
+    """The rule's word, except that "not reproduced" becomes "inconclusive" where the
+    positive control does not pass the check significantly more often than the wrong model
+    (one-sided Fisher test at :data:`swingby.verdicts.ALPHA`): the check could not have
+    seen the effect the claim implies.
 
     Parameters
     ----------
@@ -164,10 +166,6 @@ def powered_word(word: str, control_k: int, control_n: int, null_k: int, null_n:
         Passing units of the positive control, of ``control_n``.
     null_k, null_n : int
         Passing units of the wrong model, of ``null_n``.
-
-    Returns
-    -------
-    str
     """
     if word not in verdicts.WORDS:
         raise ValueError(f"word must be one of {verdicts.WORDS}, got {word!r}")

@@ -1,14 +1,8 @@
-"""Running and storing the diffusion sweeps (paper Sec. 5, App. G); the chapters
-``book/diffusion.md`` and ``book/capability.md`` read the results these make.
-
-* :mod:`.evaluation`: a run's evaluation at a checkpoint and the concept classifier;
-* :mod:`.storage`: the results files (atomic writes, safe loading, lock); it depends on
-  nothing in this subpackage;
-* :mod:`.driver`: one run (:func:`~.driver.run_one`), the worker pool, resuming, and
-  :func:`~.driver.sweep`;
-* :mod:`.executors`, :mod:`.job_options`: submitit and SLURM executors of a sweep, and
-  :mod:`.collect`, which merges their finished runs into the results file;
-* :mod:`.search`, :mod:`.position_search`: the measured searches for a CPU preset;
-* :mod:`.identity`: the code identity that stored results are keyed by;
-* :mod:`.cli`: the command line (``python -m swingby.diffusion``).
+"""Running and storing the diffusion sweeps (paper Sec. 5, App. G): a run's evaluation
+(:mod:`.evaluation`), the results files (:mod:`.storage`), the sweep (:mod:`.driver`) and
+its job executors (:mod:`.executors`), the measured searches for the ``cpu`` preset
+(:mod:`.search`, :mod:`.position_search`, :mod:`.long_search`, :mod:`.precision_check`),
+the code identity stored results are keyed by (:mod:`.identity`), and the command line
+(:mod:`.cli`, ``python -m swingby.diffusion``).
 """
+__all__ = []

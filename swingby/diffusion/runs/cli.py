@@ -18,7 +18,8 @@ requeued on preemption or time-out; needs `pip install 'swingby[cluster]'`)::
         --partition gpu --time 4:00:00 --gpus-per-job 1 --cpus-per-job 4 --device auto
     python -m swingby.diffusion sweep --preset paper --collect --scratch /cluster/scratch/swingby
 
-Results go to ``results/diffusion`` of the checkout, or to ``--out`` / ``$SWINGBY_RESULTS``.
+Results go to ``--out``, else to ``diffusion/`` of the results folder: ``results/`` of the
+checkout, or ``$SWINGBY_RESULTS`` when it is set.
 """
 from __future__ import annotations
 
@@ -26,40 +27,50 @@ import argparse
 import json
 import sys
 
+__all__ = []
+
+#: the SLURM options of ``sweep``: (name, type, help)
+_SLURM_ARGS = (("partition", str, None), ("time", str, "per job before a requeue: minutes or [D-]HH:MM:SS (60)"),
+               ("gpus_per_job", int, "GPUs per job (0)"), ("cpus_per_job", int, "CPU cores per job (1)"),
+               ("array_parallelism", int, "jobs running at once (32)"), ("mem_gb", float, "memory per job in GB"),
+               ("account", str, None), ("qos", str, None), ("constraint", str, None),
+               ("max_requeues", int, "time-outs a job may be requeued after (3)"))
+
 
 def _parser():
     from swingby.diffusion.presets import PRESETS
-    from swingby.diffusion.runs.position_search import CANDIDATES as POSITION_CANDIDATES
-    from swingby.diffusion.runs.search import CANDIDATES
+    from swingby.diffusion.runs import long_search, position_search, search
 
     ap = argparse.ArgumentParser(prog="python -m swingby.diffusion", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sw = sub.add_parser("sweep", help="train, sample and evaluate a sweep (resumes if interrupted)")
     cl = sub.add_parser("classifier", help="train and store the concept classifier")
-    se = sub.add_parser("search", help="train the first search's candidates on the decisive case")
-    ps = sub.add_parser("position-search", help="the search on the authors' random disc positions (issue 21)")
-    pc = sub.add_parser("precision-check", help="paired fp32 / bf16 runs: does bf16 autocast keep the outcome?")
-    pc.add_argument("--design", default="second", help="first or second (the book's)")
-    ls = sub.add_parser("long-search", help="the position search at 4800 steps, and its confirmatory sweep")
-    from swingby.diffusion.runs.long_search import CANDIDATES as LONG_CANDIDATES
-    ls.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in LONG_CANDIDATES]}")
-    ls.add_argument("--sweep", action="store_true", help="run the confirmatory sweep of the chosen candidate")
-    ls.add_argument("--no-progress", action="store_true")
     for s in (sw, cl):
         s.add_argument("--preset", required=True, help=f"one of {sorted(PRESETS)}")
-        s.add_argument("--out", default=None, help="output directory (default results/diffusion)")
+        s.add_argument("--out", default=None, help="output directory (default: diffusion/ of the results folder)")
+    searches = {"search": (search, "train the first search's candidates on the decisive case", None),
+                "position-search": (position_search, "the search on the authors' random disc positions",
+                                    ("--new-sweep", "run the new cpu sweep of the chosen candidate instead")),
+                "long-search": (long_search, "the position search at 4800 steps, and its confirmatory sweep",
+                                ("--sweep", "run the confirmatory sweep of the chosen candidate instead"))}
+    for cmd, (module, text, flag) in searches.items():
+        se = sub.add_parser(cmd, help=text)
+        se.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in module.CANDIDATES]}")
+        se.add_argument("--no-progress", action="store_true")
+        if flag:
+            se.add_argument(flag[0], action="store_true", help=flag[1])
+    pc = sub.add_parser("precision-check", help="paired fp32 / bf16 runs: does bf16 autocast keep the outcome?")
+    pc.add_argument("--design", default="second", help="first or second (the book's)")
     sw.add_argument("--seeds", type=int, nargs="+", default=None)
-    sw.add_argument("--separations", type=float, nargs="+", default=None,
-                    help="colour separations dc in [0, 1]")
+    sw.add_argument("--separations", type=float, nargs="+", default=None, help="colour separations dc in [0, 1]")
     sw.add_argument("--scratch", default=None,
                     help="resumable run states (default: <out>/partial/<preset>-<hash> for the pool, "
                          "kept while a run is unfinished; the executors' default is ~/.cache/swingby-diffusion)")
     sw.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
     sw.add_argument("--no-progress", action="store_true")
     jobs = sw.add_argument_group("jobs (--executor submitit-local or slurm)")
-    jobs.add_argument("--executor", default="pool",
-                      help="pool (default: local worker processes), submitit-local or slurm")
+    jobs.add_argument("--executor", default="pool", help="pool (default: local worker processes), submitit-local or slurm")
     jobs.add_argument("--collect", action="store_true",
                       help="only merge the finished jobs' runs (from --scratch) into the results file")
     jobs.add_argument("--no-wait", action="store_true", help="submit and return (merge later with --collect)")
@@ -67,108 +78,71 @@ def _parser():
     jobs.add_argument("--jobs-dir", default=None, help="submitit's job files and logs (default <scratch>/jobs)")
     jobs.add_argument("--slurm-config", default=None,
                       help="a .toml or .json file of the options below (the command line overrides it)")
-    jobs.add_argument("--partition", default=None)
-    jobs.add_argument("--time", default=None, help="per job before a requeue: minutes or [D-]HH:MM:SS (60)")
-    jobs.add_argument("--gpus-per-job", type=int, default=None, help="GPUs per job (0)")
-    jobs.add_argument("--cpus-per-job", type=int, default=None, help="CPU cores per job (1)")
-    jobs.add_argument("--array-parallelism", type=int, default=None, help="jobs running at once (32)")
-    jobs.add_argument("--mem-gb", type=float, default=None, help="memory per job in GB")
-    jobs.add_argument("--account", default=None)
-    jobs.add_argument("--qos", default=None)
-    jobs.add_argument("--constraint", default=None)
-    jobs.add_argument("--max-requeues", type=int, default=None, help="time-outs a job may be requeued after (3)")
-    se.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in CANDIDATES]}")
-    ps.add_argument("--only", nargs="+", default=None, help=f"some of {[c[0] for c in POSITION_CANDIDATES]}")
-    ps.add_argument("--new-sweep", action="store_true",
-                    help="run the new cpu sweep of the chosen candidate (position_search.CHOSEN) instead")
-    ps.add_argument("--no-progress", action="store_true")
+    for name, kind, text in _SLURM_ARGS:
+        jobs.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=text)
     return ap
 
 
 def main(argv=None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); the exit status."""
     ap = _parser()
     args = ap.parse_args(argv)
-    from pathlib import Path
-
     from swingby.diffusion.presets import get_preset
-    from swingby.diffusion.runs import driver as S
-    from swingby.diffusion.runs import evaluation as EV
-    from swingby.diffusion.runs import search as Q
-    from swingby.diffusion.runs import storage as ST
+    from swingby.diffusion.runs import driver, evaluation, storage
 
     try:
         if args.cmd == "precision-check":
-            from swingby.diffusion.runs import precision_check as PC
+            from swingby.diffusion.runs import precision_check
 
-            r = PC.run_check(args.design)
+            r = precision_check.run_check(args.design)
             print(json.dumps({k: r[k] for k in ("readouts", "difference", "comparator", "keeps", "max_ratio")}))
             return 0
-        if args.cmd == "long-search":
-            from swingby.diffusion.runs import long_search as LS
+        if args.cmd == "search":
+            from swingby.diffusion.runs import search
 
-            if args.sweep:
-                if args.only:
-                    raise ValueError("--sweep runs the chosen candidate's sweep; leave out --only")
-                print(LS.run_sweep(progress=not args.no_progress))
-                return 0
-            LS.run_search(only=args.only, progress=not args.no_progress)
-            print(json.dumps(LS.choose(LS.collect()), indent=1))
+            print(search.table(search.run_search(args.only, progress=not args.no_progress)))
             return 0
         if args.cmd == "position-search":
             from swingby.diffusion.runs import position_search as PS
 
-            if args.new_sweep:
-                if args.only:
-                    raise ValueError("--new-sweep runs the chosen candidate's sweep; leave out --only")
-                print(PS.run_new_sweep(progress=not args.no_progress))
-                return 0
-            names = [c[0] for c in PS.CANDIDATES]
-            bad = [n for n in args.only or [] if n not in names]
-            if bad:
-                raise ValueError(f"--only: unknown candidate(s) {bad}; the candidates are {names}")
-            for name in args.only or names:
-                r = PS.run_candidate(name, progress=not args.no_progress)
-                print(name, {k: v for k, v in r.items() if k != "runs"}, flush=True)
-                PS.summarise()
-            print(PS.table(PS.summarise()))
+            out = PS.run_search(args.only, new_sweep=args.new_sweep, progress=not args.no_progress)
+            print(out if args.new_sweep else PS.table(out))
             return 0
-        if args.cmd == "search":
-            for name in args.only or [c[0] for c in Q.CANDIDATES]:
-                print(name, Q.run_candidate(name))
-            print(Q.table(Q.summarise()))
+        if args.cmd == "long-search":
+            from swingby.diffusion.runs import long_search as LS
+
+            out = LS.run_search(args.only, sweep=args.sweep, progress=not args.no_progress)
+            print(out if args.sweep else json.dumps(LS.choose(out), indent=1))
             return 0
         p = get_preset(args.preset)
         if args.cmd == "classifier":
-            out = Path(args.out) if args.out else ST.results_dir(for_writing=True)
-            _, report = EV.get_classifier(p, out, progress=True)
+            out = args.out if args.out else storage.results_dir(for_writing=True)
+            _, report = evaluation.get_classifier(p, out, progress=True)
             print(f"min held-out accuracy {report['min_accuracy']:.4f}")
             return 0
         if args.collect or args.executor != "pool" or _job_options_given(args):
             return _jobs(args, p)
-        path = S.sweep(p, seeds=args.seeds, separations=args.separations, out_dir=args.out,
-                       scratch=args.scratch, progress=not args.no_progress, device=args.device)
+        path = driver.sweep(p, seeds=args.seeds, separations=args.separations, out_dir=args.out,
+                            scratch=args.scratch, progress=not args.no_progress, device=args.device)
     except (ValueError, TypeError, FloatingPointError) as e:
         ap.error(str(e))
     print(f"results: {path}")
     return 0
 
 
-_SLURM_ARGS = ("partition", "time", "gpus_per_job", "cpus_per_job", "array_parallelism", "mem_gb", "account",
-               "qos", "constraint", "max_requeues")
-
-
 def _job_options_given(args) -> bool:
+    """Whether any option of the job executors was given."""
     return bool(args.no_wait or args.dry_run or args.jobs_dir or args.slurm_config
-                or any(getattr(args, k) is not None for k in _SLURM_ARGS))
+                or any(getattr(args, k) is not None for k, _, _ in _SLURM_ARGS))
 
 
 def _jobs(args, p) -> int:
     """``sweep --collect`` and ``sweep --executor submitit-local|slurm``."""
+    from pathlib import Path
+
     from swingby.diffusion import sweep as SP
-    from swingby.diffusion.runs import collect as COL
-    from swingby.diffusion.runs import driver as S
+    from swingby.diffusion.runs import driver
     from swingby.diffusion.runs import executors as E
-    from swingby.diffusion.runs import job_options as JO
 
     kind = E.check_executor(args.executor)
     if kind == "pool" and not args.collect:
@@ -176,7 +150,7 @@ def _jobs(args, p) -> int:
                          "--executor submitit-local or slurm")
     over = dict(seeds=args.seeds, separations=args.separations, out_dir=args.out, scratch=args.scratch)
     if args.collect:
-        c = COL.collect(p, executor=kind if kind != "pool" else None, **over)
+        c = E.collect(p, executor=kind if kind != "pool" else None, **over)
         n = len(c.merged)
         print(f"results: {c.path}: merged {n} run{'' if n == 1 else 's'}, {len(c.missing)} not finished, "
               f"{len(c.refused)} refused; {'every run is in it' if c.finished else 'not complete yet'}")
@@ -184,16 +158,13 @@ def _jobs(args, p) -> int:
     if kind == "slurm" and args.scratch is None:
         raise ValueError("--scratch is required with --executor slurm: a directory on storage that the "
                          "compute nodes share (run states and finished runs live there)")
-    opts = JO.slurm_options(args.slurm_config, **{k: getattr(args, k) for k in _SLURM_ARGS})
+    opts = E.slurm_options(args.slurm_config, **{k: getattr(args, k) for k, _, _ in _SLURM_ARGS})
     if args.dry_run:
         if kind != "slurm":
             raise ValueError("--dry-run shows a SLURM job script: it needs --executor slurm")
-        from pathlib import Path
-
-        p = S._resolve_preset(p, args.seeds, args.separations)
-        n = len(p.seeds) * len(p.separations)
+        p = driver.resolve_preset(p, args.seeds, args.separations)
         jobs_dir = Path(args.jobs_dir) if args.jobs_dir else Path(args.scratch) / "jobs"
-        print(JO.sbatch_script(opts, jobs_dir, n, E.job_name(p)))
+        print(E.sbatch_script(opts, jobs_dir, len(p.seeds) * len(p.separations), E.job_name(p)))
         return 0
     jobs, c = E.submit(p, executor=kind, device=args.device, options=opts, jobs_dir=args.jobs_dir,
                        wait=not args.no_wait, **over)

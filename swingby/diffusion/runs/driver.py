@@ -1,26 +1,12 @@
 """The sweep of paper Sec. 5: train one diffusion model per (colour separation, seed),
-sample every class at checkpoints evenly spaced in sqrt(step), map the samples to
+sample every class at checkpoints evenly spaced in sqrt(step), read the samples into
 concept space, and store everything in one results file.
 
-Resuming and its safety rules:
-
-* each run saves its whole training state (:class:`swingby.diffusion.training.Run`)
-  with the preset config and the code version that made it to a scratch directory at
-  every checkpoint; a restarted sweep continues every unfinished run from its last
-  checkpoint, bit for bit. A state made by another config or code is never resumed:
-  that run restarts, with a message. The default scratch directory lies beside the
-  results file (:func:`~swingby.diffusion.sweep.partial_dir`), so a sweep that takes several sessions can keep
-  (and commit) its unfinished runs' states; a run's state is deleted once its records
-  are in the results file;
-* the results file records the config and the code version; runs already in it are
-  skipped only when both match, and a finished sweep is returned untouched (never
-  re-stamped);
-* every file is written atomically (a temporary file, then a rename), loaded with
-  ``weights_only=True``, and a corrupt one gives one error naming it and the way out;
-* a lock file beside the results file stops two sweeps writing the same results;
-* the output and scratch directories are checked for writing before any work;
-* SIGTERM / SIGINT stop the worker processes too, and workers stop on their own when
-  their parent dies.
+A sweep resumes where it stopped: each run saves its whole training state, stamped with
+the preset config and the code identity, at every checkpoint (by default under
+``<out>/partial/``), and continues from it bit for bit; a state or a results file made by
+another config or code is never resumed. Files are written atomically, a lock stops two
+sweeps writing the same results, and SIGTERM / SIGINT stop the worker processes too.
 """
 from __future__ import annotations
 
@@ -31,6 +17,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import torch
 
@@ -42,45 +29,27 @@ from swingby.diffusion.presets import PRESETS, Preset, get_preset, run_seed, val
 from swingby.diffusion.runs import storage
 from swingby.diffusion.runs.evaluation import circles_config, evaluate, final_repeats, get_classifier
 from swingby.diffusion.runs.identity import IDENTITY_KEY, code_identity
-from swingby.diffusion.runs.storage import (
-    SweepFileError,
-    atomic_save,
-    load_results,
-    results_dir,
-    runs_from_results,
-    save_results,
-)
+from swingby.diffusion.runs.storage import SweepFileError, atomic_save, load_results, results_dir, save_results
 from swingby.diffusion.sweep import checkpoint_steps, partial_dir, results_path, state_path
 from swingby.diffusion.training import Run, resolve_device
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_OUT = results_dir()
+__all__ = ["DEFAULT_OUT", "code_hash", "sweep"]
 
+REPO_ROOT = Path(__file__).resolve().parents[3]
+#: the results directory of the stored sweeps (:func:`~swingby.diffusion.runs.storage.results_dir`)
+DEFAULT_OUT = results_dir()
 
 _CODE_IDENTITY = code_identity()  # the code this process runs: computed when it was imported
 
 
 def code_hash() -> str:
-    """The identity of the code that makes a results file's numbers
-    (:func:`swingby.diffusion.runs.identity.code_identity`: normalised syntax trees of the
-    covered definitions, so docstrings, comments and moves between modules keep it), as
-    the code was when this process imported it.
-
-    Returns
-    -------
-    str
-    """
+    """The identity of the code that makes a results file's numbers (64 hexadecimal digits),
+    as it was when this process imported it (:func:`~swingby.diffusion.runs.identity.code_identity`)."""
     return _CODE_IDENTITY
 
 
 def code_version() -> dict:
-    """Git commit (if any) and the :func:`code_hash` identity of the result-making code.
-
-    Returns
-    -------
-    dict
-        ``{"git_commit": ..., "code_identity": ...}``.
-    """
+    """``{"git_commit": ..., "code_identity": ...}`` of the code that makes the numbers."""
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
                                 text=True, timeout=10).stdout.strip() or None
@@ -90,13 +59,7 @@ def code_version() -> dict:
 
 
 def claims_fingerprints() -> dict:
-    """The fingerprints of the registered diffusion and capability checks, recorded in
-    every results file (a sweep made after they were frozen carries the frozen ones).
-
-    Returns
-    -------
-    dict
-    """
+    """The fingerprints of the registered diffusion and capability checks, recorded in every results file."""
     from swingby.claims import capability, diffusion
 
     return {"diffusion": diffusion.fingerprint(), "capability": capability.fingerprint()}
@@ -120,34 +83,10 @@ def _load_run_state(path: Path, p: Preset, code: str, run: Run, log) -> None:
 
 def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifier,
             progress_queue=None, *, device: str | None = "cpu", log=print) -> dict:
-    """Train and evaluate one (separation, seed) run, resuming from ``scratch``.
-
-    Returns the run's records: ``evals`` (one :func:`~swingby.diffusion.runs.evaluation.evaluate` dict per checkpoint),
-    ``loss`` (rows of :data:`~swingby.diffusion.training.LOSS_FIELDS`), ``seconds`` and ``code``.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset.
-    dc : float
-        The colour separation.
-    seed : int
-        The run's seed.
-    scratch : path-like
-        Where the resumable state is kept.
-    clf : ConceptClassifier
-        Reads the samples' concepts.
-    progress_queue : queue, optional
-        Receives one ``1`` per finished checkpoint.
-    device : str, optional
-        ``"cpu"``, ``"cuda"``, ``"auto"`` ...
-    log : callable
-        Receives messages.
-
-    Returns
-    -------
-    dict
-    """
+    """Train and evaluate run ``(dc, seed)`` of preset ``p``, resuming from its state in
+    ``scratch``; ``progress_queue`` receives a 1 per checkpoint. Returns the run's records:
+    ``evals`` (one :func:`~swingby.diffusion.runs.evaluation.evaluate` per checkpoint),
+    ``loss``, ``seconds``, ``repeats`` and ``code``."""
     validate_preset(p)
     _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
     if progress_queue is not None and not callable(getattr(progress_queue, "put", None)):
@@ -198,12 +137,14 @@ def _exit_if_orphaned() -> None:
 
 
 def _init_worker(queue) -> None:
+    """Set up a worker process of the pool."""
     global _QUEUE, _PARENT
     _QUEUE, _PARENT = queue, os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
 
 
 def _worker(args):
+    """``(dc, seed, records)`` of one run from its picklable arguments."""
     p_dict, dc, seed, scratch, clf_state, clf_width, device = args
     p = get_preset(p_dict["name"], **{k: v for k, v in p_dict.items() if k != "name"})
     clf = ConceptClassifier(clf_width)
@@ -211,8 +152,8 @@ def _worker(args):
     return dc, seed, run_one(p, dc, seed, Path(scratch), clf.eval(), _QUEUE, device=device, log=_LOG)
 
 
-
-def _resolve_preset(preset, seeds, separations) -> Preset:
+def resolve_preset(preset, seeds, separations) -> Preset:
+    """The preset of a sweep: a name or a Preset, with ``seeds`` and ``separations`` overridden."""
     over = {}
     for name, value in (("seeds", seeds), ("separations", separations)):
         if value is not None and (isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__")):
@@ -230,9 +171,9 @@ def _resolve_preset(preset, seeds, separations) -> Preset:
     return p
 
 
-def _existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, bool]:
-    """Completed runs of a results file that may be kept, its wall time, and whether it
-    is a finished sweep of this config (returned untouched)."""
+def existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, bool]:
+    """The completed runs of a results file that may be kept, its wall time, and whether it
+    is a finished sweep of this config (left untouched)."""
     if not path.exists():
         return {}, 0.0, False
     old = load_results(path)
@@ -249,7 +190,7 @@ def _existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, 
     if made_by != code:
         log(f"{path.name}: partial results made by other code; its runs are redone")
         return {}, 0.0, False
-    return runs_from_results(old), float(meta.get("wall_seconds", 0.0)), False
+    return storage.runs_from_results(old), float(meta.get("wall_seconds", 0.0)), False
 
 
 def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None,
@@ -265,21 +206,24 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     out_dir : path, optional
         Where the results file and the classifier go (default :func:`~swingby.diffusion.runs.storage.results_dir`).
     scratch : path, optional
-        Resumable per-run states (default :func:`~swingby.diffusion.sweep.partial_dir`, beside the results file);
-        a run's state is deleted once its records are in the results file.
+        The runs' resumable states (default ``<out_dir>/partial/<preset>-<hash>``); a run's
+        state is deleted once its records are in the results file.
     progress : bool
         Show a progress bar.
     device : str
-        ``"cpu"`` (default), ``"cuda"`` or ``"auto"`` (CUDA when present).
+        ``"cpu"``, ``"cuda"`` or ``"auto"`` (CUDA when present).
     log : callable
         Receives one-line messages (stale or corrupt states, skipped work).
     stop : callable, optional
-        Called without arguments after each finished run is stored; when it returns
-        True the sweep stops there (the unfinished runs keep their states).
+        Called after each finished run is stored; when it returns True the sweep stops.
+
+    Returns
+    -------
+    pathlib.Path
     """
     from tqdm.auto import tqdm
 
-    p = _resolve_preset(preset, seeds, separations)
+    p = resolve_preset(preset, seeds, separations)
     resolve_device(device)
     _checks.flag("progress", progress)
     _inputs.function("log", log)
@@ -292,9 +236,9 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     path = results_path(out_dir, p)
     with storage.lock(path):
         code = code_hash()
-        runs, wall_before, finished = _existing_runs(path, p, code, log)
+        runs, wall_before, finished = existing_runs(path, p, code, log)
         if finished:
-            _remove_if_empty(scratch)
+            remove_if_empty(scratch)
             return path
         t0 = time.time()
         clf, clf_report = get_classifier(p, out_dir, progress=progress)
@@ -324,35 +268,25 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
                 break
         bar.close()
         save()
-    _remove_if_empty(scratch)
+    remove_if_empty(scratch)
     return path
 
 
-def _remove_if_empty(scratch: Path) -> None:
+def remove_if_empty(scratch: Path) -> None:
     """Remove the scratch folder (and a ``partial`` folder above it) once it holds nothing."""
     for d in (scratch, scratch.parent if scratch.parent.name == "partial" else None):
         if d is not None and d.is_dir() and not any(d.iterdir()):
             d.rmdir()
 
 
-class _BarQueue:
-    """Stands in for a process queue when the runs train in this process."""
-
-    def __init__(self, bar):
-        self.bar = bar
-
-    def put(self, n: int) -> None:
-        self.bar.update(n)
-
-
 def _run_all(args: list, workers: int, bar, log=print):
-    """Yield ``(dc, seed, records)`` for every run, in this process or in a pool of
-    worker processes that SIGTERM / SIGINT of this process also stops."""
+    """``(dc, seed, records)`` of every run, in this process or in a pool of worker
+    processes that SIGTERM / SIGINT of this process also stops."""
     if not args:
         return
     global _QUEUE, _LOG
-    if workers == 1:  # in this process: checkpoints move the bar at once
-        _QUEUE, _LOG = _BarQueue(bar), log
+    if workers == 1:  # in this process
+        _QUEUE, _LOG = SimpleNamespace(put=bar.update), log  # a queue that moves the bar at once
         try:
             for a in args:
                 yield _worker(a)

@@ -1,9 +1,7 @@
-"""The evaluation of a diffusion run at a checkpoint (paper Sec. 5; the hidden-capabilities
-study): sample every class under its test prompt and class 11 under the capability
-prompts, map the samples to concept space with the classifier and the pixel check, and
-read the conditioning embeddings and weight norms; plus the repeated final draws and the
-concept classifier that the sweep trains once and stores. Used by
-:mod:`swingby.diffusion.sweep`.
+"""A diffusion run's evaluation at a checkpoint (paper Sec. 5): sample every class under
+its test prompt and class 11 under the capability prompts, read the samples into concept
+space (classifier, pixel check, disc test), and read the conditioning embeddings and
+weight norms; the repeated final draws; and the concept classifier a sweep trains once.
 """
 from __future__ import annotations
 
@@ -29,6 +27,8 @@ from swingby.diffusion.sweep import N_REPEATS
 from swingby.diffusion.training import autocast, resolve_device, weight_norms
 from swingby.diffusion.vdm import VDM
 
+__all__ = ["circles_config", "get_classifier"]
+
 #: colour separations the classifier is trained on (one classifier serves every sweep)
 CLASSIFIER_SEPARATIONS = tuple(np.round(np.linspace(0.1, 0.75, 14), 3).tolist())
 #: the classifier is trained on disc centres spread at least as wide as the authors' (the data
@@ -38,7 +38,7 @@ CLASSIFIER_MIN_POSITION = CirclesConfig.position
 
 
 def circles_config(p: Preset, dc: float) -> CirclesConfig:
-    """The data-generating process of preset ``p`` at colour separation ``dc``.
+    """The data-generating process of a preset at one colour separation.
 
     Parameters
     ----------
@@ -57,40 +57,14 @@ def circles_config(p: Preset, dc: float) -> CirclesConfig:
 
 
 def plain_prompts(p: Preset, dc: float) -> np.ndarray:
-    """The test prompts of the four classes ``(4, 4)`` (colour and radius means), in the
-    order of ``CLASSES``.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset.
-    dc : float
-        The colour separation.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
+    """The test prompts ``(4, 4)`` of the four classes (colour and radius means)."""
     cfg = circles_config(p, dc)
     return np.stack([class_prompt(cfg, c) for c in CLASSES])
 
 
-# --------------------------------------------------------------------- classifier
 def classifier_path(out_dir: Path, p: Preset) -> Path:
-    """Where the classifier for ``p`` is stored: its name holds the image size, the classifier
-    settings and a hash of the training distribution (:func:`classifier_distribution`).
-
-    Parameters
-    ----------
-    out_dir : path-like
-        The results directory.
-    p : Preset
-        The preset.
-
-    Returns
-    -------
-    pathlib.Path
-    """
+    """Where the classifier of ``p`` is stored in ``out_dir``: its name holds the image size,
+    the classifier settings and a hash of its training distribution."""
     validate_preset(p)
     if not isinstance(out_dir, (str, Path)) or not str(out_dir):
         raise TypeError(f"out_dir must be a directory path (str or pathlib.Path), got {out_dir!r}")
@@ -99,53 +73,29 @@ def classifier_path(out_dir: Path, p: Preset) -> Path:
 
 
 def classifier_config(p: Preset) -> CirclesConfig:
-    """The data-generating process the classifier of preset ``p`` is trained on: the
-    preset's, with disc centres spread at least :data:`CLASSIFIER_MIN_POSITION`.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset.
-
-    Returns
-    -------
-    CirclesConfig
-        At the preset's first separation (each training image draws its own from
-        :data:`CLASSIFIER_SEPARATIONS`).
-    """
+    """The preset's data-generating process at its first separation, with disc centres
+    spread at least :data:`CLASSIFIER_MIN_POSITION`: what its classifier is trained on."""
     cfg = circles_config(p, p.separations[0])
     return replace(cfg, position=max(cfg.position, CLASSIFIER_MIN_POSITION))
 
 
 def classifier_distribution(p: Preset) -> dict:
-    """The image distribution the classifier of ``p`` is trained on: image size, disc
-    positions, radius and colour ranges, backgrounds, blur and noise (every field of
-    :func:`classifier_config` but ``dc``), and the separations it draws from.
-
-    Parameters
-    ----------
-    p : Preset
-        The preset.
-
-    Returns
-    -------
-    dict
-    """
+    """The image distribution the classifier of ``p`` is trained on (every field of
+    :func:`classifier_config` but ``dc``, and the separations it draws from)."""
     d = classifier_config(p).to_dict()
     del d["dc"]
     return {**d, "separations": list(CLASSIFIER_SEPARATIONS)}
 
 
 def _classifier_key(p: Preset) -> dict:
+    """What a stored classifier must have been trained with to serve preset ``p``."""
     return {"image_size": p.image_size, "steps": p.classifier_steps, "width": p.classifier_width,
             "separations": list(CLASSIFIER_SEPARATIONS), "distribution": classifier_distribution(p)}
 
 
 def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple[ConceptClassifier, dict]:
-    """Load the preset's classifier from ``out_dir`` or train and store it.
-
-    Returns the classifier and its report (held-out accuracy per separation and class).
-    A stored classifier made with other settings is retrained; a corrupt one is an error.
+    """The preset's concept classifier, loaded from ``out_dir`` or trained and stored there
+    (a stored one made with other settings is retrained; a corrupt one is an error).
 
     Parameters
     ----------
@@ -160,6 +110,7 @@ def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple
     -------
     classifier : ConceptClassifier
     report : dict
+        Held-out accuracy per separation and class, its minimum and the training time.
     """
     _checks.flag("progress", progress)
     path = classifier_path(out_dir, p)
@@ -183,22 +134,9 @@ def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple
     return clf.eval(), report
 
 
-# --------------------------------------------------------------------- evaluation
 def class_embeddings(model, prompts: torch.Tensor) -> np.ndarray:
-    """Conditioning embeddings of ``prompts`` (seed 003, Fig. 5): the shared conditioning
-    MLP's output, or every block's conditioning MLP output concatenated.
-
-    Parameters
-    ----------
-    model : VDM
-        The diffusion model.
-    prompts : torch.Tensor (P, 4)
-        Conditioning vectors.
-
-    Returns
-    -------
-    numpy.ndarray (P, E)
-    """
+    """Conditioning embeddings ``(P, E)`` of ``prompts (P, 4)`` (Fig. 5): the shared
+    conditioning MLP's output, or every block's conditioning MLP output concatenated."""
     _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
     _inputs.batch_cond("prompts", prompts, None, getattr(model.net, "cond_dim", None))
     net = model.net
@@ -223,6 +161,7 @@ def _check_eval(model, clf, p: Preset, dc, seed, device) -> torch.device:
 
 
 def _sample(model, p: Preset, prompts: np.ndarray, n: int, g: torch.Generator, device) -> torch.Tensor:
+    """``n`` samples of every prompt, in one chain."""
     cond = torch.from_numpy(np.repeat(prompts, n, axis=0)).to(device)
     with autocast(p, device):
         return model.sample(cond, p.sample_steps, p.image_size, generator=g).cpu()
@@ -230,34 +169,12 @@ def _sample(model, p: Preset, prompts: np.ndarray, n: int, g: torch.Generator, d
 
 def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: int,
              device=torch.device("cpu")) -> dict:
-    """Sample every class under its test prompt, and class 11 under the capability prompts.
-
-    Returns numpy arrays: ``probs (4, n, 2)``, ``pixels (4, n, 4)``,
-    ``thumbs (4, n_thumbs, 3, H, W)`` uint8, ``cap_probs (P, n, 2)``, ``cap_pixels (P, n, 4)``,
-    ``emb (4, E)`` (conditioning embeddings of the four class prompts),
-    ``wnorm (3,)`` (colour, size, convolution weight norms), and ``disc (4, n)`` and
-    ``cap_disc (P, n)``, whether each sample shows a disc
-    (:func:`swingby.diffusion.readouts.disc_test`). Every prompt is sampled in one chain.
-
-    Parameters
-    ----------
-    model : VDM
-        The model at one checkpoint (its EMA weights).
-    clf : ConceptClassifier
-        Reads the samples' concepts.
-    p : Preset
-        The preset.
-    dc : float
-        The colour separation.
-    seed, k : int
-        The run's seed and the checkpoint's index (they seed the samples).
-    device : torch.device
-        Where to sample.
-
-    Returns
-    -------
-    dict
-    """
+    """The evaluation of ``model`` at checkpoint ``k`` of run ``(dc, seed)``: every class
+    under its test prompt, class 11 under the capability prompts. Numpy arrays
+    ``probs (4, n, 2)``, ``pixels (4, n, 4)``, ``thumbs (4, n_thumbs, 3, H, W)`` uint8,
+    ``cap_probs (P, n, 2)``, ``cap_pixels (P, n, 4)``, ``emb (4, E)``, ``wnorm (3,)``
+    (colour, size, convolution weight norms), and the disc flags ``disc (4, n)``,
+    ``cap_disc (P, n)``."""
     device = _check_eval(model, clf, p, dc, seed, device)
     k = _checks.integer("k", k, low=0, high=p.n_checkpoints)
     cfg, plain = circles_config(p, dc), plain_prompts(p, dc)
@@ -286,30 +203,9 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
 
 def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int,
                   device=torch.device("cpu")) -> dict:
-    """:data:`~swingby.diffusion.sweep.N_REPEATS` fresh draws of every class under its test prompt from one model.
-
-    Returns ``probs (R, 4, n, 2)``, ``pixels (R, 4, n, 4)`` and ``disc (R, 4, n)``: a point that moves
-    between these draws moves by sampling noise alone.
-
-    Parameters
-    ----------
-    model : VDM
-        The final model.
-    clf : ConceptClassifier
-        Reads the samples' concepts.
-    p : Preset
-        The preset.
-    dc : float
-        The colour separation.
-    seed : int
-        The run's seed (seeds the draws).
-    device : torch.device
-        Where to sample.
-
-    Returns
-    -------
-    dict
-    """
+    """:data:`~swingby.diffusion.sweep.N_REPEATS` fresh draws of every class from the final
+    model of run ``(dc, seed)``: ``probs (R, 4, n, 2)``, ``pixels (R, 4, n, 4)`` and ``disc (R, 4, n)``
+    (what moves between them moves by sampling noise alone)."""
     device = _check_eval(model, clf, p, dc, seed, device)
     plain = plain_prompts(p, dc)
     n = p.samples_per_class

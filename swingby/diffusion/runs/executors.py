@@ -1,61 +1,327 @@
-"""The sweep's runs dispatched as jobs through `submitit <https://github.com/facebookincubator/submitit>`_:
-SLURM on a cluster, or submitit's local executor (separate processes, for tests).
+"""The sweep's runs as jobs through `submitit <https://github.com/facebookincubator/submitit>`_
+(``python -m swingby.diffusion sweep --executor NAME``), besides the default ``pool`` of
+local worker processes (:func:`~swingby.diffusion.runs.driver.sweep`):
 
-Three executors (``python -m swingby.diffusion sweep --executor NAME``):
+* ``submitit-local``: every (separation, seed) run is a process of its own on this
+  machine, with the preemption and requeue handling of a cluster (used by the tests);
+* ``slurm``: every run is a task of a SLURM job array; what each job asks for is a
+  :class:`SlurmOptions` (from the command line and a ``--slurm-config`` file).
 
-* ``pool`` (the default): today's pool of local worker processes
-  (:func:`swingby.diffusion.runs.driver.sweep`); nothing here is used;
-* ``submitit-local``: every (separation, seed) run is one job of
-  ``submitit.LocalExecutor``, a process of its own on this machine, with the same
-  preemption and requeue handling as on a cluster (used by the tests);
-* ``slurm``: every run is one task of a SLURM job array (``submitit.SlurmExecutor``).
-
-One code path trains a run: a job (:class:`RunJob`) calls the pool's own worker
-(:func:`swingby.diffusion.runs.driver.run_one` through ``sweep._worker``), which checkpoints
-its resumable state in the scratch directory at every evaluation, stamped with the
-preset config and the code identity. On preemption or time-out, SLURM (or the local
-executor) sends ``SIGUSR2``; submitit calls :meth:`RunJob.checkpoint`, which resubmits
-the job itself, and the requeued job resumes from the last state in the scratch
-directory (so the scratch directory must be on storage the compute nodes share).
-
-A finished job writes its run's records to ``<scratch>/finished/`` (:func:`~swingby.diffusion.runs.collect.run_result_path`),
-stamped with the preset config and the code identity of the job's process.
-:func:`~swingby.diffusion.runs.collect.collect` (the end of a waiting ``sweep``, or ``sweep --collect`` later) merges
-them into the one results file under the sweep's lock, written atomically by
-:func:`swingby.diffusion.runs.storage.save_results`; a file made by another preset config or
-by other code is refused with a message naming it, never merged.
-
-``submitit`` is an optional dependency (``pip install 'swingby[cluster]'``); this module
-imports without it, and only submitting needs it.
+A job (:class:`RunJob`) trains its run with :func:`~swingby.diffusion.runs.driver.run_one`,
+which saves its resumable state in the scratch directory at every checkpoint. On
+preemption or time-out the scheduler sends ``SIGUSR2``; the job resubmits itself and the
+requeued job resumes from the state (so the scratch directory must be on storage the
+compute nodes share). A finished job writes its run's records to ``<scratch>/finished/``;
+:func:`collect` merges them into the one results file under the sweep's lock, and refuses
+a file made by another preset config or by other code. ``submitit`` is optional
+(``pip install 'swingby[cluster]'``): only submitting needs it.
 """
 from __future__ import annotations
 
-import contextlib
+import json
+import re
 import socket
 import time
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from swingby import _checks
 from swingby.diffusion import _inputs
 from swingby.diffusion import sweep as SP
+from swingby.diffusion.classifier import ConceptClassifier
 from swingby.diffusion.presets import Preset, get_preset
 from swingby.diffusion.runs import driver as S
 from swingby.diffusion.runs import evaluation as EV
 from swingby.diffusion.runs import storage
-from swingby.diffusion.runs.collect import collect, run_result_path
-from swingby.diffusion.runs.job_options import (
-    SlurmOptions,
-    _import_submitit,
-    check_device,
-    check_executor,
-    job_name,
-    make_executor,
-)
 
 try:  # optional: the package and the pool executor work without submitit
     from submitit.helpers import Checkpointable as _JobBase
 except ImportError:  # pragma: no cover - exercised where submitit is absent
     _JobBase = object
+
+__all__ = []
+
+#: the executors of ``--executor``; ``pool`` is the default
+EXECUTORS = ("pool", "submitit-local", "slurm")
+#: how to install the optional dependency
+INSTALL = "pip install 'swingby[cluster]' (or: pip install submitit==1.5.4)"
+
+
+def check_executor(name) -> str:
+    """``name`` if it is one of :data:`EXECUTORS`, else a ``ValueError``."""
+    if name == "local":
+        raise ValueError("executor 'local' is ambiguous: use 'pool' (the local worker pool, the default) or "
+                         "'submitit-local' (one submitit process per run, as a cluster job would be)")
+    if not isinstance(name, str) or name not in EXECUTORS:
+        raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {name!r}")
+    return name
+
+
+def check_device(device) -> str:
+    """``device`` if it is spelled as a job's device (checked on the job's node, not here)."""
+    if not isinstance(device, str) or not re.fullmatch(r"auto|cpu|cuda(:\d+)?", device):
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', got {device!r}")
+    return device
+
+
+def _import_submitit():
+    try:
+        import submitit
+    except ImportError:
+        raise ValueError(f"this executor needs submitit, which is not installed: {INSTALL}") from None
+    return submitit
+
+
+# ------------------------------------------------------------------ SLURM options
+def parse_time(value) -> int:
+    """A SLURM time limit in whole minutes (at least 1, seconds round up) from minutes or ``"[D-]HH:MM[:SS]"``."""
+    bad = ValueError(f"time must be a positive number of minutes or 'D-HH:MM:SS' / 'HH:MM:SS' / 'HH:MM', "
+                     f"got {value!r}")
+    if isinstance(value, bool):
+        raise bad
+    if isinstance(value, int):
+        minutes = value
+    elif isinstance(value, str) and re.fullmatch(r"\d+", value.strip()):
+        minutes = int(value)
+    elif isinstance(value, str) and (m := re.fullmatch(r"(?:(\d+)-)?(\d+):(\d\d)(?::(\d\d))?", value.strip())):
+        d, h, mi, s = (int(x) if x else 0 for x in m.groups())
+        if mi > 59 or s > 59:
+            raise bad
+        minutes = d * 1440 + h * 60 + mi + (s > 0)
+    else:
+        raise bad
+    if not 1 <= minutes <= 366 * 1440:
+        raise bad
+    return minutes
+
+
+@dataclass(frozen=True)
+class SlurmOptions:
+    """What each job asks the scheduler for; the fields are the keys of ``--slurm-config``."""
+
+    partition: str | None = None  #: SLURM partition (None: the cluster's default)
+    time: int = 60  #: minutes per job before it is stopped and requeued (``--time``)
+    gpus_per_job: int = 0  #: GPUs per job (``--gpus-per-node``; each job is one node's task)
+    cpus_per_job: int = 1  #: CPU cores per job (``--cpus-per-task``)
+    array_parallelism: int = 32  #: jobs of the array running at once
+    mem_gb: float | None = None  #: memory per job in GB (None: the partition's default)
+    account: str | None = None
+    qos: str | None = None
+    constraint: str | None = None
+    setup: tuple = ()  #: shell lines run before each job (``module load ...``, ``source .venv/bin/activate``)
+    max_requeues: int = 3  #: time-outs after which a job is no longer requeued (preemptions are not counted)
+    signal_delay_s: int = 120  #: seconds between the preemption / time-out signal and the kill
+
+    def __post_init__(self):
+        if isinstance(self.setup, (list, str)):
+            object.__setattr__(self, "setup", (self.setup,) if isinstance(self.setup, str) else tuple(self.setup))
+        object.__setattr__(self, "time", parse_time(self.time))
+        for k in ("partition", "account", "qos", "constraint"):
+            v = getattr(self, k)
+            if v is not None and (not isinstance(v, str) or not re.fullmatch(r"[A-Za-z0-9_.,:|&!*\[\]()-]{1,128}", v)):
+                raise ValueError(f"{k} must be a SLURM name (letters, digits and _.,:|&!-), got {v!r}")
+        for k, lo in (("gpus_per_job", 0), ("cpus_per_job", 1), ("array_parallelism", 1), ("max_requeues", 0),
+                      ("signal_delay_s", 1)):
+            v = getattr(self, k)
+            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= 100_000:
+                raise ValueError(f"{k} must be an integer >= {lo}, got {v!r}")
+        if self.mem_gb is not None and (isinstance(self.mem_gb, bool) or not isinstance(self.mem_gb, (int, float))
+                                        or not 0 < self.mem_gb <= 1e5):
+            raise ValueError(f"mem_gb must be a positive number of GB (or None), got {self.mem_gb!r}")
+        if not all(isinstance(s, str) for s in self.setup):
+            raise ValueError(f"setup must be a list of shell lines (strings), got {self.setup!r}")
+        if self.signal_delay_s >= self.time * 60:
+            raise ValueError(f"signal_delay_s ({self.signal_delay_s} s) must be shorter than time ({self.time} min)")
+
+
+def load_config(path) -> dict:
+    """The options of a ``--slurm-config`` file: TOML or JSON, flat keys named as the fields of :class:`SlurmOptions`."""
+    path = _inputs.path("slurm_config", path)
+    if not path.is_file():
+        raise ValueError(f"slurm_config {path} is not a file")
+    if path.suffix not in (".toml", ".json"):
+        raise ValueError(f"slurm_config must be a .toml or .json file, got {path.name}")
+    try:
+        if path.suffix == ".toml":
+            import tomllib  # Python 3.11+
+
+            cfg = tomllib.loads(path.read_text())
+        else:
+            cfg = json.loads(path.read_text())
+    except ImportError:
+        raise ValueError("slurm_config: a .toml file needs Python 3.11+; use a .json file") from None
+    except Exception as e:  # noqa: BLE001 - a file that does not parse
+        raise ValueError(f"slurm_config {path} cannot be read ({e})") from None
+    if not isinstance(cfg, dict):
+        raise ValueError(f"slurm_config {path} must hold a table of options, got {type(cfg).__name__}")
+    allowed = [f.name for f in fields(SlurmOptions)]
+    unknown = sorted(set(cfg) - set(allowed))
+    if unknown:
+        raise ValueError(f"slurm_config {path.name}: unknown key(s) {unknown}; allowed: {allowed}")
+    return cfg
+
+
+def slurm_options(config=None, **cli) -> SlurmOptions:
+    """The options of a ``config`` file (optional), overridden by the command line's (None: left out)."""
+    allowed = [f.name for f in fields(SlurmOptions)]
+    unknown = sorted(set(cli) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown SLURM option(s) {unknown}; allowed: {allowed}")
+    merged = {**(load_config(config) if config is not None else {}),
+              **{k: v for k, v in cli.items() if v is not None}}
+    return SlurmOptions(**merged)
+
+
+def job_name(p: Preset) -> str:
+    """``swingby-<preset tag>``: the SLURM job name of a sweep's runs."""
+    return "swingby-" + SP.results_path(Path("."), p).stem.removeprefix("sweep_")
+
+
+def slurm_parameters(options: SlurmOptions, name: str) -> dict:
+    """The parameters given to ``submitit.SlurmExecutor.update_parameters``."""
+    par = {"job_name": name, "time": options.time, "cpus_per_task": options.cpus_per_job,
+           "array_parallelism": options.array_parallelism, "signal_delay_s": options.signal_delay_s,
+           "ntasks_per_node": 1, "nodes": 1}
+    if options.gpus_per_job:
+        par["gpus_per_node"] = options.gpus_per_job
+    if options.mem_gb is not None:
+        par["mem"] = f"{int(options.mem_gb)}GB" if options.mem_gb == int(options.mem_gb) \
+            else f"{int(options.mem_gb * 1024)}MB"
+    for k in ("partition", "account", "qos", "constraint"):
+        if getattr(options, k) is not None:
+            par[k] = getattr(options, k)
+    if options.setup:
+        par["setup"] = list(options.setup)
+    return par
+
+
+def make_executor(kind: str, folder, options: SlurmOptions, name: str = "swingby"):
+    """A submitit executor of ``kind`` (``"submitit-local"`` or ``"slurm"``) writing its job files and logs to ``folder``."""
+    submitit = _import_submitit()
+    if kind == "submitit-local":
+        ex = submitit.LocalExecutor(folder, max_num_timeout=options.max_requeues)
+        ex.update_parameters(timeout_min=options.time, signal_delay_s=options.signal_delay_s,
+                             gpus_per_node=options.gpus_per_job)  # every job sees GPUs 0..n-1: they share them
+        return ex
+    try:
+        ex = submitit.SlurmExecutor(folder, max_num_timeout=options.max_requeues)
+    except RuntimeError as e:
+        raise ValueError(f"executor 'slurm': {e} (use --dry-run to see the job script here)") from None
+    ex.update_parameters(**slurm_parameters(options, name))
+    return ex
+
+
+def sbatch_script(options: SlurmOptions, folder, n_jobs: int, name: str = "swingby") -> str:
+    """The sbatch script submitit would submit for ``n_jobs`` runs, made by submitit itself (``--dry-run``)."""
+    submitit = _import_submitit()
+
+    class _DrySlurm(submitit.SlurmExecutor):  # no srun needed: the script is only shown
+        @classmethod
+        def affinity(cls) -> int:
+            return 2
+
+    ex = _DrySlurm(folder, max_num_timeout=options.max_requeues)
+    ex.update_parameters(**slurm_parameters(options, name))
+    if n_jobs > 1:
+        ex.parameters["map_count"] = n_jobs
+    return ex._make_submission_file_text(ex._submitit_command_str, "dry-run")
+
+
+# ------------------------------------------------------------------ collecting
+def run_result_path(scratch, dc: float, seed: int) -> Path:
+    """``<scratch>/finished/dc<dc>_seed<seed>.pt``: a finished job's run records."""
+    st = SP.state_path(scratch, dc, seed)
+    return st.parent / "finished" / st.name
+
+
+def read_run_result(path: Path, p: Preset, code: str) -> dict:
+    """A finished job's run result, its ``records`` as run records; a
+    :class:`~swingby.diffusion.runs.storage.SweepFileError` naming the file when it is
+    unreadable or made by another preset config or other code than ``code``."""
+    remedy = "delete it and submit its run again"
+    blob = storage.load_torch(path, what="run result", remedy=remedy)
+    if not isinstance(blob, dict) or not {"config", "code", "records", "dc", "seed"} <= set(blob):
+        raise storage.SweepFileError(f"the run result file {path} is not a run result; {remedy}")
+    if SP.state_path(path.parent, blob["dc"], blob["seed"]).name != path.name:
+        raise storage.SweepFileError(f"the run result file {path} holds run dc={blob['dc']} seed={blob['seed']}, "
+                                     f"not the run its name says; not merged: {remedy}")
+    if blob["config"] != p.to_dict():
+        diff = sorted(k for k in set(blob["config"]) | set(p.to_dict())
+                      if blob["config"].get(k) != p.to_dict().get(k))
+        raise storage.SweepFileError(f"the run result file {path} was made by another preset config "
+                                     f"(differs in {diff}); not merged: {remedy}")
+    if blob["code"] != code:
+        raise storage.SweepFileError(f"the run result file {path} was made by other code (identity "
+                                     f"{str(blob['code'])[:12]}, this code {code[:12]}); not merged: {remedy}")
+    return {**blob, "records": {**storage.records_from_state(blob["records"]), "code": blob["code"]}}
+
+
+@dataclass
+class Collected:
+    """What :func:`collect` did."""
+
+    path: Path  #: the results file
+    merged: list  #: (dc, seed) runs merged now
+    missing: list  #: runs with no finished result yet
+    refused: list  #: messages about result files that were not merged
+    finished: bool  #: whether the results file now holds every run
+
+
+def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None, scratch=None,
+            executor: str | None = None, log=print) -> Collected:
+    """Merge the finished jobs' runs of a sweep (arguments as for
+    :func:`~swingby.diffusion.runs.driver.sweep`; ``scratch`` default
+    :func:`~swingby.diffusion.sweep.default_scratch`) into its results file, atomically and
+    under its lock; refuse, with a message, any made by another preset config or code.
+    ``executor`` is recorded in the file's ``meta``."""
+    p = S.resolve_preset(preset, seeds, separations)
+    executor = "submitit" if executor is None else check_executor(executor)
+    _inputs.function("log", log)
+    out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else storage.results_dir(for_writing=True)
+    scratch = _inputs.path("scratch", scratch) if scratch is not None else SP.default_scratch(p)
+    storage.check_writable(out_dir, "out_dir")
+    path = SP.results_path(out_dir, p)
+    with storage.lock(path):
+        code = S.code_hash()
+        runs, wall_before, finished = S.existing_runs(path, p, code, log)
+        if finished:
+            return Collected(path, [], [], [], True)
+        merged, missing, refused, blobs = [], [], [], []
+        for s in p.seeds:
+            for dc in p.separations:
+                key = (float(dc), int(s))
+                if key in runs:
+                    continue
+                f = run_result_path(scratch, *key)
+                if not f.exists():
+                    missing.append(key)
+                    continue
+                try:
+                    blob = read_run_result(f, p, code)
+                except storage.SweepFileError as e:
+                    refused.append(str(e))
+                    log(str(e))
+                    continue
+                runs[key] = blob["records"]
+                merged.append(key)
+                blobs.append(blob)
+        done = len(runs) == len(p.separations) * len(p.seeds)
+        if merged:
+            _, clf_report = EV.get_classifier(p, out_dir, progress=False)
+            old = storage.load_results(path)["meta"] if path.exists() else {}
+            devices = sorted({b["device"] for b in blobs} | set(filter(None, old.get("device", "").split(", "))))
+            # wall time: the span from the first job's start to the last one's end, over every merge
+            old_span = old.get("jobs_span")
+            span = [min([b["started"] for b in blobs] + ([old_span[0]] if old_span else [])),
+                    max([b["finished"] for b in blobs] + ([old_span[1]] if old_span else []))]
+            base = wall_before - (old_span[1] - old_span[0] if old_span else 0.0)
+            meta = {"code_version": S.code_version(), "classifier": clf_report, "device": ", ".join(devices),
+                    "wall_seconds": base + span[1] - span[0], "jobs_span": span, "executor": executor,
+                    "command": f"python -m swingby.diffusion sweep --preset {p.name} "
+                               + (f"--executor {executor}" if executor != "submitit" else "--collect"),
+                    "finished": done}
+            storage.save_results(path, p, runs, meta)
+    return Collected(path, merged, missing, refused, done)
 
 
 # ------------------------------------------------------------------ one run as a job
@@ -70,48 +336,9 @@ def _state_step(path: Path, p: Preset, code: str) -> int:
         return 0
 
 
-@contextlib.contextmanager
-def _run_lock(state: Path):
-    """``<state>.lock``, held while a job trains the run: a second job of the same run (a
-    sweep submitted twice) stops at once instead of writing the same state. The operating
-    system frees it when a preempted or killed job's process ends."""
-    from filelock import FileLock, Timeout
-
-    state.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(state) + ".lock", is_singleton=False, thread_local=False)
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        raise RuntimeError(f"{state.name}: another job is training this run (lock {lock.lock_file} is held); "
-                           "this job stops") from None
-    try:
-        yield
-    finally:
-        lock.release()
-
-
 class RunJob(_JobBase):
-    """One (separation, seed) run as a submitit job: a ``submitit.helpers.Checkpointable``
-    (when submitit is installed) whose :meth:`checkpoint` resubmits the job itself, so a
-    requeued job resumes from the run's state in the scratch directory.
-
-    Parameters
-    ----------
-    preset : dict
-        :meth:`~swingby.diffusion.presets.Preset.to_dict` of the sweep's preset.
-    dc : float
-        The colour separation.
-    seed : int
-        The run's seed.
-    scratch : str
-        The scratch directory (shared with the compute nodes).
-    clf_state : dict
-        The concept classifier's state dict.
-    clf_width : int
-        The classifier's width.
-    device : str
-        ``"auto"``, ``"cpu"`` or ``"cuda"``: resolved on the job's node.
-    """
+    """One (separation, seed) run of preset ``preset`` (a dict) as a submitit job that
+    resubmits itself on preemption; ``device`` is resolved on the job's node."""
 
     def __init__(self, preset: dict, dc: float, seed: int, scratch: str, clf_state: dict, clf_width: int,
                  device: str = "cpu"):
@@ -121,19 +348,16 @@ class RunJob(_JobBase):
         self.started: float | None = None  #: when the first attempt started (seconds since the epoch)
 
     def __call__(self) -> str:
-        """Train the run to completion (resuming from its state) and write its result file.
-
-        Returns
-        -------
-        str
-            The path of the result file (:func:`~swingby.diffusion.runs.collect.run_result_path`).
-        """
+        """Train the run to completion (resuming from its state); the path of its result file."""
         p = get_preset(self.preset["name"], **{k: v for k, v in self.preset.items() if k != "name"})
         state = SP.state_path(self.scratch, self.dc, self.seed)
-        with _run_lock(state):
+        busy = RuntimeError(f"{state.name}: another job is training this run; this job stops")
+        with storage.lock(state, busy):  # a sweep submitted twice: the second job of a run stops
             return self._train(p, state)
 
     def _train(self, p: Preset, state: Path) -> str:
+        import torch
+
         from swingby.diffusion.training import resolve_device
 
         step = _state_step(state, p, S.code_hash())
@@ -141,32 +365,20 @@ class RunJob(_JobBase):
         self.started = self.started or time.time()
         what = f"resuming from step {step} of {state}" if step else "starting at step 0"
         print(f"run dc={self.dc} seed={self.seed}: attempt {len(self.starts)}, {what}", flush=True)
-        dc, seed, rec = S._worker((self.preset, self.dc, self.seed, self.scratch, self.clf_state,
-                                   self.clf_width, self.device))
-        out = run_result_path(self.scratch, dc, seed)
-        blob = {"config": p.to_dict(), "code": rec["code"], "dc": float(dc), "seed": int(seed),
+        clf = ConceptClassifier(self.clf_width)
+        clf.load_state_dict(self.clf_state)
+        rec = S.run_one(p, self.dc, self.seed, Path(self.scratch), clf.eval(), device=self.device)
+        out = run_result_path(self.scratch, self.dc, self.seed)
+        blob = {"config": p.to_dict(), "code": rec["code"], "dc": self.dc, "seed": self.seed,
                 "records": storage.records_to_state(rec), "device": str(resolve_device(self.device)),
                 "starts": list(self.starts), "started": float(self.started), "finished": time.time(),
                 "host": socket.gethostname()}
-        import torch
-
         storage.atomic_save(lambda f: torch.save(blob, f), out)
-        print(f"run dc={dc} seed={seed}: finished, records in {out}", flush=True)
+        print(f"run dc={self.dc} seed={self.seed}: finished, records in {out}", flush=True)
         return str(out)
 
     def checkpoint(self, *args, **kwargs):
-        """Called by submitit on preemption or time-out: resubmit this job unchanged (its
-        training state is already in the scratch directory, saved at every evaluation).
-
-        Parameters
-        ----------
-        *args, **kwargs
-            The job's call arguments (none).
-
-        Returns
-        -------
-        submitit.helpers.DelayedSubmission
-        """
+        """Called by submitit on preemption or time-out: resubmit this job unchanged."""
         from submitit.helpers import DelayedSubmission
 
         print(f"run dc={self.dc} seed={self.seed}: preempted or timed out; requeued", flush=True)
@@ -177,45 +389,16 @@ class RunJob(_JobBase):
 def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None, separations=None,
            out_dir=None, scratch=None, device: str = "cpu", options: SlurmOptions | None = None,
            jobs_dir=None, wait: bool = True, poll_s: float = 10.0, log=print):
-    """Submit every run of a sweep not yet in its results file as one job, and (``wait``)
-    merge the runs as their jobs finish.
-
-    Parameters
-    ----------
-    preset : str or Preset
-        As for :func:`swingby.diffusion.runs.driver.sweep`.
-    executor : str
-        ``"submitit-local"`` or ``"slurm"``.
-    seeds, separations : sequence, optional
-        Override the preset's.
-    out_dir : path, optional
-        The results directory (the classifier is trained or loaded there, in this process).
-    scratch : path, optional
-        Run states and finished runs; on storage the jobs' nodes share.
-    device : str
-        ``"cpu"``, ``"cuda"`` or ``"auto"``: resolved on each job's node.
-    options : SlurmOptions, optional
-        Time limit, requeues and (SLURM) resources of each job.
-    jobs_dir : path, optional
-        submitit's job files and logs (default ``<scratch>/jobs``).
-    wait : bool
-        Wait for the jobs and merge their runs; otherwise return after submitting
-        (merge later with :func:`~swingby.diffusion.runs.collect.collect`).
-    poll_s : float
-        Seconds between looks at the jobs while waiting.
-    log : callable
-        Receives one-line messages.
-
-    Returns
-    -------
-    tuple
-        ``(jobs, collected)``: the submitit jobs and the last :class:`~swingby.diffusion.runs.collect.Collected` (None
-        when not waiting).
-    """
+    """Submit every run of a sweep not yet in its results file as one job of ``executor``
+    (``"submitit-local"`` or ``"slurm"``), each asking for ``options``; with ``wait``, merge
+    the runs as their jobs finish. The other arguments are those of
+    :func:`~swingby.diffusion.runs.driver.sweep` (``jobs_dir``: submitit's job files and logs,
+    default ``<scratch>/jobs``). Returns the submitit jobs and the last :class:`Collected`
+    (None when not waiting)."""
     check_executor(executor)
     if executor == "pool":
         raise ValueError("executor 'pool' runs through swingby.diffusion.runs.driver.sweep")
-    p = S._resolve_preset(preset, seeds, separations)
+    p = S.resolve_preset(preset, seeds, separations)
     check_device(device)
     options = SlurmOptions() if options is None else options
     _inputs.instance("options", options, SlurmOptions, "swingby.diffusion.runs.executors.SlurmOptions")
@@ -267,7 +450,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
 
 
 def _try_collect(p: Preset, out_dir: Path, scratch: Path, executor: str, log):
-    """:func:`~swingby.diffusion.runs.collect.collect`, or None (with a message) while another process holds the results' lock."""
+    """:func:`collect`, or None (with a message) while another process holds the results' lock."""
     try:
         return collect(p, out_dir=out_dir, scratch=scratch, executor=executor, log=log)
     except ValueError as e:

@@ -1,28 +1,12 @@
 """The identity of the code that makes a results file's numbers, computed from what runs.
 
-A hash of raw source bytes changes with every docstring, comment or move of a function
-between files, and so orphans a partial sweep for no reason. :func:`code_identity`
-hashes behaviour instead:
-
-1. every module of ``swingby.diffusion`` (its subpackages included) and :mod:`swingby._checks` is parsed (not
-   imported) with ``ast``;
-2. the covered definitions are the dependency closure of :data:`ROOTS`: a top-level
-   function, class or constant is covered when a covered definition refers to it by name
-   (``name``, ``module.name`` or an imported ``name``), resolved through the imports of
-   the module that refers to it, so a definition is found wherever it lives;
-3. each covered definition is normalised: docstrings and other bare string statements are
-   removed, comments never reach the tree, and ``ast.dump`` leaves out line numbers;
-4. the identity is the SHA-256 of the sorted ``(name, normalised tree)`` pairs: keyed by
-   the *name*, not by the file, so moving a definition to another module keeps it.
-
-What is covered, from the roots: the data rendering, the U-Net, the VDM loss and sampler,
-the training loop, the evaluation (sampling, classifier read-out, concept-space pixel
-measure, embeddings, weight norms), the classifier and its training, the results layout,
-the presets (``PRESETS`` and their checks) and the argument checks these call. Left out
-(:data:`EXCLUDED`): this module and the functions that only report the identity. Not
-covered: the libraries (torch, numpy) and the machine; the replay test
-(``tests/test_replay.py``) checks that today's code and machine still reproduce stored
-numbers.
+Every module of ``swingby.diffusion`` and :mod:`swingby._checks` is parsed (not imported);
+the covered definitions are the dependency closure of :data:`ROOTS` (a top-level function,
+class or constant is covered when a covered definition refers to it by name, resolved
+through the imports of its module); each is normalised (docstrings removed, no comments,
+no line numbers); the identity is the SHA-256 of the sorted ``(name, tree)`` pairs. So
+docstrings, comments and moves between modules keep it, and a change to what runs changes
+it. Not covered: the libraries and the machine (``tests/test_replay.py`` checks those).
 """
 from __future__ import annotations
 
@@ -31,6 +15,8 @@ import hashlib
 from pathlib import Path
 
 from swingby._source_identity import strip_docstrings as _strip_docstrings
+
+__all__ = []
 
 DIFFUSION_DIR = Path(__file__).resolve().parents[1]
 
@@ -54,8 +40,7 @@ ROOTS = (("swingby.diffusion.runs.driver", "run_one"), ("swingby.diffusion.sweep
          ("swingby.diffusion.runs.evaluation", "final_repeats"), ("swingby.diffusion.runs.storage", "save_results"),
          ("swingby.diffusion.presets", "PRESETS"), ("swingby.diffusion.presets", "get_preset"),
          ("swingby.diffusion.runs.driver", "_worker"))
-#: the key of the identity in a results file's ``meta["code_version"]`` (files made before it
-#: hold only ``diffusion_sources_sha256``, a hash of raw source bytes)
+#: the key of the identity in a results file's ``meta["code_version"]``
 IDENTITY_KEY = "code_identity"
 #: identities of code that made a stored results file and no longer makes its numbers,
 #: with the commit that did: ``git checkout`` that commit to reproduce the file
@@ -127,6 +112,7 @@ def _resolve(modules: dict, mod: _Module, ref: tuple[str, ...], local: dict):
 
 
 def _normalised(node: ast.AST) -> str:
+    """The tree of ``node`` without docstrings or line numbers, as text."""
     import copy
 
     return ast.dump(_strip_docstrings(copy.deepcopy(node)), include_attributes=False)
@@ -154,6 +140,7 @@ def _covered(sources: dict[str, str]) -> dict[tuple[str, str], str]:
 
 
 def _read_sources(sources: dict[str, str] | None) -> dict[str, str]:
+    """``sources``, or the searched modules' text on disk."""
     if sources is not None:
         if not isinstance(sources, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                                     for k, v in sources.items()):
@@ -163,19 +150,8 @@ def _read_sources(sources: dict[str, str] | None) -> dict[str, str]:
 
 
 def code_identity(sources: dict[str, str] | None = None) -> str:
-    """SHA-256 of the normalised trees of the covered definitions, keyed by name.
-
-    Parameters
-    ----------
-    sources : dict, optional
-        ``{dotted module name: source text}`` to hash instead of the files on disk
-        (the tests edit and move code this way).
-
-    Returns
-    -------
-    str
-        64 hexadecimal digits.
-    """
+    """SHA-256 of the normalised trees of the covered definitions, keyed by name, of the
+    files on disk or of ``sources`` (``{dotted module name: source text}``)."""
     h = hashlib.sha256()
     for name, dump in sorted((k[1], v) for k, v in _covered(_read_sources(sources)).items()):
         h.update(name.encode() + b"\0" + dump.encode() + b"\0")
@@ -183,15 +159,5 @@ def code_identity(sources: dict[str, str] | None = None) -> str:
 
 
 def covered_names(sources: dict[str, str] | None = None) -> list[str]:
-    """The covered definitions as ``module:name``, sorted (what :func:`code_identity` hashes).
-
-    Parameters
-    ----------
-    sources : dict, optional
-        As for :func:`code_identity`.
-
-    Returns
-    -------
-    list of str
-    """
+    """The covered definitions as ``module:name``, sorted (what :func:`code_identity` hashes)."""
     return sorted(f"{m}:{n}" for m, n in _covered(_read_sources(sources)))

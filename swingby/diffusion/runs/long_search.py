@@ -1,29 +1,20 @@
 """The position search finished at 4800 steps, and the confirmatory sweep it chooses.
 
-The first position search (:mod:`swingby.diffusion.runs.position_search`) stopped at
-2400 steps with a criterion that rejects near-good models (every trained class at least
-31 of 32 discs in every run); its near misses were at the authors' positions and at
-disc centres within 0.25 of the middle. This search trains for twice the steps and
-judges on confidence intervals. Everything that decides it is written here before its
-runs: the candidates, widest disc positions first (:data:`CANDIDATES`); the criterion
-(:data:`CRITERION`, :func:`judge_candidate`) on the samples of each run's last
-checkpoint and final repeated draws (160 per class and run), pooled over the
-candidate's runs; the cost rules (a candidate stops as soon as its finished runs decide
-it; a candidate narrower than one that passed is not run; the 100-sampling-step
-candidate takes the model of :func:`best_of` the two before it); and the choice
-(:data:`CHOICE`, :func:`choose`), with :data:`FALLBACK` if none passes.
+The first position search (:mod:`~swingby.diffusion.runs.position_search`) stopped at
+2400 steps with a criterion that rejected near-good models. This search trains twice as
+long and judges on confidence intervals. Fixed here before its runs: the candidates,
+widest disc positions first (:data:`CANDIDATES`); the criterion (:data:`CRITERION`,
+:func:`judge_candidate`) on the samples of each run's last checkpoint and final repeated
+draws (160 per class and run), pooled over the candidate's runs; the cost rules (a
+candidate stops as soon as its finished runs decide it; a candidate narrower than one
+that passed is not run; the 100-sampling-step candidate takes the model of
+:func:`best_of` the two before it); and the choice (:data:`CHOICE`, :func:`choose`).
+The confirmatory sweep (:data:`SWEEP`) is the diffusion chapter's ``cpu`` sweep.
 
-The sweep (:data:`SWEEP`) is the diffusion chapter's confirmatory sweep: four
-separations, eight seed labels never used before with independent randomness per run,
-4800 steps, 64 checkpoints evenly spaced in sqrt(step) (about 30 steps apart near step
-200 and 70 near step 1000, where the order and the dip happen), 32 samples per prompt.
-
-    python -m swingby.diffusion long-search            # the candidates, in order, resumable
-    python -m swingby.diffusion long-search --sweep    # the confirmatory sweep of the chosen one
+    python -m swingby.diffusion long-search [--only NAME ...] [--sweep]
 """
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -31,22 +22,23 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from swingby import _checks
-from swingby.diffusion.presets import Preset, validate_preset
-from swingby.diffusion.runs.storage import atomic_save, check_results_dict, load_results, results_dir
+from swingby.diffusion.concept_space import RADIUS_SPLIT
+from swingby.diffusion.presets import Preset
+from swingby.diffusion.runs.search import as_json, candidate_names, read_candidate, write_json
+from swingby.diffusion.runs.storage import results_dir
+
+__all__ = ["CANDIDATES", "DECISIVE_DC", "STEPS", "SWEEP", "choose", "collect", "sweep_model", "sweep_preset"]
 
 STEPS = 4800
 DECISIVE_DC, WEAK_DC = 0.689, 0.247  #: the strongest colour signal, and a weak one
 SEEDS = (200, 201)  #: seed labels no earlier search or sweep used (randomness per run)
-N_CHECKPOINTS = 16  #: evenly spaced in sqrt(step); the last three show whether class 11 settles
-#: bf16 autocast for training and sampling (the paired check of
-#: :mod:`swingby.diffusion.runs.precision_check` keeps the outcome within the seed spread)
-BF16 = True
-#: the ``cpu`` model and training (the first search's winner) at the authors' positions
+#: the ``cpu`` model and training (the first search's winner) at the authors' positions; 16
+#: checkpoints, the last three show whether class 11 settles; bf16 autocast (the paired check
+#: of :mod:`~swingby.diffusion.runs.precision_check` keeps the outcome within the seed spread)
 BASE = dict(image_size=16, widths=(16, 32, 64), n_res=1, attention=True, steps=STEPS, batch=48, lr=2e-3,
             ema=0.99, sample_steps=25, samples_per_class=32, n_thumbs=4, classifier_steps=3000,
-            position=0.5, seeding="per_run", bf16=BF16, separations=(DECISIVE_DC, WEAK_DC), seeds=SEEDS,
-            n_checkpoints=N_CHECKPOINTS, workers=2, threads=1)
+            position=0.5, seeding="per_run", bf16=True, separations=(DECISIVE_DC, WEAK_DC), seeds=SEEDS,
+            n_checkpoints=16, workers=2, threads=1)
 
 #: (name, what changes, preset overrides of :data:`BASE`), in the order they run. The
 #: third takes the overrides of :func:`best_of` the first two, plus 100 sampling steps.
@@ -82,20 +74,8 @@ SWEEP_RUN_PER_SEARCH_RUN = {25: 1.4, 100: 2.1}
 
 
 def candidate_overrides(name: str, rows: list[dict] | None = None) -> dict:
-    """The preset overrides of candidate ``name`` (for the 100-sampling-step candidate,
-    those of :func:`best_of` ``rows`` too).
-
-    Parameters
-    ----------
-    name : str
-        A candidate's name in :data:`CANDIDATES`.
-    rows : list of dict, optional
-        :func:`collect`, needed for the 100-sampling-step candidate.
-
-    Returns
-    -------
-    dict
-    """
+    """The preset overrides of candidate ``name`` (for the 100-sampling-step candidate, those
+    of :func:`best_of` ``rows`` too, default :func:`collect`)."""
     over = {n: o for n, _, o in CANDIDATES}
     if not isinstance(name, str) or name not in over:
         raise ValueError(f"name: the candidate must be one of {list(over)}, got {name!r}")
@@ -109,24 +89,23 @@ def candidate_overrides(name: str, rows: list[dict] | None = None) -> dict:
 
 def candidate_preset(name: str, rows: list[dict] | None = None) -> Preset:
     """The preset of candidate ``name``: :data:`BASE` with :func:`candidate_overrides` ``(name, rows)``."""
-    p = replace(Preset(name="cpu", image_size=16), **{**BASE, **candidate_overrides(name, rows)})
-    validate_preset(p)
-    return p
+    return Preset(name="cpu", **{**BASE, **candidate_overrides(name, rows)})
 
 
 def sweep_model(name: str | None = None) -> dict:
-    """The model and data fields of the sweep of candidate ``name`` (default: the chosen
-    one once the search has chosen, else :data:`BASE`), without seeds and separations."""
+    """The model and data fields of the sweep of candidate ``name`` (default: the chosen one
+    once the search has chosen, else :data:`BASE`), without its seeds, separations,
+    checkpoints, workers and steps."""
     if name is None:
         name = choose(collect())["chosen"] if search_dir().exists() else None
     d = dict(BASE) if name is None else {**BASE, **candidate_overrides(name)}
     for k in ("separations", "seeds", "n_checkpoints", "workers", "steps"):
         d.pop(k, None)
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+    return as_json(d)
 
 
 def sweep_preset(name: str) -> Preset:
-    """The confirmatory sweep's preset if candidate ``name`` (a name) is chosen."""
+    """The confirmatory sweep's preset if candidate ``name`` is chosen."""
     return replace(candidate_preset(name), **SWEEP)
 
 
@@ -144,26 +123,12 @@ def _bound(k: int, n: int) -> float:
 
 
 def run_counts(res: dict) -> list[dict]:
-    """Per finished run, the counts the criterion reads: the last checkpoint's and the
-    final repeated draws' samples of every class.
-
-    Parameters
-    ----------
-    res : dict
-        A candidate's results file (:func:`~swingby.diffusion.runs.storage.load_results`).
-
-    Returns
-    -------
-    list of dict
-        ``dc``, ``seed``, ``n`` (samples per class), ``disc`` (discs per class),
-        ``blue_small_11_clf`` and ``blue_small_11_pix`` (class 11's blue small discs by
-        the classifier and by the pixel check), ``last3_11`` (class 11's classifier
-        blue-small share at the last three checkpoints), ``minutes``, and
-        ``disc_11_path`` (class 11's disc share at every checkpoint ``steps``).
-    """
-    from swingby.capability.measures import RADIUS_SPLIT
-
-    check_results_dict("res", res)
+    """Per finished run of a candidate's results, the counts the criterion reads: the last
+    checkpoint's and the final repeated draws' samples of every class: ``dc``, ``seed``,
+    ``n`` (samples per class), ``disc`` (discs per class), ``blue_small_11_clf`` and
+    ``blue_small_11_pix``, ``last3_11`` (class 11's classifier blue-small share at the last
+    three checkpoints), ``minutes``, and ``disc_11_path`` (class 11's disc share at every
+    checkpoint ``steps``)."""
     if "disc" not in res or "rep_disc" not in res:
         raise ValueError("res must hold per-sample disc flags ('disc', 'rep_disc'): made by code that stores them")
     cfg, out = res["meta"]["config"], []
@@ -188,26 +153,12 @@ def run_counts(res: dict) -> list[dict]:
 
 
 def judge_candidate(runs: list[dict], n_per_run: int) -> dict:
-    """The criterion (:data:`CRITERION`) on a candidate's finished runs.
-
-    Parameters
-    ----------
-    runs : list of dict
-        :func:`run_counts` of one candidate.
-    n_per_run : int
-        Samples per class a run contributes (to count the runs still to come).
-
-    Returns
-    -------
-    dict
-        ``complete``, ``passes`` (complete and every condition holds), ``decided``
-        (complete, or it fails even if every sample still to come were a success), the
-        bounds (``disc_bounds`` per separation and trained class, ``blue_small_11_clf``,
-        ``blue_small_11_pix``) and ``runs_11`` (every decisive run's own share >= the minimum).
-    """
-    if not isinstance(runs, list):
-        raise ValueError(f"runs must be the list of run_counts, got {type(runs).__name__}")
-    n_per_run = _checks.integer("n_per_run", n_per_run, low=1, high=10 ** 6)
+    """The criterion (:data:`CRITERION`) on a candidate's :func:`run_counts`, each run of
+    ``n_per_run`` samples per class: ``complete``, ``passes`` (complete and every condition
+    holds), ``decided`` (complete, or it fails even if every sample still to come were a
+    success), the bounds (``disc_bounds`` per separation and trained class,
+    ``blue_small_11_clf``, ``blue_small_11_pix``) and ``runs_11`` (every decisive run's
+    own share >= the minimum)."""
     need = {(dc, s) for dc in (DECISIVE_DC, WEAK_DC) for s in SEEDS}
     have = {(r["dc"], r["seed"]) for r in runs}
     complete = have >= need
@@ -237,19 +188,8 @@ def judge_candidate(runs: list[dict], n_per_run: int) -> dict:
 
 
 def best_of(rows: list[dict]) -> str | None:
-    """The better of :data:`BEST_OF` once both are decided: the higher lower bound of
-    class 11's blue-small share by the classifier, then the fewer minutes per run.
-
-    Parameters
-    ----------
-    rows : list of dict
-        :func:`collect`.
-
-    Returns
-    -------
-    str or None
-        None while either is undecided.
-    """
+    """The better of :data:`BEST_OF` once both are decided (None before): the higher lower
+    bound of class 11's blue-small share by the classifier, then the fewer minutes per run."""
     by = {r["name"]: r for r in rows}
     if not all(n in by and by[n]["decided"] for n in BEST_OF):
         return None
@@ -268,20 +208,15 @@ def sweep_hours(row: dict) -> float:
 
 
 def choose(rows: list[dict]) -> dict:
-    """:data:`CHOICE` applied to the candidates of :func:`collect`.
-
-    Parameters
-    ----------
-    rows : list of dict
-        :func:`collect`.
+    """The choice (:data:`CHOICE`) among the candidates of :func:`collect` ``rows``.
 
     Returns
     -------
     dict
-        ``chosen`` (a name; :data:`FALLBACK` when every candidate is decided and none
-        passes), ``eligible`` (names that pass and fit, in the order of the choice),
-        ``hours`` (each complete candidate's estimated sweep hours), ``pending``
-        (candidates still to run) and ``skipped`` (not run: narrower than one that passed).
+        ``chosen`` (a name; :data:`FALLBACK` when every candidate is decided and none passes),
+        ``eligible`` (names that pass and fit, in the order of the choice), ``hours`` (each
+        complete candidate's estimated sweep hours), ``pending`` (candidates still to run) and
+        ``skipped`` (not run: narrower than one that passed).
     """
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "runs" in r and "name" in r for r in rows):
         raise ValueError("rows must be the list that collect() returns")
@@ -298,101 +233,61 @@ def choose(rows: list[dict]) -> dict:
 
 
 def collect() -> list[dict]:
-    """Every candidate that has a results file, in the order of :data:`CANDIDATES` (read only)."""
-    from swingby.diffusion.sweep import results_path
-
+    """Every candidate that has a results file, in the order of :data:`CANDIDATES` (read only):
+    one row each, with its ``name``, ``what`` it changes, ``overrides``, disc ``position``,
+    ``runs`` (the counts of every finished run), the criterion's bounds and verdict
+    (``complete``, ``passes``, ``decided``) and its results ``file``."""
     rows = []
     for name, what, _ in CANDIDATES:
         try:
             p = candidate_preset(name, rows)
         except ValueError:  # the 100-step candidate before its model is known
             continue
-        path = results_path(search_dir(), p)
-        if not path.exists():
-            continue
-        res = load_results(path)
-        runs = run_counts(res)
-        over = {k: list(v) if isinstance(v, tuple) else v for k, v in candidate_overrides(name, rows).items()}
-        rows.append({"name": name, "what": what, "overrides": over, "position": p.position, "runs": runs,
-                     **judge_candidate(runs, p.samples_per_class * 5), "finished": bool(res["meta"].get("finished")),
-                     "file": path.name, "code": res["meta"]["code_version"]})
+        res, common = read_candidate(search_dir(), p)
+        if res is not None:
+            runs = run_counts(res)
+            rows.append({"name": name, "what": what, "overrides": as_json(candidate_overrides(name, rows)),
+                         "position": p.position, "runs": runs, **judge_candidate(runs, p.samples_per_class * 5),
+                         **common})
     return rows
-
-
-def run_search(*, only=None, progress: bool = True) -> list[dict]:
-    """Run (or resume) the candidates in order under the cost rules; returns :func:`collect`.
-
-    Parameters
-    ----------
-    only : sequence of str, optional
-        Run only these candidates (still in order, still under the cost rules).
-    progress : bool
-        Show progress bars.
-
-    Returns
-    -------
-    list of dict
-    """
-    from swingby.diffusion.runs.driver import sweep
-    from swingby.diffusion.sweep import N_REPEATS, partial_dir
-
-    _checks.flag("progress", progress)
-    names = [n for n, _, _ in CANDIDATES]
-    bad = [n for n in only or [] if n not in names]
-    if bad:
-        raise ValueError(f"only: unknown candidate(s) {bad}; the candidates are {names}")
-    assert N_REPEATS == 4  # the criterion's 160 samples per class and run: last checkpoint + 4 draws
-    for name in only or names:
-        rows = collect()
-        state = choose(rows)
-        if name not in state["pending"]:
-            continue
-        p = candidate_preset(name, rows)
-        sweep(p, out_dir=search_dir(), progress=progress, stop=lambda: _decided(name))
-        if _decided(name):  # stopped early or finished: its unfinished runs are never resumed
-            shutil.rmtree(partial_dir(search_dir(), p), ignore_errors=True)
-            _remove_empty(search_dir() / "partial")
-        summarise()
-    return summarise()
-
-
-def _remove_empty(d: Path) -> None:
-    """Remove directory ``d`` if it exists and is empty."""
-    if d.is_dir() and not any(d.iterdir()):
-        d.rmdir()
-
-
-def _decided(name: str) -> bool:
-    """Whether candidate ``name``'s finished runs already decide it (the early stop)."""
-    return any(r["name"] == name and r["decided"] for r in collect())
-
-
-def run_sweep(*, progress: bool = True) -> Path:
-    """Train (or resume) the confirmatory sweep of the chosen candidate into
-    ``<results>/sweep_cpu-custom-<hash>.npz`` (unfinished runs' states under
-    ``<results>/partial/``). Refused until the search has chosen.
-
-    Parameters
-    ----------
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    pathlib.Path
-    """
-    from swingby.diffusion.runs.driver import sweep
-
-    _checks.flag("progress", progress)
-    state = choose(collect())
-    if state["chosen"] is None:
-        raise ValueError(f"the search has not chosen yet: still to run {state['pending']}")
-    return sweep(sweep_preset(state["chosen"]), out_dir=results_dir(), progress=progress)
 
 
 def summarise() -> list[dict]:
     """:func:`collect`, also written to ``<results>/search-4800.json`` with the choice."""
     rows = collect()
-    doc = {"criterion": CRITERION, "choice": CHOICE, "state": choose(rows), "candidates": rows}
-    atomic_save(lambda f: Path(f).write_text(json.dumps(doc, indent=1)), results_dir() / "search-4800.json")
+    write_json("search-4800.json", {"criterion": CRITERION, "choice": CHOICE, "state": choose(rows),
+                                    "candidates": rows})
     return rows
+
+
+def run_search(only=None, *, sweep: bool = False, progress: bool = True):
+    """Run (or resume) the candidates ``only`` (default: all) in order under the cost rules
+    (returns :func:`collect`); with ``sweep``, the confirmatory sweep of the chosen candidate
+    instead (returns its results file; refused until the search has chosen)."""
+    from swingby.diffusion.runs import driver
+    from swingby.diffusion.sweep import N_REPEATS, partial_dir
+
+    names = candidate_names(only, CANDIDATES)
+    if sweep:
+        if only:
+            raise ValueError("--sweep runs the chosen candidate's sweep; leave out --only")
+        state = choose(collect())
+        if state["chosen"] is None:
+            raise ValueError(f"the search has not chosen yet: still to run {state['pending']}")
+        return driver.sweep(sweep_preset(state["chosen"]), out_dir=results_dir(), progress=progress)
+    assert N_REPEATS == 4  # the criterion's 160 samples per class and run: last checkpoint + 4 draws
+
+    def decided(name: str) -> bool:  # the early stop: its finished runs already decide it
+        return any(r["name"] == name and r["decided"] for r in collect())
+
+    for name in names:
+        rows = collect()
+        if name not in choose(rows)["pending"]:
+            continue
+        p = candidate_preset(name, rows)
+        driver.sweep(p, out_dir=search_dir(), progress=progress, stop=lambda: decided(name))
+        if decided(name):  # stopped early or finished: its unfinished runs are never resumed
+            shutil.rmtree(partial_dir(search_dir(), p), ignore_errors=True)
+            driver.remove_if_empty(partial_dir(search_dir(), p))
+        summarise()
+    return summarise()

@@ -1,63 +1,38 @@
-"""The search on the authors' random disc positions (issue 21): can a CPU-sized model
-draw the held-out class when the discs are where the authors' code puts them?
+"""The search on the authors' random disc positions: can a CPU-sized model draw the
+held-out class when the discs are where the authors' code puts them?
 
-The first search (:mod:`swingby.diffusion.runs.search`) stopped once discs at the centre of
-the image worked; every negative result there was one seed at one separation. This one
-runs every candidate with **one code version**, at **two separations** (the decisive
-dc = 0.689 and the weak dc = 0.247 of the authors' sweep) and **two seeds**, with
-independent randomness per (separation, seed) (``seeding="per_run"``), for the
-``cpu`` sweep's 2400 steps, sampled at :data:`N_CHECKPOINTS` checkpoints so that one
-sees whether the held-out class settles.
+Every candidate (:data:`CANDIDATES`: a position dose-response at the ``cpu`` model, then
+four larger or differently trained models at the authors' positions) runs with one code
+version, at two separations and two seeds with independent randomness per run, for 2400
+steps. The criterion (:data:`CRITERION`, :func:`passes`) and the choice (:func:`choose`)
+were fixed here before the runs. A candidate fails as soon as one finished run fails the
+criterion, and its other runs are not trained.
 
-Everything that decides the outcome is written here before the runs:
-
-* the candidates (:data:`CANDIDATES`): a position dose-response at the ``cpu`` model
-  (centred, spread 0.1, 0.25, the authors' 0.5), then at the authors' positions four
-  larger or differently trained models (32 x 32 images, two ResNet blocks per level,
-  wider channels, the paper's batch of 128);
-* the criterion (:data:`CRITERION`, :func:`passes`): at the decisive separation class 11
-  is at least 80 % blue small discs by the pixel check *and* by the classifier, and at
-  both separations every trained class is at least 95 % discs, in **every** seed, at the
-  last checkpoint;
-* the choice (:data:`CHOICE`): among the candidates that pass, the one with the widest
-  positions (closest to the authors' data), then the cheapest per step. If a candidate
-  at the authors' positions passes, random positions become the ``cpu`` preset; if
-  none does, the chapter shows the dose-response that says where they stop working.
-
-Each candidate is one sweep results file under ``<results>/search-positions/``, resumable
-(unfinished runs' states under ``<results>/search-positions/partial/``).
-
-A cost rule, added on 2026-11-23 after the 32 x 32 candidate's seed 0 had failed (it
-changes no verdict, only which runs are made): the criterion must hold in every seed, so
-once a *finished* run fails it, the candidate fails whatever its other runs show, and its
-unfinished runs are not trained (:func:`passes` ``decided``; :func:`run_candidate`). The
-table marks such a candidate "no (decided early)".
-
-    python -m swingby.diffusion position-search [--only NAME ...]
-    python -m swingby.diffusion position-search --new-sweep   # the new cpu sweep of CHOSEN
+    python -m swingby.diffusion position-search [--only NAME ...] [--new-sweep]
 """
 from __future__ import annotations
 
-import json
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from swingby import _checks
-from swingby.capability.measures import joint_accuracy
-from swingby.diffusion.presets import Preset, validate_preset
-from swingby.diffusion.runs.storage import atomic_save, check_results_dict, load_results, results_dir
+from swingby.diffusion.concept_space import joint_accuracy
+from swingby.diffusion.presets import Preset
+from swingby.diffusion.runs.search import as_json, candidate_names, read_candidate, write_json
+from swingby.diffusion.runs.storage import load_results, results_dir
+
+__all__ = ["CHOSEN", "CRITERION", "DECISIVE_DC", "SEEDS", "SWEEP_BUDGET_HOURS", "candidate_preset", "choose",
+           "collect", "run_outcomes", "table"]
 
 #: the decisive separation (strongest colour signal) and the weak one (inside 0.2-0.3)
 DECISIVE_DC, WEAK_DC = 0.689, 0.247
 SEEDS = (0, 1)
-N_CHECKPOINTS = 8  #: evenly spaced in sqrt(step) up to the last step, as in every sweep
 #: the ``cpu`` model and training of the first search's winner, at the authors' positions
 BASE = dict(image_size=16, widths=(16, 32, 64), n_res=1, attention=True, steps=2400, batch=48, lr=2e-3,
             ema=0.99, sample_steps=25, samples_per_class=32, n_thumbs=4, classifier_steps=3000,
             position=0.5, seeding="per_run", bf16=False, separations=(DECISIVE_DC, WEAK_DC), seeds=SEEDS,
-            n_checkpoints=N_CHECKPOINTS, workers=2, threads=1)
+            n_checkpoints=8, workers=2, threads=1)
 
 #: (name, what changes, preset overrides of :data:`BASE`), in the order they run
 CANDIDATES = (
@@ -75,81 +50,39 @@ CANDIDATES = (
 CRITERION = dict(
     blue_small_11=0.80,  #: class 11 blue small discs at the decisive dc, by the pixels and by the classifier
     disc_trained=0.95,  #: every trained class (00, 01, 10) drawn as a disc, at both separations
-    settle_range=0.20,  #: reported, not judged: class 11's blue-small fraction over the last 3 checkpoints
+    settle_range=0.20,  #: reported, not judged: class 11's blue-small share over the last 3 checkpoints
 )
-#: how a candidate is chosen among those that pass
-CHOICE = ("among the candidates that pass and whose sweep fits the budget (:func:`sweep_hours` <= "
-          ":data:`SWEEP_BUDGET_HOURS`): the widest positions (closest to the authors' data), then the "
-          "fewest minutes per run")
 
-#: the new sweep (issue 21 item 3), fixed before the search's results: the chosen
-#: candidate's model and data with these settings. 8 seeds with independent randomness
-#: per (separation, seed); four separations, three of them inside the paper text's
-#: 0.2-0.7 and 0.175 (the hidden-capabilities study's weakest) below it; 48 checkpoints
-#: evenly spaced in sqrt(step), about 30 steps apart near step 200 and 66 near step 1000,
-#: where the transitions are; 32 samples per prompt (the authors' number)
+#: the new sweep, fixed before the search's results: eight seeds, four separations, 48
+#: checkpoints evenly spaced in sqrt(step), 32 samples per prompt
 SWEEP = dict(seeds=tuple(range(8)), separations=(0.175, 0.247, 0.468, 0.689), n_checkpoints=48,
              samples_per_class=32, seeding="per_run", workers=2)
-#: a fifth separation, added only if the sweep with it still fits the budget
-OPTIONAL_SEPARATION = 0.3
 #: single-process hours the new sweep may take
 SWEEP_BUDGET_HOURS = 10.0
-#: a sweep run costs about this many search runs: the same training, 48 checkpoints
-#: instead of 8 (measured for the ``cpu`` model: training 5.6 min, one evaluation of
-#: 32 samples per prompt 9.8 s, on a 2-core AVX2 machine)
+#: a sweep run costs about this many search runs (the same training, 48 checkpoints instead of 8)
 SWEEP_RUN_PER_SEARCH_RUN = 2.0
+
+#: the candidate whose model and data make the new sweep, chosen by :func:`choose`
+CHOSEN = "spread 0.1"
 
 
 def sweep_hours(minutes_per_search_run: float, n_separations: int = len(SWEEP["separations"])) -> float:
     """Estimated single-process hours of the new sweep for a candidate whose search runs
-    took ``minutes_per_search_run`` (median over its runs).
-
-    Parameters
-    ----------
-    minutes_per_search_run : float
-        The candidate's median minutes per search run (:func:`run_outcomes`).
-    n_separations : int
-        Separations of the sweep.
-
-    Returns
-    -------
-    float
-    """
-    if not isinstance(minutes_per_search_run, (int, float)) or not 0 < minutes_per_search_run < 1e5:
-        raise ValueError(f"minutes_per_search_run must be a positive number, got {minutes_per_search_run!r}")
-    n_separations = _checks.integer("n_separations", n_separations, low=1, high=100)
-    runs = n_separations * len(SWEEP["seeds"])
-    return runs * SWEEP_RUN_PER_SEARCH_RUN * minutes_per_search_run / 60
-
-
-#: the candidate whose model and data make the new ``cpu`` sweep, chosen by :data:`CHOICE`
-#: (:func:`choose`) on 2026-11-24 from the five candidates finished by then (centred and
-#: spread 0.1 pass, spread 0.1 has the wider positions and fits the budget). The three
-#: then not yet run (wider, two blocks per level, the paper's batch) are larger models
-#: whose training step costs at least 1.5 times the ``cpu`` model's (one thread,
-#: interleaved repeats), while spread 0.1's sweep already needs nearly all of
-#: :data:`SWEEP_BUDGET_HOURS`, so none of theirs could fit; they ran after the sweep
-#: (2026-11-26, same code version), each failed the criterion in its first seed, and
-#: :func:`choose` over every candidate gives the same answer (the diffusion chapter
-#: asserts it).
-CHOSEN = "spread 0.1"
+    took ``minutes_per_search_run`` (median)."""
+    return n_separations * len(SWEEP["seeds"]) * SWEEP_RUN_PER_SEARCH_RUN * minutes_per_search_run / 60
 
 
 def choose(rows: list[dict]) -> dict:
-    """:data:`CHOICE` applied to the finished candidates of :func:`collect`.
-
-    Parameters
-    ----------
-    rows : list of dict
-        :func:`collect`.
+    """The choice, fixed before the runs, among the candidates of :func:`collect` ``rows``: of
+    those that pass and whose sweep fits the budget (:data:`SWEEP_BUDGET_HOURS`), the widest
+    positions (closest to the authors' data), then the fewest minutes per run.
 
     Returns
     -------
     dict
-        ``chosen`` (a name, or None when no finished candidate passes and fits the
-        budget), ``eligible`` (names that pass and fit, in the order of the choice),
-        ``hours`` (each complete candidate's :func:`sweep_hours`) and ``pending`` (the
-        candidates that are not yet decided).
+        ``chosen`` (a name, or None), ``eligible`` (names that pass and fit, in the order of the
+        choice), ``hours`` (each complete candidate's estimated sweep hours) and ``pending`` (the
+        candidates not yet decided).
     """
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "runs" in r and "name" in r for r in rows):
         raise ValueError("rows must be the list that collect() returns")
@@ -163,41 +96,16 @@ def choose(rows: list[dict]) -> dict:
 
 
 def sweep_preset(name: str) -> Preset:
-    """The new ``cpu`` sweep's preset if candidate ``name`` is chosen: its model and data,
-    with :data:`SWEEP`'s seeds, separations and checkpoints.
-
-    Parameters
-    ----------
-    name : str
-        A candidate's name in :data:`CANDIDATES`.
-
-    Returns
-    -------
-    Preset
-    """
+    """The new sweep's preset if candidate ``name`` is chosen: its model and data with :data:`SWEEP`."""
     return replace(candidate_preset(name), **SWEEP)
 
 
 def candidate_preset(name: str) -> Preset:
-    """The preset of candidate ``name``: :data:`BASE` with its overrides.
-
-    Parameters
-    ----------
-    name : str
-        A candidate's name in :data:`CANDIDATES`.
-
-    Returns
-    -------
-    Preset
-    """
+    """The preset of candidate ``name`` of :data:`CANDIDATES`: ``BASE`` with its overrides."""
     over = {n: o for n, _, o in CANDIDATES}
     if not isinstance(name, str) or name not in over:
         raise ValueError(f"name: the candidate must be one of {list(over)}, got {name!r}")
-    names = {f.name for f in fields(Preset)}
-    assert set(over[name]) <= names and set(BASE) <= names
-    p = replace(Preset(name="cpu", image_size=16), **{**BASE, **over[name]})  # files: sweep_cpu-custom-<hash>
-    validate_preset(p)
-    return p
+    return Preset(name="cpu", **{**BASE, **over[name]})
 
 
 def search_dir() -> Path:
@@ -206,21 +114,10 @@ def search_dir() -> Path:
 
 
 def run_outcomes(res: dict) -> list[dict]:
-    """Outcome of every finished run of a candidate's results file at its last checkpoint.
-
-    Parameters
-    ----------
-    res : dict
-        A candidate's results file from :func:`~swingby.diffusion.runs.storage.load_results`.
-
-    Returns
-    -------
-    list of dict
-        One per (separation, seed): ``dc``, ``seed``, ``disc`` (4 classes),
-        ``blue_small_11`` (pixels), ``clf_blue_small_11`` (classifier), ``last3_11``
-        (class 11's pixel blue-small fraction at the last three checkpoints).
-    """
-    check_results_dict("res", res)
+    """The outcome of every finished run of a candidate's results ``res`` at its last checkpoint:
+    ``dc``, ``seed``, ``disc`` (per class), ``blue_small_11`` (pixels), ``clf_blue_small_11``
+    (classifier), ``last3_11`` (class 11's pixel blue-small share at the last three
+    checkpoints) and ``minutes``."""
     cfg, out = res["meta"]["config"], []
     for i, dc in enumerate(cfg["separations"]):
         for j, seed in enumerate(cfg["seeds"]):
@@ -237,23 +134,9 @@ def run_outcomes(res: dict) -> list[dict]:
 
 
 def passes(runs: list[dict]) -> dict:
-    """The criterion (:data:`CRITERION`) on a candidate's runs.
-
-    Parameters
-    ----------
-    runs : list of dict
-        :func:`run_outcomes` of one candidate.
-
-    Returns
-    -------
-    dict
-        ``complete`` (every (separation, seed) run finished), ``passes`` (complete and
-        every condition holds in every seed), ``decided`` (complete, or a finished run
-        already fails a condition: the candidate cannot pass), and the conditions one by
-        one.
-    """
-    if not isinstance(runs, list):
-        raise ValueError(f"runs must be the list of run_outcomes, got {type(runs).__name__}")
+    """The criterion (:data:`CRITERION`) on a candidate's :func:`run_outcomes`: ``complete``
+    (every run finished), ``passes`` (complete and every condition holds in every seed),
+    ``decided`` (complete, or a finished run already fails) and the conditions one by one."""
     have = {(r["dc"], r["seed"]) for r in runs}
     complete = have >= {(dc, s) for dc in (DECISIVE_DC, WEAK_DC) for s in SEEDS}
     dec = [r for r in runs if r["dc"] == DECISIVE_DC]
@@ -266,90 +149,46 @@ def passes(runs: list[dict]) -> dict:
             "decided": bool(complete or not (c11 and trained))}
 
 
-def run_candidate(name: str, *, progress: bool = True) -> dict:
-    """Train (or resume) one candidate and return its runs' outcomes and the criterion.
-
-    A candidate whose stored finished runs already fail the criterion (``decided``) is
-    not resumed: no other run can change its verdict.
-
-    Parameters
-    ----------
-    name : str
-        A candidate's name in :data:`CANDIDATES`.
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    dict
-    """
+def run_search(only=None, *, new_sweep: bool = False, progress: bool = True):
+    """Train (or resume) the candidates ``only`` (default: all), skipping a decided one;
+    with ``new_sweep``, the new sweep of :data:`CHOSEN` instead (its results file path)."""
     from swingby.diffusion.runs.driver import sweep
     from swingby.diffusion.sweep import results_path
 
-    _checks.flag("progress", progress)
-    p = candidate_preset(name)
-    path = results_path(search_dir(), p)
-    if path.exists():
-        runs = run_outcomes(load_results(path))
-        if passes(runs)["decided"]:
-            return {"runs": runs, **passes(runs)}
-    path = sweep(p, out_dir=search_dir(), progress=progress)
-    runs = run_outcomes(load_results(path))
-    return {"runs": runs, **passes(runs)}
-
-
-def run_new_sweep(*, progress: bool = True) -> Path:
-    """Train (or resume) the new ``cpu`` sweep, :func:`sweep_preset` of :data:`CHOSEN`,
-    into ``<results>`` (its unfinished runs' states under ``<results>/partial/``, kept in
-    the repository while a run is unfinished). Until every run is in, the preset table
-    keeps the stored sweep as ``cpu``; the file of this one is
-    ``sweep_cpu-custom-<hash>.npz``.
-
-    Parameters
-    ----------
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    pathlib.Path
-        The results file.
-    """
-    from swingby.diffusion.runs.driver import sweep
-
-    _checks.flag("progress", progress)
-    return sweep(sweep_preset(CHOSEN), out_dir=results_dir(), progress=progress)
-
-
-def collect() -> list[dict]:
-    """Every candidate that has a results file, in the order of :data:`CANDIDATES` (read
-    only), with its runs, the criterion and the code that made it."""
-    from swingby.diffusion.sweep import results_path
-
+    names = candidate_names(only, CANDIDATES)
+    if new_sweep:
+        if only:
+            raise ValueError("the new sweep runs the chosen candidate's sweep; leave out --only")
+        return sweep(sweep_preset(CHOSEN), out_dir=results_dir(), progress=progress)
     rows = []
-    for name, what, over in CANDIDATES:
-        path = results_path(search_dir(), candidate_preset(name))
-        if not path.exists():
-            continue
-        res = load_results(path)
-        runs = run_outcomes(res)
-        rows.append({"name": name, "what": what,
-                     "overrides": {k: list(v) if isinstance(v, tuple) else v for k, v in over.items()},
-                     "runs": runs, **passes(runs), "finished": bool(res["meta"].get("finished")),
-                     "file": path.name, "code": res["meta"]["code_version"]})
+    for name in names:
+        p = candidate_preset(name)
+        path = results_path(search_dir(), p)
+        if not (path.exists() and passes(run_outcomes(load_results(path)))["decided"]):
+            path = sweep(p, out_dir=search_dir(), progress=progress)
+        print(name, passes(run_outcomes(load_results(path))), flush=True)
+        rows = collect()
+        write_json("search-positions.json", rows)
     return rows
 
 
-def summarise() -> list[dict]:
-    """:func:`collect`, also written to ``<results>/search-positions.json``."""
-    rows = collect()
-    atomic_save(lambda f: Path(f).write_text(json.dumps(rows, indent=1)), results_dir() / "search-positions.json")
+def collect() -> list[dict]:
+    """Every candidate that has a results file, in the order of :data:`CANDIDATES` (read only):
+    one row each, with its ``name``, ``what`` it changes, its ``runs`` (:func:`run_outcomes`),
+    the criterion's fields and its results ``file``."""
+    rows = []
+    for name, what, over in CANDIDATES:
+        res, common = read_candidate(search_dir(), candidate_preset(name))
+        if res is not None:
+            runs = run_outcomes(res)
+            rows.append({"name": name, "what": what, "overrides": as_json(over), "runs": runs, **passes(runs),
+                         **common})
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    """The search as a markdown table: one line per candidate, the worst seed of each
-    quantity (the criterion must hold in every seed)."""
+    """The search (:func:`collect` ``rows``) as a markdown table: one line per candidate, the
+    worst seed of each quantity (the criterion must hold in every seed)."""
     lines = ["| candidate | change | runs | min disc, trained | class 11 blue small at dc 0.689 "
              "(pixels / classifier, worst seed) | class 11 at dc 0.247 (pixels, per seed) | passes |",
              "|---|---|---|---|---|---|---|"]

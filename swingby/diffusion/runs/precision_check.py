@@ -1,24 +1,13 @@
 """Does bfloat16 autocast keep the outcome of a diffusion run? A paired check.
 
 Each seed is trained twice, in fp32 and with bf16 autocast, from the same initial
-weights, on the same data, with the same batches and diffusion noise, and sampled at
-the same checkpoints with the same sampling noise. At each checkpoint every class's
-concept-space point (mean ``P(blue)``, mean ``P(small)``), its disc share and class 11's
-blue-small share are read.
-
-Two designs, each fixed here before its runs (:data:`DESIGNS`), on seeds of their own:
-
-* ``first``: 4 seeds; bf16 keeps the outcome when, for every read-out, the mean absolute
-  paired difference (over seeds and checkpoints) is at most the seed spread, the standard
-  deviation over seeds in fp32 (averaged over checkpoints). It failed in one read-out of
-  13 (ratio 1.09), and its comparator was stricter than the question asks: two fp32 runs
-  of different seeds differ on average by about 1.13 standard deviations, not one.
-* ``second`` (the one the book reports): 6 seeds and 4 checkpoints; bf16 keeps the
-  outcome when, for every read-out, the mean absolute paired difference is at most the
-  mean absolute difference between two fp32 runs of different seeds (all pairs, at the
-  same checkpoints): changing the precision moves a run no more than changing its seed.
-
-    python -m swingby.diffusion precision-check [--design second]
+weights, data, batches and noise, and sampled at the same checkpoints with the same
+noise; at each checkpoint every class's concept-space point, its disc share and class
+11's blue-small share are read. Two designs, each fixed before its runs
+(:data:`DESIGNS`): ``first`` compares the mean absolute paired difference with the seed
+standard deviation in fp32; ``second`` (the book's) with the mean absolute difference
+between two fp32 runs of different seeds: changing the precision moves a run no more
+than changing its seed. ``python -m swingby.diffusion precision-check [--design second]``
 """
 from __future__ import annotations
 
@@ -35,6 +24,8 @@ from swingby.diffusion.presets import get_preset
 from swingby.diffusion.runs.evaluation import circles_config, evaluate, get_classifier
 from swingby.diffusion.runs.storage import atomic_save, results_dir
 from swingby.diffusion.training import Run
+
+__all__ = ["summary"]
 
 #: the model is the position search's base (the ``cpu`` model at the authors' disc
 #: positions), at the decisive separation, where class 11 moves most in a few hundred steps
@@ -74,21 +65,9 @@ def _one(args) -> np.ndarray:
 
 
 def run_check(design: str = "second", *, workers: int = 2) -> dict:
-    """Run one design of the paired check and store it in ``<results>/precision_check.json``
-    (beside the other design's result, if there).
-
-    Parameters
-    ----------
-    design : {"first", "second"}
-        Which design (:data:`DESIGNS`).
-    workers : int
-        Processes (one thread each).
-
-    Returns
-    -------
-    dict
-        ``difference`` and ``comparator`` per read-out, ``keeps`` (bool), ``max_ratio`` and the design.
-    """
+    """Run one ``design`` of the paired check in ``workers`` processes and store it in
+    ``<results>/precision_check.json``: ``difference`` and ``comparator`` per read-out,
+    ``keeps``, ``max_ratio`` and the design."""
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {sorted(DESIGNS)}, got {design!r}")
     if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
@@ -125,20 +104,16 @@ def run_check(design: str = "second", *, workers: int = 2) -> dict:
 
 
 def summary(stored: dict) -> dict:
-    """What the chapter quotes from ``precision_check.json``: each design's largest ratio
-    of paired difference to comparator under *both* comparators (the seed standard
-    deviation and the mean difference between two fp32 seeds), and the second design's
-    mean signed paired difference of class 11's blue-small share at its last checkpoint
-    with a 95 % t-interval over its seeds.
-
-    Parameters
-    ----------
-    stored : dict
-        The loaded ``<results>/precision_check.json`` (both designs).
+    """What the chapter quotes from the loaded ``precision_check.json`` (both designs).
 
     Returns
     -------
     dict
+        Per design, the largest ratio of paired difference to comparator under both
+        comparators (``ratio_sd``: the seed standard deviation, ``ratio_pairs``: the mean
+        difference between two fp32 seeds); ``blue_small_shift``: the second design's mean signed
+        paired difference of class 11's blue-small share at its last checkpoint, with a 95 %
+        t-interval over its seeds.
     """
     from scipy import stats
 

@@ -1,33 +1,31 @@
-"""The measured search for the ``cpu`` preset (the book's diffusion chapter shows it).
+"""The first measured search for the ``cpu`` preset (``book/diffusion_cpu.md``), and what
+every search shares: a candidate is a preset, its runs are an ordinary sweep results
+file under ``<results>/<search>/``, and the search's rows are read from those files.
 
-Each candidate is a preset, trained on the decisive case only: the strongest colour
-separation of the ``cpu`` sweep, one seed, 64 samples per class at every checkpoint.
-What counts is the held-out class 11 at the end of training: the fraction of its
-samples that contain a disc, and the fraction that are blue small discs by the pixel
-check (:mod:`swingby.diffusion.concept_space`). Each candidate's run is an ordinary
-sweep results file under ``<results>/search/``; :func:`summarise` collects them into
-``<results>/search.json``, with what each cost.
-
-    python -m swingby.diffusion search [--only NAME ...]
+Each candidate of this search is trained on the decisive case only (the strongest colour
+separation, one seed, 64 samples per class); what counts is class 11 at the end of
+training: the share of its samples that contain a disc, and the share that are blue
+small discs by the pixel check. ``python -m swingby.diffusion search [--only NAME ...]``
 """
 from __future__ import annotations
 
 import json
-from dataclasses import fields, replace
 from pathlib import Path
 
-from swingby import _checks
-from swingby.capability.measures import joint_accuracy
-from swingby.diffusion.presets import AUTHORS_DETAILS, Preset, validate_preset
-from swingby.diffusion.runs.storage import atomic_save, check_results_dict, load_results, results_dir
+from swingby.diffusion.concept_space import joint_accuracy
+from swingby.diffusion.presets import AUTHORS_DETAILS, Preset
+from swingby.diffusion.runs.storage import atomic_save, load_results, results_dir
+from swingby.diffusion.sweep import results_path
+
+__all__ = ["CANDIDATES", "collect", "search_dir", "table"]
 
 #: the case every candidate is measured on
 DECISIVE = dict(separations=(0.689,), seeds=(0,), samples_per_class=64, n_checkpoints=6, workers=1)
-#: the book's first ``cpu`` preset, every field that differs from :class:`~swingby.diffusion.presets.Preset`'s defaults
+#: the book's first ``cpu`` preset: every field that differs from the defaults of Preset
 FIRST_CPU = dict(image_size=16, widths=(16, 32, 64), n_res=1, steps=1600, batch=48, lr=2e-3, ema=0.99,
                  sample_steps=25, classifier_steps=3000, position=0.5)
 
-#: candidates in the order they were tried: (name, what changes, preset overrides)
+#: the candidates in the order they were tried: (name, what changes, preset overrides)
 CANDIDATES = (
     ("first cpu preset", "the book's first `cpu` preset", {}),
     ("authors' details", "+ every model detail of the authors' code", AUTHORS_DETAILS),
@@ -39,25 +37,39 @@ CANDIDATES = (
 )
 
 
+def read_candidate(directory: Path, p: Preset) -> tuple[dict | None, dict]:
+    """The results of candidate preset ``p`` under ``directory`` (None without a file) and
+    the fields every row of a search ends with."""
+    path = results_path(directory, p)
+    if not path.exists():
+        return None, {}
+    res = load_results(path)
+    return res, {"finished": bool(res["meta"].get("finished")), "file": path.name,
+                 "code": res["meta"]["code_version"]}
+
+
+def as_json(overrides: dict) -> dict:
+    """Preset overrides with tuples as lists."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in overrides.items()}
+
+
+def candidate_names(only, candidates) -> list[str]:
+    """The names in ``only`` (default: every one of ``candidates``), each checked."""
+    names = [n for n, _, _ in candidates]
+    bad = [n for n in only or [] if n not in names]
+    if bad:
+        raise ValueError(f"only: unknown candidate(s) {bad}; the candidates are {names}")
+    return list(only or names)
+
+
+def write_json(name: str, doc) -> None:
+    """Write ``doc`` to ``<results>/<name>`` atomically."""
+    atomic_save(lambda f: Path(f).write_text(json.dumps(doc, indent=1)), results_dir(for_writing=True) / name)
+
+
 def candidate_preset(overrides: dict) -> Preset:
-    """The preset of a candidate: the first ``cpu`` preset with ``overrides``, set to the
-    decisive case (independent of the current ``cpu`` preset).
-
-    Parameters
-    ----------
-    overrides : dict
-        Preset fields that the candidate changes.
-
-    Returns
-    -------
-    Preset
-    """
-    names = {f.name for f in fields(Preset)}
-    if not isinstance(overrides, dict) or not set(overrides) <= names:
-        raise TypeError(f"overrides must be a dict of Preset fields {sorted(names)}, got {overrides!r}"[:300])
-    p = replace(Preset(name="cpu", image_size=16), **{**FIRST_CPU, **DECISIVE, **overrides})
-    validate_preset(p)
-    return p
+    """The first ``cpu`` preset with ``overrides``, on the decisive case."""
+    return Preset(name="cpu", **{**FIRST_CPU, **DECISIVE, **overrides})
 
 
 def search_dir() -> Path:
@@ -66,18 +78,7 @@ def search_dir() -> Path:
 
 
 def outcome(res: dict) -> dict:
-    """Class-11 outcome of a one-run results file at its last checkpoint (and class 01's).
-
-    Parameters
-    ----------
-    res : dict
-        A one-run results file from :func:`~swingby.diffusion.runs.storage.load_results`.
-
-    Returns
-    -------
-    dict
-    """
-    check_results_dict("res", res)
+    """Class 11's (and class 01's) outcome in a one-run results file at its last checkpoint."""
     pix, probs = res["pixels"][0, 0, -1].astype(float), res["probs"][0, 0, -1].astype(float)
     valid = pix[..., 0] > 0.5
     return {"disc_11": float(valid[3].mean()), "blue_small_11": float(joint_accuracy(probs[3], pix[3], "pixels")),
@@ -86,63 +87,37 @@ def outcome(res: dict) -> dict:
             "minutes": float(res["run_seconds"][0, 0] / 60)}
 
 
-def run_candidate(name: str, *, progress: bool = True) -> dict:
-    """Train (or resume) one candidate and return its outcome.
-
-    Parameters
-    ----------
-    name : str
-        A candidate's name in :data:`CANDIDATES`.
-    progress : bool
-        Show a progress bar.
-
-    Returns
-    -------
-    dict
-        The candidate's :func:`outcome`.
-    """
+def run_search(only=None, *, progress: bool = True) -> list[dict]:
+    """Train (or resume) the candidates ``only`` (default: all); returns :func:`collect`."""
     from swingby.diffusion.runs.driver import sweep
 
-    _checks.flag("progress", progress)
     over = {n: o for n, _, o in CANDIDATES}
-    if not isinstance(name, str) or name not in over:
-        raise ValueError(f"name: the candidate must be one of {[n for n, _, _ in CANDIDATES]}, got {name!r}")
-    path = sweep(candidate_preset(over[name]), out_dir=search_dir(), progress=progress)
-    return outcome(load_results(path))
-
-
-def collect() -> list[dict]:
-    """Outcomes of every finished candidate run, in the order of :data:`CANDIDATES`
-    (read only: nothing is written)."""
-    from swingby.diffusion.sweep import results_path
-
-    rows = []
-    for name, what, over in CANDIDATES:
-        path = results_path(search_dir(), candidate_preset(over))
-        if not path.exists():
-            continue
-        res = load_results(path)
-        if not res["meta"].get("finished"):
-            continue
-        rows.append({"name": name, "what": what, "overrides": {k: list(v) if isinstance(v, tuple) else v
-                                                                for k, v in over.items()},
-                     **outcome(res), "file": path.name, "code": res["meta"]["code_version"]})
+    for name in candidate_names(only, CANDIDATES):
+        path = sweep(candidate_preset(over[name]), out_dir=search_dir(), progress=progress)
+        print(name, outcome(load_results(path)), flush=True)
+    rows = collect()
+    write_json("search.json", rows)
     return rows
 
 
-def summarise() -> list[dict]:
-    """:func:`collect`, also written to ``<results>/search.json``."""
-    rows = collect()
-    atomic_save(lambda f: Path(f).write_text(json.dumps(rows, indent=1)), results_dir() / "search.json")
+def collect() -> list[dict]:
+    """The outcomes of every finished candidate, in the order of :data:`CANDIDATES` (read only):
+    one row each, with its ``name``, ``what`` it changes, class 11's outcome (``disc_11``,
+    ``blue_small_11`` by the pixels, ``clf_blue_small_11`` by the classifier), ``minutes`` and
+    its results ``file``."""
+    rows = []
+    for name, what, over in CANDIDATES:
+        res, common = read_candidate(search_dir(), candidate_preset(over))
+        if res is not None and common.pop("finished"):
+            rows.append({"name": name, "what": what, "overrides": as_json(over), **outcome(res), **common})
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    """The search as a markdown table."""
+    """The search (:func:`collect` ``rows``) as a markdown table."""
     lines = ["| candidate | change | minutes | disc (11) | blue small (11, pixels) | blue small (11, classifier) |",
              "|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['name']} | {r['what']} | {r['minutes']:.1f} | {r['disc_11']:.0%} | "
                      f"{r['blue_small_11']:.0%} | {r['clf_blue_small_11']:.0%} |")
     return "\n".join(lines)
-

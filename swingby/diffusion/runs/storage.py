@@ -1,11 +1,5 @@
 """Files of the diffusion sweep: where results live, atomic writes, safe loading, a lock,
-and the results file's layout.
-
-Where results live (:func:`results_dir`): the environment variable ``SWINGBY_RESULTS``
-when set; otherwise ``results/diffusion`` of the repository checkout the package is
-imported from. An installed (non-editable) copy has no checkout: it reads
-``SWINGBY_RESULTS``, and a sweep refuses to write into the installed package.
-"""
+and the results file's layout (one compressed ``.npz`` per sweep)."""
 from __future__ import annotations
 
 import contextlib
@@ -22,9 +16,10 @@ import torch
 from swingby import _checks
 from swingby.diffusion import _inputs
 from swingby.diffusion.data import CLASSES
+from swingby.results import ENV_VAR, in_checkout, part_dir
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-ENV_VAR = "SWINGBY_RESULTS"
+__all__ = ["SweepFileError", "atomic_save", "load_results", "results_dir"]
+
 #: per-checkpoint arrays of an evaluation, with their dtype in the results file
 EVAL_ARRAYS = {"probs": np.float32, "pixels": np.float32, "thumbs": np.uint8, "cap_probs": np.float32,
                "cap_pixels": np.float32, "emb": np.float32, "wnorm": np.float32}
@@ -38,42 +33,19 @@ class SweepFileError(ValueError):
     file and the way out."""
 
 
-def in_checkout() -> bool:
-    """Whether the package is imported from a repository checkout (with its ``results/``)."""
-    return (REPO_ROOT / "pyproject.toml").exists() and (REPO_ROOT / "swingby").is_dir()
-
-
 def results_dir(*, for_writing: bool = False) -> Path:
-    """The diffusion results directory (see the module docstring)."""
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    if in_checkout():
-        return REPO_ROOT / "results" / "diffusion"
-    if for_writing:
+    """The diffusion results: ``diffusion/`` of the results folder (:func:`swingby.results.part_dir`);
+    ``for_writing`` refuses an installed copy without ``$SWINGBY_RESULTS`` (a sweep never writes
+    into the installed package)."""
+    if for_writing and not os.environ.get(ENV_VAR) and not in_checkout():
         raise ValueError(f"this is an installed copy of swingby: give --out (out_dir) or set {ENV_VAR} "
                          "to say where sweep results go")
-    return REPO_ROOT / "results" / "diffusion"  # usually absent: chapters then say to set SWINGBY_RESULTS
+    return part_dir("diffusion")
 
 
 def check_writable(directory: Path, name: str) -> None:
-    """Create ``directory`` if needed and check a file can be written there, before any work.
-
-    Parameters
-    ----------
-    directory : path-like
-        The directory to create and test.
-    name : str
-        The argument's name, for the error message.
-
-    Raises
-    ------
-    ValueError
-        If ``directory`` is a file or cannot be written to.
-    """
-    d = _inputs.path(name if isinstance(name, str) else "directory", directory)
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str (the argument's name, for messages), got {name!r}")
+    """Create ``directory`` (argument ``name``) if needed and check a file can be written there."""
+    d = Path(directory)
     if d.exists() and not d.is_dir():
         raise ValueError(f"{name} must be a directory, but {d} is a file")
     try:
@@ -86,14 +58,15 @@ def check_writable(directory: Path, name: str) -> None:
 
 
 def atomic_save(obj_writer, path: Path) -> None:
-    """Write via ``obj_writer(tmp_path)`` to a temporary file beside ``path``, then rename.
+    """Write a file atomically: ``obj_writer(tmp_path)`` writes a temporary file beside
+    ``path``, which then replaces ``path`` (so it never holds a partly written file).
 
     Parameters
     ----------
     obj_writer : callable
-        ``obj_writer(tmp_path)`` writes the whole file to ``tmp_path``.
+        ``obj_writer(tmp_path)`` writes the whole file.
     path : path-like
-        The file to replace; it never holds a partly written file.
+        The file to write.
     """
     _inputs.function("obj_writer", obj_writer)
     path = _inputs.path("path", path)
@@ -112,27 +85,8 @@ def atomic_save(obj_writer, path: Path) -> None:
 
 
 def load_torch(path: Path, *, what: str, remedy: str):
-    """``torch.load(path, weights_only=True)``; any failure is one :class:`SweepFileError`.
-
-    Parameters
-    ----------
-    path : path-like
-        The file to read.
-    what : str
-        What the file is (for the message), e.g. ``"run state"``.
-    remedy : str
-        What happens or what to do when it cannot be read.
-
-    Returns
-    -------
-    object
-        What ``torch.load`` returns.
-
-    Raises
-    ------
-    SweepFileError
-        If the file cannot be read.
-    """
+    """``torch.load(path, weights_only=True)``; any failure is a :class:`SweepFileError`
+    naming ``what`` the file is and the ``remedy``."""
     path = _inputs.path("path", path)
     for name, text in (("what", what), ("remedy", remedy)):
         if not isinstance(text, str):
@@ -144,35 +98,26 @@ def load_torch(path: Path, *, what: str, remedy: str):
 
 
 @contextlib.contextmanager
-def lock(results: Path):
-    """An exclusive lock file ``<results>.lock``, held while a sweep writes ``results``.
-
-    The lock is ``filelock.FileLock`` (``fcntl`` on POSIX, ``msvcrt`` on Windows),
-    so a sweep starts on every system; it is not re-entrant across calls, so a second
-    sweep of the same results file, in this process or another, is refused at once.
-
-    Parameters
-    ----------
-    results : path-like
-        The results file the sweep writes.
-    """
+def lock(results: Path, busy: Exception | None = None):
+    """An exclusive lock file ``<results>.lock`` (``filelock``, on every system), held while
+    a sweep writes ``results``: a second sweep of the same file is refused at once (``busy``
+    is raised then, default a ``ValueError``)."""
     from filelock import FileLock, Timeout
 
-    lock_path = Path(str(_inputs.path("results", results)) + ".lock")
+    lock_path = Path(str(results) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     flock = FileLock(lock_path, is_singleton=False, thread_local=False)
     try:
         flock.acquire(timeout=0)
     except Timeout:
-        raise ValueError(f"another sweep is writing {results} (lock {lock_path} is held); "
-                         "wait for it or use another --out") from None
+        raise busy or ValueError(f"another sweep is writing {results} (lock {lock_path} is held); "
+                                 "wait for it or use another --out") from None
     try:
         yield
     finally:
         flock.release()
 
 
-# ------------------------------------------------------------------ run states
 def _check_records(name: str, records) -> None:
     """Refuse run records without their ``evals``, ``loss`` and ``seconds``."""
     if not isinstance(records, dict) or not {"evals", "loss", "seconds"} <= set(records) \
@@ -182,17 +127,7 @@ def _check_records(name: str, records) -> None:
 
 
 def records_to_state(records: dict) -> dict:
-    """Run records with numpy arrays turned into tensors (for ``weights_only`` loading).
-
-    Parameters
-    ----------
-    records : dict
-        ``evals``, ``loss``, ``seconds`` (and ``repeats``) of a run.
-
-    Returns
-    -------
-    dict
-    """
+    """Run records with numpy arrays turned into tensors (for ``weights_only`` loading)."""
     _check_records("records", records)
     evals = [{k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in e.items()} for e in records["evals"]]
     out = {"evals": evals, "loss": [list(map(float, r)) for r in records["loss"]],
@@ -203,17 +138,7 @@ def records_to_state(records: dict) -> dict:
 
 
 def records_from_state(st: dict) -> dict:
-    """Inverse of :func:`records_to_state`.
-
-    Parameters
-    ----------
-    st : dict
-        What :func:`records_to_state` made.
-
-    Returns
-    -------
-    dict
-    """
+    """Inverse of :func:`records_to_state`."""
     _check_records("st", st)
     evals = [{k: v.numpy() for k, v in e.items()} for e in st["evals"]]
     out = {"evals": evals, "loss": [list(r) for r in st["loss"]], "seconds": float(st["seconds"])}
@@ -222,8 +147,8 @@ def records_from_state(st: dict) -> dict:
     return out
 
 
-# ------------------------------------------------------------------ results file
 def _shapes(p, n_loss_fields: int, n_cap: int, emb_dim: int) -> dict:
+    """The shape of every array in the results file of preset ``p``."""
     from swingby.diffusion.sweep import N_REPEATS, checkpoint_steps
 
     D, S = len(p.separations), len(p.seeds)
@@ -237,23 +162,9 @@ def _shapes(p, n_loss_fields: int, n_cap: int, emb_dim: int) -> dict:
 
 
 def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
-    """Write the sweep's results atomically as one compressed ``.npz``.
-
-    ``runs`` maps ``(dc, seed)`` to a run's records; missing checkpoints are NaN and
-    ``done[i, j, k]`` says which exist. ``loss[i, j, r]`` holds the loss records
-    (fields ``meta["loss_fields"]``).
-
-    Parameters
-    ----------
-    path : path-like
-        The ``.npz`` file to write.
-    p : Preset
-        The sweep's preset (sets the array shapes).
-    runs : dict
-        ``(dc, seed) -> records`` of :func:`swingby.diffusion.runs.driver.run_one`.
-    meta_extra : dict
-        Entries added to ``meta`` (code version, classifier report, wall time, ...).
-    """
+    """Write the results of preset ``p``'s ``runs`` (``(dc, seed) -> records``) atomically
+    as one compressed ``.npz``, with ``meta_extra`` in its ``meta``; missing checkpoints are
+    NaN and ``done[i, j, k]`` says which exist."""
     from swingby.diffusion.presets import validate_preset
     from swingby.diffusion.sweep import checkpoint_steps
     from swingby.diffusion.training import LOSS_FIELDS
@@ -304,10 +215,18 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
 
 
 def load_results(path: Path) -> dict:
-    """Read and check a results file written by :func:`save_results`; ``meta`` is a dict.
+    """Read and check a sweep's results file ``path`` (:func:`swingby.diffusion.sweep.results_path`).
 
-    A missing, truncated, corrupt or inconsistent file raises :class:`SweepFileError`
-    naming it and the way out.
+    Returns
+    -------
+    dict
+        The arrays (``probs (D, S, K, 4, n, 2)``, ``pixels``, ``thumbs``, ``done``, ``loss``, ...)
+        and ``meta``, a dict (config, checkpoint steps, code version, ...).
+
+    Raises
+    ------
+    SweepFileError
+        A missing, truncated, corrupt or inconsistent file, naming it and the way out.
     """
     path = _inputs.path("path", path)
     remedy = ("restore it (git checkout -- <file> for a stored sweep) or delete it and rerun "
@@ -327,25 +246,8 @@ def load_results(path: Path) -> dict:
     return out
 
 
-def check_results_dict(name: str, res) -> None:
-    """Refuse anything but a results dict of :func:`load_results` (``meta`` with its
-    config, ``done`` and the evaluation arrays).
-
-    Parameters
-    ----------
-    name : str
-        The argument's name, for the message.
-    res : object
-        The value to check.
-    """
-    need = {"meta", "done", "loss", "run_seconds", *EVAL_ARRAYS}
-    if not isinstance(res, dict) or not need <= set(res) or not isinstance(res["meta"], dict) \
-            or "config" not in res["meta"]:
-        raise TypeError(f"{name} must be a results dict from load_results (with {sorted(need)} and "
-                        f"meta['config']), got {_checks.short_repr(res)}")
-
-
 def _check_results(res: dict) -> None:
+    """Refuse arrays whose shapes or ``done`` flags do not fit the file's config."""
     from swingby.diffusion.presets import get_preset
 
     meta = res["meta"]
@@ -367,19 +269,7 @@ def _check_results(res: dict) -> None:
 
 
 def runs_from_results(res: dict) -> dict:
-    """Completed runs of a results file, as run records (for resuming).
-
-    Parameters
-    ----------
-    res : dict
-        What :func:`load_results` returns.
-
-    Returns
-    -------
-    dict
-        ``(dc, seed) -> records``.
-    """
-    check_results_dict("res", res)
+    """The completed runs of a loaded results file as ``(dc, seed) -> records`` (for resuming)."""
     p = res["meta"]["config"]
     codes = res["meta"].get("run_code", {})
     runs = {}
