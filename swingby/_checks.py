@@ -1,7 +1,7 @@
 """The argument checks the public entry points share: a bad input gets a ``ValueError`` that names
 the argument and says what is allowed. Integers are Python or NumPy integers (never ``bool`` or
 ``1.5``), numbers finite reals, flags ``bool`` or ``numpy.bool_``, seeds integers in ``[0, 2**32)``,
-and no call may ask for more than :data:`MAX_BYTES` of memory (the book targets a 2-core, 24 GB machine).
+and no call may ask for more than ``MAX_BYTES`` of memory (the book targets a 2-core, 24 GB machine).
 """
 from __future__ import annotations
 
@@ -176,7 +176,7 @@ def index(name: str, value, size: int) -> int:
 
 # ------------------------------------------------------------------ resources
 def memory(n_bytes: float, what: str) -> None:
-    """A ValueError if a call needs more than :data:`MAX_BYTES`; ``what`` names the sizes that set it."""
+    """A ValueError if a call needs more than ``MAX_BYTES``; ``what`` names the sizes that set it."""
     if not n_bytes <= MAX_BYTES:
         raise ValueError(
             f"{what} needs about {n_bytes / 2**30:.3g} GiB of memory, more than the "

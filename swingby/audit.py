@@ -96,22 +96,23 @@ EARLIER_SWEEP: dict[str, tuple[str, str]] = {
                                               "now the weakest of the four registered checks"),
     "Fig. 1: concept memorization": ("inconclusive", "every weak-signal run heads for 01 first, but a coin "
                                      "between the corners passed it half the time; " + _EXPLORATORY),
-    "Figs. 2, 7: capability before behaviour": ("inconclusive", "the lead of capability over behaviour passed at some crossing levels; "
-                   + _EXPLORATORY),
-    "Figs. 8, 9: seed robustness": ("not reproduced", "the seed spread was read over the window in which the capability is "
-                   "acquired, not the late phase the claim is about; now the registered universal, possibility "
-                   "and comparative checks (swingby.claims.capability) on the late phase"),
+    "Figs. 2, 7: capability before behaviour": ("inconclusive", "the lead of capability over behaviour passed "
+                                                "at some crossing levels; " + _EXPLORATORY),
+    "Figs. 8, 9: seed robustness": ("not reproduced", "the seed spread was read over the window in which the "
+                                    "capability is acquired, not the late phase the claim is about; now the "
+                                    "registered universal, possibility and comparative checks "
+                                    "(swingby.claims.capability) on the late phase"),
     "Fig. 3: linear relation": ("differs", "the line explained little of the behaviour times; " + _EXPLORATORY),
-    "Fig. 4: what marks capability time": ("inconclusive", "the concept-space turn was the best probe but its family-wise p was above "
-               "0.05; " + _EXPLORATORY),
-    "Fig. 5: embedding disentanglement": ("not reproduced", "the disentanglement's transition correlated weakly with the capability "
-               "time; " + _EXPLORATORY),
+    "Fig. 4: what marks capability time": ("inconclusive", "the concept-space turn was the best probe but its "
+                                           "family-wise p was above 0.05; " + _EXPLORATORY),
+    "Fig. 5: embedding disentanglement": ("not reproduced", "the disentanglement's transition correlated weakly "
+                                          "with the capability time; " + _EXPLORATORY),
     "Figs. 10-16: App. D probes": ("inconclusive", "no probe tracked the capability time as well as the turn; "
-                    + _EXPLORATORY),
-    "study App. C, Fig. 7: capability time": ("inconclusive", "rank correlation of separation and capability time -0.33 over "
-                             "8 seeds; " + _EXPLORATORY),
-    "study App. B: big blue": ("not reproduced", "the pure-blue prompt drew big blue discs before the capability in no "
-                     "weak-signal seed; " + _EXPLORATORY),
+                                   + _EXPLORATORY),
+    "study App. C, Fig. 7: capability time": ("inconclusive", "rank correlation of separation and capability "
+                                              "time -0.33 over 8 seeds; " + _EXPLORATORY),
+    "study App. B: big blue": ("not reproduced", "the pure-blue prompt drew big blue discs before the capability "
+                               "in no weak-signal seed; " + _EXPLORATORY),
 }
 
 
@@ -147,7 +148,8 @@ TABLES = {"earlier rule": EARLIER, "re-judged": REJUDGED, "earlier sweep": EARLI
 
 
 def history(name: str) -> list[HistoryRow]:
-    """One table of the rule history (a name of :data:`TABLES`), each row's earlier word beside its word now."""
+    """One table of the rule history, each row's earlier word beside its word now: ``name`` is "earlier rule",
+    "re-judged", "earlier sweep" or "after reading"."""
     from swingby.status import word_of
 
     if name not in TABLES:

@@ -1,6 +1,5 @@
 """What every chapter does first: ``from swingby.chapter import setup; setup()`` (like d2l's
-``use_svg_display``). Live or static is :func:`swingby.live.static`, which the explorers and
-progress bars ask themselves."""
+``use_svg_display``); live or static is :func:`swingby.live.static`."""
 from __future__ import annotations
 
 from swingby import _checks
@@ -16,8 +15,7 @@ def setup(grid: bool = True, threads: int = 1) -> None:
     grid : bool
         Draw a light grid on every axes (the topological-order chapter turns it off for its heat maps).
     threads : int
-        Threads for torch: one per process avoids spin-waiting on the shared 2-core machine the
-        chapters train many tiny models on.
+        Threads for torch: one per process avoids spin-waiting on the shared 2-core machine.
     """
     import torch
 

@@ -1,7 +1,6 @@
-"""Exact tests and their power for the verdict rule of :mod:`swingby.verdicts`: one-sided Fisher
-tests for two groups of units, the exact McNemar test (a sign test on the discordant pairs) for
-paired units, binomial tests, and their power summed exactly over the binomial outcomes.
-"""
+"""Exact tests for the verdict rule of :mod:`swingby.verdicts`: one-sided Fisher tests for two groups
+of units, the exact McNemar test for paired units, binomial tests, and their power summed exactly
+over the binomial outcomes."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +12,7 @@ __all__ = ["fisher_p", "binomial_power"]
 ALPHA = 0.05
 #: power asked of a test
 POWER = 0.8
-#: largest number of units :func:`smallest_units` searches
+#: largest number of units ``smallest_units`` searches
 MAX_UNITS = 5000
 
 
@@ -22,10 +21,8 @@ def fisher_p(k: int, n: int, null_k: int, null_n: int, alternative: str = "great
 
     Parameters
     ----------
-    k, n : int
-        Passing and checked units of the claimed group.
-    null_k, null_n : int
-        Passing and checked units of the comparator.
+    k, n, null_k, null_n : int
+        Passing and checked units of the claimed group and of the comparator.
     alternative : {"greater", "less"}
         ``"less"``: a lower pass rate.
     """
@@ -46,7 +43,7 @@ def _window(n: int, p: float) -> np.ndarray:
     return np.arange(int(max(lo - 1, 0)), int(min(hi + 1, n)) + 1)
 
 
-def fisher_power(p1: float, n1: int, p0: float, n0: int, alpha: float = ALPHA) -> float:
+def fisher_power(p1: float, n1: int, p0: float, n0: int) -> float:
     """Power of :func:`fisher_p` with true rates ``p1`` in ``n1`` units and ``p0`` in ``n0``."""
     if n1 == 0 or n0 == 0:
         return 0.0
@@ -54,42 +51,29 @@ def fisher_power(p1: float, n1: int, p0: float, n0: int, alpha: float = ALPHA) -
     A, B = np.meshgrid(a, b, indexing="ij")
     pval = stats.hypergeom.sf(A - 1, n1 + n0, A + B, n1)
     weight = np.outer(stats.binom.pmf(a, n1, p1), stats.binom.pmf(b, n0, p0))
-    return float(np.sum(weight * (pval <= alpha)))
+    return float(np.sum(weight * (pval <= ALPHA)))
 
 
-def binomial_power(p1: float, n: int, p0: float = 0.5, alpha: float = ALPHA,
-                   alternative: str = "greater") -> float:
-    """Power of the exact one-sided binomial test of ``p0`` in ``n`` units at the true rate ``p1``.
+def binomial_power(p1: float, n: int, p0: float = 0.5) -> float:
+    """Power of the exact binomial test that the pass rate of ``n`` units exceeds ``p0``, at the true rate ``p1``.
 
     Parameters
     ----------
-    p1 : float
-        True pass rate.
+    p1, p0 : float
+        True pass rate, and the rate under the test's hypothesis.
     n : int
         Units.
-    p0 : float
-        Rate under the test's hypothesis.
-    alpha : float
-        Level.
-    alternative : {"greater", "less"}
-        Direction of the test.
     """
     if n == 0:
         return 0.0
     ks = np.arange(n + 1)
-    if alternative == "greater":
-        reject = stats.binom.sf(ks - 1, n, p0) <= alpha
-    else:
-        reject = stats.binom.cdf(ks, n, p0) <= alpha
+    reject = stats.binom.sf(ks - 1, n, p0) <= ALPHA
     return float(np.sum(stats.binom.pmf(ks, n, p1)[reject]))
 
 
 def smallest_units(power_at, start: int) -> int | None:
-    """Smallest ``n >= start`` at which ``power_at(n)`` reaches :data:`POWER` (None above :data:`MAX_UNITS`)."""
-    n = max(int(start), 1)
-    if power_at(n) >= POWER:
-        return n
-    lo = n
+    """Smallest ``n >= start`` at which ``power_at(n)`` reaches ``POWER`` (None above ``MAX_UNITS``)."""
+    n = lo = max(int(start), 1)
     while power_at(n) < POWER:
         lo, n = n, n * 2
         if n > MAX_UNITS:

@@ -1,7 +1,6 @@
-"""The findings that open the introduction and the status page: sentences written by a person,
-their numbers and words read from the status page's records (:mod:`swingby.status`), so that a
-finding cannot say other than the row it rests on.
-"""
+"""The findings that open the introduction and the status page: sentences written by a person, their
+numbers and words read from the status page's records (:mod:`swingby.status`), so that a finding cannot
+say other than the row it rests on."""
 from __future__ import annotations
 
 from swingby.status import Part, Row, load
@@ -11,9 +10,7 @@ __all__ = ["findings"]
 
 
 def _part(row: Row, label: str) -> Part:
-    """The part of ``row`` labelled ``label`` (the first part for ``""``)."""
-    if not label:
-        return row.parts[0]
+    """The part of ``row`` labelled ``label``."""
     hits = [p for p in row.parts if p.label == label]
     if len(hits) != 1:
         raise ValueError(f"row {row.key!r} has no single part labelled {label!r}: "
@@ -71,7 +68,7 @@ def sentences() -> list[str]:
         f"({_check(mono)}).",
         f"**In the two-layer model of Sec. 4 the swing-by is typical on the data and "
         f"initialisation the authors' script ran, its stages timed as the paper says** "
-        f"({_weakest_of(fig5, stages)}): {_of(f5)} runs swung by ({_count(f5.null_k)} with equal "
+        f"({weakest([fig5.word, stages.word])}): {_of(f5)} runs swung by ({_count(f5.null_k)} with equal "
         f"signal), each rise with the minor entry's suppression in {_of(st)}; at the caption's "
         f"$\\mu$, or from weights of both signs, a minority ({_check(stages)}).",
         "**The proofs' assumptions are far from the experiments**: at Fig. 5's setting D.2, "
@@ -97,7 +94,7 @@ def sentences() -> list[str]:
         "$\\mu' \\approx (1, 2.25)$) and a cluster at the origin; the book runs theirs by "
         "default, the captions' beside them ({ref}`ch-authors-code`).",
         f"**A small diffusion model on a CPU shows the order and the transient bend, with the "
-        f"discs near the image centre** ({_weakest_of(d6a, d6b)}): at weak colour signal the "
+        f"discs near the image centre** ({weakest([d6a.word, d6b.word])}): at weak colour signal the "
         f"held-out class learned size first in {_of(d_order)} runs (strong: "
         f"{_of(d_order, True)}), swung toward red small and back in {_of(d_swing)} (share test "
         f"p = {format_p(d_swing.p_share)}), and its concept-space error rose and fell in "
@@ -112,11 +109,6 @@ def sentences() -> list[str]:
         f"here the plain prompt succeeds in every weak-signal run) ({_check(d6c)}, "
         f"{_check(robust)}).",
     ]
-
-
-def _weakest_of(*rows: Row) -> str:
-    """The weakest word of ``rows``."""
-    return weakest([r.word for r in rows])
 
 
 def findings():

@@ -1,11 +1,8 @@
-"""Live or static: whether a person is at the notebook.
-
-**Live** (the default): a reader runs a chapter in Jupyter or Colab; each explorer draws its
-default view, then its controls (ipywidgets), and redraws when a control moves; long loops show
-a progress bar. **Static** (``SWINGBY_STATIC=1``, set by the Makefile, ``.ci/run`` and the tests
-that execute notebooks): nobody is at the chapter; each explorer draws only its default view as
-a plain image and creates no widget, and progress bars are off. Static mode changes no
-computation.
+"""Live or static: whether a person is at the notebook. **Live** (the default, Jupyter or Colab): each
+explorer draws its default view, then its controls (ipywidgets), and redraws when a control moves; long
+loops show a progress bar. **Static** (``SWINGBY_STATIC=1``: the Makefile, ``.ci/run``, the notebook
+tests): each explorer draws only its default view as a plain image, and progress bars are off. Static
+mode changes no computation.
 """
 from __future__ import annotations
 
@@ -38,37 +35,29 @@ def static() -> bool:
                      f"or 0/unset (live), got {os.environ[ENV_VAR]!r}")
 
 
-def progress(iterable=None, *, desc: str | None = None, total: int | None = None, enabled: bool = True,
-             **kwargs):
-    """A tqdm progress bar over ``iterable``, shown only where a person may watch it.
+def progress(iterable=None, *, enabled: bool = True, **kwargs):
+    """A tqdm progress bar over ``iterable``, shown only where a person may watch it (it always iterates).
 
     Parameters
     ----------
     iterable : iterable or None
         What to iterate over (``None`` for a bar updated by hand).
-    desc : str or None
-        The bar's label.
-    total : int or None
-        Number of items, when ``iterable`` has no length.
     enabled : bool
-        False hides the bar in live mode too; static mode always hides it (it still iterates).
+        False hides the bar in live mode too; static mode always hides it.
     **kwargs
-        Passed on to tqdm.
+        Passed on to tqdm (``desc``, ``total``, ...).
     """
     if static() or not enabled:
         from tqdm.std import tqdm
-        return tqdm(iterable, desc=desc, total=total, disable=True, **kwargs)
+        return tqdm(iterable, disable=True, **kwargs)
     from tqdm.auto import tqdm
-    return tqdm(iterable, desc=desc, total=total, **kwargs)
+    return tqdm(iterable, **kwargs)
 
 
 class Explorer:
-    """A live explorer, as the explorers of the chapters return it (``None`` in static mode).
-
-    Its attributes: ``box``, the controls and the output area as displayed; ``controls``, the
-    controls by the name of the value each sets; ``out``, the output area each redraw fills;
-    ``draws``, how many times the view was drawn; ``last_png``, the PNG bytes of the last figure
-    drawn (``None`` when the last draw printed a message).
+    """A live explorer, as the chapters' explorers return it (``None`` in static mode): ``box``, the controls
+    and output area as displayed; ``controls``, by the name of the value each sets; ``out``, the output area
+    each redraw fills; ``draws``, the views drawn; ``last_png``, the last figure's PNG bytes (or ``None``).
     """
 
     def __init__(self, box, controls: dict, out):
@@ -91,16 +80,16 @@ def explorer(draw: Callable[..., object], values: dict, make_controls: Callable[
              layout: Sequence[int] | None = None, side: bool = True, note: str | None = None) -> Explorer | None:
     """Show ``draw(**values)``, then (live) ``make_controls()``'s widgets, which redraw it when one moves."""
     live = not static()
-    state = {"draws": 0, "png": None}
+    result = Explorer(None, {}, None)
 
     def show(current: dict) -> None:
         fig = draw(**current)
-        state["draws"] += 1
-        state["png"] = None
+        result.draws += 1
+        result.last_png = None
         if live and fig is not None:
             buf = io.BytesIO()
             fig.savefig(buf, format="png")
-            state["png"] = buf.getvalue()
+            result.last_png = buf.getvalue()
         if fig is not None:
             plt.show()
             plt.close(fig)
@@ -112,36 +101,26 @@ def explorer(draw: Callable[..., object], values: dict, make_controls: Callable[
     import ipywidgets as widgets
     from IPython.display import display
 
-    controls = make_controls()
-    out = widgets.Output()
+    result.controls, result.out = make_controls(), widgets.Output()
     if note:
-        with out:
+        with result.out:
             print(note)
-    ordered = [controls[k] for k in values]
+    ordered = [result.controls[k] for k in values]
     if layout is None:
         panel = widgets.VBox(ordered)
     else:
-        rows, start = [], 0
-        for n in layout:
-            rows.append(widgets.HBox(ordered[start:start + n]))
-            start += n
-        panel = widgets.VBox(rows)
-    box = widgets.HBox([panel, out]) if side else widgets.VBox([panel, out])
-    result = Explorer(box, controls, out)
-
-    def sync() -> None:
-        result.draws, result.last_png = state["draws"], state["png"]
+        ends = np.cumsum(layout)
+        panel = widgets.VBox([widgets.HBox(ordered[e - n:e]) for n, e in zip(layout, ends)])
+    result.box = widgets.HBox([panel, result.out]) if side else widgets.VBox([panel, result.out])
 
     def redraw(*_):
-        with out:
-            out.clear_output(wait=True)
+        with result.out:
+            result.out.clear_output(wait=True)
             show(result.values())
-        sync()
 
-    sync()
     for w in ordered:
         w.observe(redraw, names="value")
-    display(box)
+    display(result.box)
     return result
 
 

@@ -1,9 +1,6 @@
-"""Where the stored results live: one setting for every part of the book.
-
-In a checkout they are in ``results/`` beside the package (``results/diffusion``,
-``results/open_questions``). An installed copy (``pip install``, Colab) has no checkout:
-set the environment variable ``SWINGBY_RESULTS`` to a folder laid out the same way (a
-copy of the repository's ``results/``), and every chapter finds its stored runs there.
+"""Where the stored results live: ``results/`` beside the package in a checkout (``results/diffusion``,
+``results/open_questions``); an installed copy (``pip install``, Colab) reads the folder named by the
+environment variable ``SWINGBY_RESULTS``, laid out the same way (a copy of the repository's ``results/``).
 """
 from __future__ import annotations
 
@@ -25,28 +22,13 @@ def in_checkout() -> bool:
 
 
 def root() -> Path:
-    """The results folder: ``$SWINGBY_RESULTS`` when it is set, else the checkout's ``results/``.
-
-    Returns
-    -------
-    pathlib.Path
-    """
+    """The results folder: ``$SWINGBY_RESULTS`` when it is set, else the checkout's ``results/``."""
     env = os.environ.get(ENV_VAR)
     return Path(env).expanduser() if env else REPO_RESULTS
 
 
 def part_dir(part: str) -> Path:
-    """The folder of one part's stored results under :func:`root`.
-
-    Parameters
-    ----------
-    part : str
-        ``"diffusion"`` or ``"open_questions"``.
-
-    Returns
-    -------
-    pathlib.Path
-    """
+    """The stored results of one part (``"diffusion"`` or ``"open_questions"``) under :func:`root`."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {PARTS}, got {part!r}")
     return root() / part

@@ -1,11 +1,7 @@
-"""The status page's rows (``book/status.md``), one stored record per row, written by the chapter
-that computes it.
-
-A chapter builds its :class:`Row` from its own results and passes it to :func:`record`, which
-fails when the row stored in ``swingby/status_records/<key>.json`` says otherwise; the status
-page and the introduction's findings render the stored rows (:func:`table`,
-:mod:`swingby.findings`). ``make records`` (``SWINGBY_RECORDS=write``) stores the rows the
-chapters compute after a change that moves a result.
+"""The status page's rows (``book/status.md``). A chapter builds its :class:`Row` from its own results
+and passes it to :func:`record`, which fails when the row stored in ``swingby/status_records/<key>.json``
+says otherwise; the status page and the findings (:mod:`swingby.findings`) render the stored rows.
+``make records`` (``SWINGBY_RECORDS=write``) stores the computed rows after a change that moves a result.
 """
 from __future__ import annotations
 
@@ -13,6 +9,7 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import NamedTuple
 
@@ -68,6 +65,7 @@ class Part(NamedTuple):
         label : str
             What the part judges, as the status page names it ("" for a single part).
         judgement : swingby.verdicts.Judgement
+            The part's verdict.
         """
         if not isinstance(label, str):
             raise ValueError(f"label must be a str, got {label!r}")
@@ -90,11 +88,11 @@ class Part(NamedTuple):
 class Row:
     """One row of the status page."""
 
-    key: str                    #: the row's key, one of :data:`SECTIONS`' keys
+    key: str                    #: the row's key, a key of ``SECTIONS``
     name: str                   #: the first cell: the figure or claim, as the paper names it (MyST)
     shows: str                  #: the second cell: what it shows, or where in the paper the claim is made
     chapter: str                #: the third cell: MyST references to the chapter (and its figure)
-    word: str                   #: the verdict word (one of :data:`WORDS`), or a question's short answer
+    word: str                   #: the verdict word (one of ``WORDS``), or a question's short answer
     evidence: str               #: one or two sentences written by a person, its numbers filled in by code
     parts: tuple = field(default=())   #: the :class:`Part` s behind the word (none for an illustration)
     checks: tuple = field(default=())  #: labels of the claim checks (admonitions) that back the word
@@ -133,14 +131,10 @@ class Row:
 
 def _effects(parts) -> list[str]:
     """The parts in words; three or more in a row with one form, units and wrong model read as one."""
-    runs: list[list[Part]] = []
-    for p in parts:
-        last = runs[-1][-1] if runs else None
-        same = last is not None and p.p is not None and last.p is not None and \
-            (p.form, p.n, p.null_k, p.null_n) == (last.form, last.n, last.null_k, last.null_n)
-        runs[-1].append(p) if same else runs.append([p])
     out = []
-    for run in runs:
+    # a part without a p stands alone (a fresh object() equals nothing)
+    for _, group in groupby(parts, lambda p: (p.form, p.n, p.null_k, p.null_n) if p.p is not None else object()):
+        run = list(group)
         if len(run) < 3:
             out += [p.effect() for p in run]
             continue
@@ -173,7 +167,7 @@ def _as_json(row: Row) -> dict:
 
 
 def load(key: str) -> Row:
-    """The stored row ``key`` (one of :data:`SECTIONS`' keys)."""
+    """The stored row ``key`` (a key of ``SECTIONS``)."""
     section_of(key)
     path = RECORDS / f"{key}.json"
     if not path.is_file():
@@ -181,7 +175,6 @@ def load(key: str) -> Row:
                          f"{MODE_VAR}=write (make records)")
     data = json.loads(path.read_text())
     data["parts"] = tuple(Part(**p) for p in data["parts"])
-    data["checks"] = tuple(data["checks"])
     return Row(**data)
 
 
@@ -216,14 +209,8 @@ def word_of(name: str) -> str:
     return hits[0].word
 
 
-def _short_chapters(cell: str) -> str:
-    """Chapter references named by their labels ("observations"), not their long titles."""
-    return re.sub(r"\{ref\}`ch-([a-z-]+)`", lambda m: f"{{ref}}`{m.group(1).replace('-', ' ')} <ch-{m.group(1)}>`",
-                  cell)
-
-
 def table(section: str):
-    """The stored rows of a section (one of :data:`SECTIONS`) as a MyST table (``IPython.display.Markdown``)."""
+    """The stored rows of a section ("figures", "claims", "study" or "questions") as a MyST table."""
     from IPython.display import Markdown
 
     if section not in SECTIONS:
@@ -231,6 +218,9 @@ def table(section: str):
     first, second = HEADINGS[section]
     lines = [f"| {first} | {second} | chapter | status |", "|---|---|---|---|"]
     for row in (load(key) for key in SECTIONS[section]):
-        cells = (row.name, row.shows, _short_chapters(row.chapter), row.cell())
+        # chapter references named by their labels ("observations"), not their long titles
+        chapter = re.sub(r"\{ref\}`ch-([a-z-]+)`",
+                         lambda m: f"{{ref}}`{m.group(1).replace('-', ' ')} <ch-{m.group(1)}>`", row.chapter)
+        cells = (row.name, row.shows, chapter, row.cell())
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return Markdown("\n".join(lines))

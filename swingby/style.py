@@ -1,5 +1,5 @@
 """The book's one figure style, applied by :func:`swingby.chapter.setup` at the top of every chapter:
-the Okabe-Ito colour-blind-safe :data:`PALETTE` as the colour cycle, 150 dpi, framed legends; and the
+the Okabe-Ito colour-blind-safe ``PALETTE`` as the colour cycle, 150 dpi, framed legends; and the
 argument checks the parts' plots share (an ``Axes``, the plotted dimensions, colours and titles).
 """
 from __future__ import annotations
@@ -12,49 +12,24 @@ from swingby import _checks
 
 __all__ = []
 
-# ----------------------------------------------------------------------------- style
-#: The Okabe-Ito palette (Okabe and Ito 2008, "Color universal design"): eight colours
-#: that people with the common colour-vision deficiencies can tell apart. Besides greys,
-#: the book's figures use no other colours; vermillion and bluish green stand in for red
-#: and green, which they never set against each other.
-PALETTE = {
-    "blue": "#0072B2",
-    "orange": "#E69F00",
-    "green": "#009E73",       # bluish green
-    "vermillion": "#D55E00",
-    "purple": "#CC79A7",      # reddish purple
-    "sky": "#56B4E9",         # sky blue
-    "yellow": "#F0E442",
-    "black": "#000000",
-}
-#: The order of matplotlib's colour cycle (``"C0"``, ``"C1"``, ...): the first five
-#: follow matplotlib's own (blue, orange, green, red, purple); yellow, weak on white,
-#: comes late.
+#: The Okabe-Ito palette (Okabe and Ito 2008): eight colours that people with the common colour-vision
+#: deficiencies can tell apart (green is bluish green, purple reddish purple); besides greys the figures use
+#: no others.
+PALETTE = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
+           "purple": "#CC79A7", "sky": "#56B4E9", "yellow": "#F0E442", "black": "#000000"}
+#: The order of the colour cycle (``"C0"``, ...): the first five as matplotlib's own; yellow, weak on white, late.
 CYCLE = ("blue", "orange", "green", "vermillion", "purple", "sky", "yellow", "black")
-#: Figures at 150 dpi on screen and on file, the Okabe-Ito cycle, a light grid, framed
-#: legends and font sizes that stay legible when a figure about 8 inches wide is scaled
-#: to the width of a book page.
+#: 150 dpi, a light grid, framed legends, fonts legible when an 8-inch figure is scaled to a book page.
 RC_PARAMS = {
-    "figure.dpi": 150,
-    "savefig.dpi": 150,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "font.size": 10,
-    "axes.titlesize": 10,
-    "axes.labelsize": 10,
-    "xtick.labelsize": 9,
-    "ytick.labelsize": 9,
-    "legend.fontsize": 9,
-    "legend.title_fontsize": 9,
-    "figure.titlesize": 11,
-    "legend.frameon": True,
-    "legend.framealpha": 0.9,
-    "legend.edgecolor": "0.8",
+    "figure.dpi": 150, "savefig.dpi": 150, "axes.grid": True, "grid.alpha": 0.3,
+    "font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "xtick.labelsize": 9, "ytick.labelsize": 9,
+    "legend.fontsize": 9, "legend.title_fontsize": 9, "figure.titlesize": 11,
+    "legend.frameon": True, "legend.framealpha": 0.9, "legend.edgecolor": "0.8",
 }
 
 
 def rc_params(grid: bool = True) -> dict:
-    """The book's style as rcParams: :data:`RC_PARAMS`, the Okabe-Ito cycle, a grid or none."""
+    """The book's style as rcParams: ``RC_PARAMS``, the Okabe-Ito cycle, a grid or none."""
     from cycler import cycler
 
     return dict(RC_PARAMS, **{"axes.grid": grid,
@@ -62,18 +37,17 @@ def rc_params(grid: bool = True) -> dict:
 
 
 def cycle_colour(k: int) -> str:
-    """The ``k``-th colour of the book's cycle (:data:`CYCLE`, repeated)."""
+    """The ``k``-th colour of the book's cycle (``CYCLE``, repeated)."""
     return PALETTE[CYCLE[k % len(CYCLE)]]
 
 
 def apply_style(grid: bool = True) -> dict:
-    """Set matplotlib's rcParams to :func:`rc_params` for every later figure; returns them."""
+    """Set matplotlib's rcParams to ``rc_params`` for every later figure; returns them."""
     params = rc_params(grid)
     plt.rcParams.update(params)
     return params
 
 
-# ----------------------------------------------------------------------------- checks
 def check_axes(ax, *, three_d: bool = False):
     """``ax`` if it is a matplotlib ``Axes`` (a 3-D one with ``three_d``), else a ValueError."""
     if not isinstance(ax, Axes) or (three_d and not hasattr(ax, "set_zlabel")):

@@ -1,26 +1,7 @@
-"""The book's verdict rule: one exact one-sided test per form of claim, at level :data:`ALPHA`,
-on independent units, beside a *wrong model* (a plausible model without the paper's mechanism,
-by the paper's own theory), which is a comparator in a two-sample test, never a veto.
-
-========================  ==========================================================
-form                      reproduced when
-========================  ==========================================================
-``identity``              every unit passes and every wrong variant fails
-``universal``             no unit fails, in at least :data:`UNIVERSAL_MIN_UNITS`
-                          units, and the wrong model fails significantly more often
-``typical``               more than half the units pass (binomial test), more than
-                          the wrong model's
-``possibility``           passing units occur, more often than the wrong model's
-``subtle``                a possibility whose share is below one half
-``comparative``           the group the claim says is larger passes more often
-========================  ==========================================================
-
-A part of a claim is passed (significant), failed (not significant although the test had
-:data:`POWER` for the effect the claim implies, or significant the other way) or undecided.
-Every part passed: "reproduced"; significant the other way: "differs"; decided both ways:
-"partly"; failed and none passed: "not reproduced"; else "inconclusive" (:attr:`Judgement.units_needed`).
-Two groups are compared by Fisher's exact test, paired units by the exact McNemar test
-(:mod:`swingby.exact_tests`). :func:`outcome_verdict` is the earlier rule, a check's pass
+"""The book's verdict rule: one exact one-sided test per form of claim (:data:`FORMS`) at level
+:data:`ALPHA`, on independent units, beside a *wrong model*, a plausible model without the paper's
+mechanism that is a comparator in a two-sample test, never a veto. The status page (``book/status.md``)
+states the rule; :func:`judge` applies it. :func:`outcome_verdict` is the earlier rule, a check's pass
 count against its null's pass rate, by which the open questions and the Jacobian link are judged.
 """
 from __future__ import annotations
@@ -35,14 +16,7 @@ import numpy as np
 from scipy import stats
 
 from swingby import exact_tests
-from swingby.exact_tests import (  # noqa: F401  (binomial_power, fisher_p: the chapters read them here)
-    binomial_power,
-    discordant_pairs,
-    fisher_p,
-    fisher_power,
-    sign_test_p,
-    smallest_units,
-)
+from swingby.exact_tests import binomial_power, discordant_pairs, fisher_p, fisher_power, sign_test_p, smallest_units
 
 __all__ = ["ALPHA", "POWER", "EFFECT", "TYPICAL_SHARE", "UNIVERSAL_MIN_UNITS", "FORMS", "WORDS", "Claim",
            "Judgement", "judge", "judge_units", "weakest", "combine_parts", "format_p", "fingerprint", "Outcome",
@@ -100,6 +74,8 @@ def format_p(p: float | None) -> str:
     """A p-value in two significant digits (``"-"`` for None), as the tables print it."""
     if p is None:
         return "-"
+    if not (0 <= p <= 1 or np.isnan(p)):
+        raise ValueError(f"p must be a probability in [0, 1] or None, got {p!r}")
     return f"{p:.2g}" if p >= 1e-4 else f"{p:.1e}"
 
 
@@ -114,28 +90,24 @@ def _count(name: str, value, upper: int | None = None) -> int:
 
 def _compare(k, n, null_k, null_n, pairs, p1_implied):
     """Part state, p-value, power and units needed of the comparison with the wrong model."""
-    if pairs is not None:
-        b, c = pairs
-        p = sign_test_p(b, c)
-        if p <= ALPHA:
-            return _PASSED, p, None, None
-        if sign_test_p(b, c, "less") <= ALPHA:
-            return _OPPOSITE, p, None, None
-        pw = binomial_power(0.5 + EFFECT / 2, b + c) if b + c else 0.0
-        need = smallest_units(lambda m: binomial_power(0.5 + EFFECT / 2, m), b + c + 1)
-        return (_FAILED if pw >= POWER else _UNDECIDED), p, pw, need
-    p = fisher_p(k, n, null_k, null_n)
+    def test(alternative):
+        return sign_test_p(*pairs, alternative) if pairs is not None else fisher_p(k, n, null_k, null_n, alternative)
+
+    p = test("greater")
     if p <= ALPHA:
         return _PASSED, p, None, None
-    if fisher_p(k, n, null_k, null_n, "less") <= ALPHA:
+    if test("less") <= ALPHA:
         return _OPPOSITE, p, None, None
-    r0 = null_k / null_n
-    p1 = min(1.0, r0 + EFFECT) if p1_implied is None else p1_implied
-    pw = fisher_power(p1, n, r0, null_n) if p1 > r0 else 0.0
-    r1 = k / n
-    need = None
-    if r1 > r0:  # the units at which the observed rates would be decided (equal groups)
-        need = smallest_units(lambda m: fisher_power(r1, m, r0, m), max(n, null_n))
+    if pairs is not None:  # the exact McNemar test: a sign test on the discordant pairs
+        pw = binomial_power(0.5 + EFFECT / 2, sum(pairs))
+        need = smallest_units(lambda m: binomial_power(0.5 + EFFECT / 2, m), sum(pairs) + 1)
+    else:
+        r0 = null_k / null_n
+        p1 = min(1.0, r0 + EFFECT) if p1_implied is None else p1_implied
+        pw = fisher_power(p1, n, r0, null_n) if p1 > r0 else 0.0
+        need = None
+        if k / n > r0:  # the units at which the observed rates would be decided (equal groups)
+            need = smallest_units(lambda m: fisher_power(k / n, m, r0, m), max(n, null_n))
     return (_FAILED if pw >= POWER else _UNDECIDED), p, pw, need
 
 
@@ -163,11 +135,11 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
     k, n : int
         ``k`` of ``n`` independent units pass the check.
     null_k, null_n : int
-        ``null_k`` of ``null_n`` units of the wrong model pass (``identity``: wrong variants
-        that pass; ``comparative``: the group the claim says is smaller). Required.
+        ``null_k`` of ``null_n`` units of the wrong model pass (``identity``: wrong variants that pass;
+        ``comparative``: the group the claim says is smaller).
     pairs : tuple of int, optional
-        ``(b, c)``, the discordant pairs of paired units (only the claimed side passes, only
-        the other): the comparison is then the exact McNemar test.
+        ``(b, c)``, the discordant pairs of paired units (only the claimed side passes, only the other):
+        the comparison is then the exact McNemar test.
     """
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
@@ -183,24 +155,24 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
         if len(pairs) != 2:
             raise ValueError(f"pairs must be (b, c), got {pairs!r}")
         pairs = (_count("pairs[0]", pairs[0]), _count("pairs[1]", pairs[1]))
-    p_share = None
+
+    def result(word, p=None, p_share=None, pw=None, need=None):
+        return Judgement(word, form, k, n, null_k, null_n, p, p_share, pw, need)
+
     if form == "identity":
-        word = "not reproduced" if k < n else ("reproduced" if null_k == 0 else "inconclusive")
-        return Judgement(word, form, k, n, null_k, null_n, None, None, None, None)
+        return result("not reproduced" if k < n else ("reproduced" if null_k == 0 else "inconclusive"))
     if form == "universal":
         if k < n:  # one failing unit refutes a universal claim
-            return Judgement("not reproduced", form, k, n, null_k, null_n, None, None, None, None)
+            return result("not reproduced")
         state, p, pw, need = _compare(k, n, null_k, null_n, pairs, 1.0)
-        enough = _PASSED if n >= UNIVERSAL_MIN_UNITS else _UNDECIDED
-        if enough == _UNDECIDED:
+        if n < UNIVERSAL_MIN_UNITS:
             need = max(need or 0, UNIVERSAL_MIN_UNITS)
         # a wrong model that passes as often cannot show the absence of failures: undecided
-        parts = [enough, _UNDECIDED if state == _FAILED else state]
-        return Judgement(_word(parts), form, k, n, null_k, null_n, p, None, pw, need)
-    if form == "comparative":
-        state, p, pw, need = _compare(k, n, null_k, null_n, pairs, None)
-        return Judgement(_word([state]), form, k, n, null_k, null_n, p, None, pw, need)
+        parts = [_PASSED if n >= UNIVERSAL_MIN_UNITS else _UNDECIDED, _UNDECIDED if state == _FAILED else state]
+        return result(_word(parts), p, None, pw, need)
     state, p, pw, need = _compare(k, n, null_k, null_n, pairs, None)
+    if form == "comparative":
+        return result(_word([state]), p, None, pw, need)
     if form == "typical":
         p_share = float(stats.binomtest(k, n, 0.5, alternative="greater").pvalue)
         if p_share <= ALPHA:
@@ -211,14 +183,14 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
             share = _FAILED if binomial_power(TYPICAL_SHARE, n) >= POWER else _UNDECIDED
             if share == _UNDECIDED and k / n > 0.5:
                 need = max(need or 0, smallest_units(lambda m: binomial_power(k / n, m), n) or 0) or None
-        return Judgement(_word([share, state]), form, k, n, null_k, null_n, p, p_share, pw, need)
-    occurs = _PASSED if k > 0 else (_FAILED if state == _FAILED else _UNDECIDED)
-    parts = [occurs, state]
+        return result(_word([share, state]), p, p_share, pw, need)
+    parts = [_PASSED if k > 0 else (_FAILED if state == _FAILED else _UNDECIDED), state]  # occurs, and more often
+    p_share = None
     if form == "subtle":
         p_share = float(stats.binomtest(k, n, 0.5, alternative="less").pvalue)
         above = stats.binomtest(k, n, 0.5, alternative="greater").pvalue <= ALPHA
         parts.append(_PASSED if p_share <= ALPHA else (_FAILED if above else _UNDECIDED))
-    return Judgement(_word(parts), form, k, n, null_k, null_n, p, p_share, pw, need)
+    return result(_word(parts), p, p_share, pw, need)
 
 
 def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judgement:
@@ -231,8 +203,7 @@ def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judg
     passes, null_passes : array_like(bool, ndim=1)
         One outcome per unit of the claim and of its wrong model.
     paired : bool
-        Unit ``i`` of both comes from the same seed: the exact McNemar test (equal lengths);
-        else Fisher's test.
+        Unit ``i`` of both comes from the same seed: the exact McNemar test (equal lengths); else Fisher's.
     """
     a, b = np.asarray(passes), np.asarray(null_passes)
     for name, x in (("passes", a), ("null_passes", b)):
@@ -317,26 +288,19 @@ class Outcome(NamedTuple):
 #: shares of passing units the outcome rule asks for "reproduced" and for "partly"
 EVERY_SEED_FRACTION, PARTLY_SEED_FRACTION = 1.0, 0.5
 
-#: the outcome rule in words (:func:`verdict_rule_text` fills in the levels)
-VERDICT_RULE = (
-    "reproduced: the check passes in at least `every_seed_fraction` of the seeds at the paper's settings "
-    "(or a stated simplification), its null passes at most `alpha` of the time, and the seeds' pass count "
-    "beats the null's pass rate in a binomial test at level `alpha`; "
-    "partly: it passes in at least `partly_seed_fraction` of the seeds (or at some but not all settings) "
-    "with a null that passes at most `alpha`; "
-    "inconclusive: the read-out cannot decide, the null passes more than `alpha` of the time, or the "
-    "sample is too small for the test to reach `alpha` (the record says how many seeds would); "
-    "differs: the data show a significant effect of another direction or shape than the claim; "
-    "not reproduced: the check could have passed at this sample size and fails.")
-
 
 def verdict_rule_text() -> str:
-    """:data:`VERDICT_RULE` with the levels in place of their names."""
-    text = VERDICT_RULE
-    for name, value in (("every_seed_fraction", f"{EVERY_SEED_FRACTION:.0%}"),
-                        ("partly_seed_fraction", f"{PARTLY_SEED_FRACTION:.0%}"), ("alpha", f"{ALPHA:g}")):
-        text = text.replace(f"`{name}`", value)
-    return text
+    """The outcome rule of :func:`outcome_verdict` in words, as the audit appendix prints it."""
+    return (
+        f"reproduced: the check passes in at least {EVERY_SEED_FRACTION:.0%} of the seeds at the paper's settings "
+        f"(or a stated simplification), its null passes at most {ALPHA:g} of the time, and the seeds' pass count "
+        f"beats the null's pass rate in a binomial test at level {ALPHA:g}; "
+        f"partly: it passes in at least {PARTLY_SEED_FRACTION:.0%} of the seeds (or at some but not all settings) "
+        f"with a null that passes at most {ALPHA:g}; "
+        f"inconclusive: the read-out cannot decide, the null passes more than {ALPHA:g} of the time, or the "
+        f"sample is too small for the test to reach {ALPHA:g} (the record says how many seeds would); "
+        "differs: the data show a significant effect of another direction or shape than the claim; "
+        "not reproduced: the check could have passed at this sample size and fails.")
 
 
 def binomial_p(n_pass: int, n_units: int, null_rate: float) -> float:
@@ -347,20 +311,14 @@ def binomial_p(n_pass: int, n_units: int, null_rate: float) -> float:
     return float(stats.binomtest(int(n_pass), int(n_units), rate, alternative="greater").pvalue)
 
 
-def seeds_needed(p_pass: float, null_rate: float, max_n: int = 1000) -> int | None:
-    """Fewest units at which a pass share ``p_pass`` beats ``null_rate`` at :data:`ALPHA` with :data:`POWER`."""
-    p0 = min(max(float(null_rate), 1e-6), 1 - 1e-6)
-    if not p_pass > p0:
-        return None
-    for n in range(1, max_n + 1):
-        crit = int(stats.binom.isf(ALPHA, n, p0)) + 1   # smallest count with P(X >= c | p0) <= alpha
-        if crit <= n and stats.binom.sf(crit - 1, n, p_pass) >= POWER:
-            return n
-    return None
-
-
 def outcome_verdict(outcome: Outcome) -> str:
-    """The word of :data:`VERDICT_RULE` for one check's outcome."""
+    """The word of the outcome rule (:func:`verdict_rule_text`) for one check's outcome."""
+    if not isinstance(outcome, Outcome):
+        raise ValueError(f"outcome must be a swingby.verdicts.Outcome, got {type(outcome).__name__}")
+    _count("outcome.n_units", outcome.n_units)
+    _count("outcome.n_pass", outcome.n_pass, outcome.n_units)
+    if not 0 <= outcome.null_pass_rate <= 1:
+        raise ValueError(f"outcome.null_pass_rate must be in [0, 1], got {outcome.null_pass_rate!r}")
     if outcome.opposite:
         return "differs"
     if not outcome.decidable or outcome.n_units == 0 or outcome.null_pass_rate > ALPHA:

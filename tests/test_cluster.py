@@ -193,7 +193,7 @@ def test_bad_options_are_refused_with_a_message(tmp_path, capsys):
         E.slurm_options(bad)
     (tmp_path / "c.yaml").write_text("x: 1")
     with pytest.raises(ValueError, match=r"\.toml or \.json"):
-        E.load_config(tmp_path / "c.yaml")
+        E.slurm_options(tmp_path / "c.yaml")
     with pytest.raises(ValueError, match="device must be"):
         E.check_device("gpu")
     for argv, msg in ((["--executor", "foo"], "executor must be one of"),

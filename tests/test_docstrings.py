@@ -13,8 +13,6 @@ import pkgutil
 import re
 from pathlib import Path
 
-import pytest
-
 import swingby
 
 #: smallest share of the counted functions that must have a ``Parameters`` section
@@ -130,7 +128,6 @@ def test_parameters_sections_name_real_parameters():
     assert not stale, "Parameters sections that name no parameter:\n" + "\n".join(stale)
 
 
-@pytest.mark.xfail(strict=False, reason="the parts are moving their private docstrings to one line")
 def test_private_functions_have_at_most_one_line():
     long = [f"{module.__name__}.{name}" for module in _modules() for name, func, public, _ in _defined(module)
             if not public and "\n" in (inspect.getdoc(func) or "")]

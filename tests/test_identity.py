@@ -83,8 +83,3 @@ def test_code_that_makes_no_stored_number_is_not_covered():
                                                  "    commit = commit or None\n    return {\"git_commit\": commit,",
                                                  )["swingby.diffusion.runs.driver"]
     assert I.code_identity(src) == BASE
-
-
-def test_bad_sources_are_refused():
-    with pytest.raises(TypeError, match="sources"):
-        I.code_identity({"swingby.diffusion.data": 1})

@@ -137,7 +137,7 @@ def test_pass_flags_and_figures_bad_arguments():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from swingby.open_questions.figures import plot_cell, plot_rates
+    from swingby.open_questions.figures import plot_rates
     arrays = {"rise": np.array([[[0.1, 0.0], [0.0, 0.0]]]), "distance": np.zeros((1, 2, 2)),
               "order": np.ones((1, 2, 2))}
     assert C.pass_flags(arrays, 0, False, "nonmonotone").tolist() == [True, False]
@@ -151,8 +151,6 @@ def test_pass_flags_and_figures_bad_arguments():
     fig, ax = plt.subplots()
     with pytest.raises(ValueError, match="labels"):
         plot_rates(ax, ["a"], [], [])
-    with pytest.raises(ValueError, match="axes"):
-        plot_cell([ax], arrays, {"cells": [{}]}, 0)
     plt.close(fig)
 
 

@@ -82,7 +82,8 @@ def test_the_new_sweep_is_fixed_before_the_data_and_meets_the_issue():
     assert len(p.seeds) >= 8 and p.seeding == "per_run" and p.n_checkpoints >= 48
     assert sum(0.2 <= dc <= 0.7 for dc in p.separations) >= 3 and len(p.separations) >= 4
     assert p.steps == 2400 and p.position == 0.0
-    assert PS.sweep_hours(6.9) == pytest.approx(32 * 2 * 6.9 / 60)
+    row = {"name": "centred", "runs": [{"minutes": 6.9}], "complete": True, "passes": False, "decided": True}
+    assert PS.choose([row])["hours"] == {"centred": pytest.approx(32 * 2 * 6.9 / 60)}
 
 
 def test_a_candidate_is_decided_early_only_by_a_finished_run_that_fails():

@@ -71,9 +71,8 @@ def test_suppression_timing_passes_authors_run_and_fails_its_shifts():
     assert tr.shifted_timing(rec, st, seed=0) < 0.5
 
 
-def test_phase_diagrams_independent_seeds_per_width(monkeypatch):
-    """By default every width draws seeds 0..n-1 (shared random streams, a paired design);
-    with independent_seeds width i draws seeds i n .. (i + 1) n - 1."""
+def test_phase_diagrams_share_seeds_across_widths(monkeypatch):
+    """Every width draws seeds 0..n-1 (shared random streams, a paired design)."""
     import swingby.theory.statistics as st
     used = []
     real = st.initial_U
@@ -83,8 +82,8 @@ def test_phase_diagrams_independent_seeds_per_width(monkeypatch):
         return real(d, seeds, **kw)
 
     monkeypatch.setattr(st, "initial_U", spy)
-    st.phase_diagram([1.0, 1.5], 0.05, (2, 3), (0.1,), n_seeds=3, steps=20, independent_seeds=True)
-    assert used == [[0, 1, 2], [3, 4, 5]]
+    st.phase_diagram([1.0, 1.5], 0.05, (2, 3), (0.1,), n_seeds=3, steps=20)
+    assert used == [[0, 1, 2], [0, 1, 2]]
     # the shared default: seed k of every width starts from the same generator state, so
     # the draws overlap (here the first 16 of 36 entries at d' = 12 are those at d' = 48)
     narrow = real(3, [0], d_prime=12, init="gaussian", init_scale=1.0)[0]

@@ -27,19 +27,18 @@ def _blue_big(points: np.ndarray, before: np.ndarray, p: float) -> np.ndarray:
 
 
 def blue_big_before_capability(res: dict, t_cap: np.ndarray, p: float = RULES.blue_big_p) -> BlueBig:
-    """Whether the pure-blue capability prompt (the first, colour (0, 0, 1) at the small
-    radius) draws discs the classifier reads as blue and big (class means over samples
-    ``P(blue) >= p``, ``P(small) <= 1 - p``) at a trained checkpoint before the run's
-    capability time, and whether the plain prompt does.
+    """Whether the pure-blue capability prompt (the first: colour (0, 0, 1), small radius) draws discs
+    the classifier reads as blue and big (sample means ``P(blue) >= p``, ``P(small) <= 1 - p``) at a
+    trained checkpoint before the run's capability time, and whether the plain prompt does.
 
     Parameters
     ----------
     res : dict
-        A results dict (needs ``cap_probs``, ``probs``).
+        A results dict (:mod:`swingby.capability.measures`).
     t_cap : array (D, S)
         Capability times.
     p : float
-        The class-mean probability that counts as blue and as big.
+        The sample-mean probability that counts as blue and as big.
     """
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     t = check_times("t_cap", t_cap)

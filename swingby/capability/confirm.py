@@ -1,15 +1,8 @@
-"""The registered checks of the seed-robustness claim of the hidden-capabilities study
-(App. C, Figs. 8, 9; chapter ``book/capability.md``), judged on the late phase the
-claim is about ("all seeds acquire the capability while some never elicit the
-behavior"), on the run as the unit, with every constant from
-:data:`swingby.claims.capability.DESIGN` (registered in :mod:`swingby.claims.capability`).
-
-* :func:`acquired`: the run's late capability reaches the level (universal; paired
-  comparator: its own behaviour, i.e. capability read from the plain prompt only).
-* :func:`never_elicited`: the run acquires the capability and its behaviour never
-  reaches the level in a sustained window (possibility; comparator: strong-signal runs).
-* :func:`late_spread`: the run's late capability lies closer to its separation's median
-  than its behaviour does (comparative, paired sign test).
+"""The registered checks of the seed-robustness claim of the hidden-capabilities study (App. C,
+Figs. 8, 9; chapter ``book/capability.md``): "all seeds acquire the capability while some never
+elicit the behavior", judged per run on the late phase with the constants of
+:data:`swingby.claims.capability.DESIGN`. ``cap, beh``: capability and behaviour ``(R, K)`` of ``R``
+runs at ``K`` checkpoints; ``design``: a :class:`~swingby.claims.capability.CapabilityDesign`.
 """
 from __future__ import annotations
 
@@ -39,19 +32,13 @@ def _late(y: np.ndarray, design) -> np.ndarray:
 
 
 def acquired(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each run's late capability reaches ``design.level``, and the same for its
-    behaviour (the paired comparator).
+    """Whether each run's late capability reaches ``design.level`` (universal form), and the same for
+    its behaviour (the paired comparator): two ``(R,)`` bool arrays.
 
     Parameters
     ----------
     cap, beh : array (R, K)
-        Capability and behaviour of ``R`` runs at ``K`` checkpoints.
     design : CapabilityDesign
-        Supplies ``level`` and ``late_window``.
-
-    Returns
-    -------
-    capability, behaviour : array (R,) of bool
     """
     design = check_design(design)
     c, b = _curves(cap, beh)
@@ -59,19 +46,14 @@ def acquired(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> tuple[np.ndarra
 
 
 def never_elicited(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> np.ndarray:
-    """Runs that acquire the capability (:func:`acquired`) while no mean of
-    ``design.sustain`` consecutive checkpoints of their behaviour reaches ``design.level``.
+    """Runs (``(R,)`` bool) that acquire the capability while no mean of ``design.sustain``
+    consecutive checkpoints of their behaviour reaches ``design.level`` (possibility form).
 
     Parameters
     ----------
     cap, beh : array (R, K)
-        Capability and behaviour of ``R`` runs, ``K >= design.sustain``.
+        ``K >= design.sustain``.
     design : CapabilityDesign
-        The thresholds.
-
-    Returns
-    -------
-    array (R,) of bool
     """
     design = check_design(design)
     c, b = _curves(cap, beh)
@@ -82,20 +64,14 @@ def never_elicited(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> np.ndarra
 
 
 def late_spread(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> tuple[np.ndarray, np.ndarray]:
-    """The discordant runs of the late spread: runs whose late capability is strictly
-    closer to the runs' median capability than their behaviour is to the median
-    behaviour, and the reverse (a tie is neither).
+    """The discordant runs of the late spread (comparative form): runs whose late capability is strictly
+    closer to the runs' median than their behaviour is to its median, and the reverse (two ``(R,)`` bool).
 
     Parameters
     ----------
     cap, beh : array (R, K)
-        Capability and behaviour of the ``R`` runs of one separation.
+        The runs of one separation.
     design : CapabilityDesign
-        Supplies ``late_window``.
-
-    Returns
-    -------
-    capability_closer, behaviour_closer : array (R,) of bool
     """
     design = check_design(design)
     c, b = _curves(cap, beh)
@@ -105,20 +81,14 @@ def late_spread(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> tuple[np.nda
 
 
 def confirm(res: dict, design=DESIGN) -> dict:
-    """Every registered claim of :mod:`swingby.claims.capability` on a sweep, as the
-    counts :func:`swingby.verdicts.judge` needs.
+    """Every registered claim of :mod:`swingby.claims.capability` on a sweep: ``(claim key, form)`` to
+    the :class:`~swingby.diffusion.readouts.CheckCount` that :func:`swingby.verdicts.judge` needs.
 
     Parameters
     ----------
     res : dict
         A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
     design : CapabilityDesign
-        The registered design (:data:`~swingby.claims.capability.DESIGN`).
-
-    Returns
-    -------
-    dict
-        ``(claim key, form)`` to :class:`~swingby.diffusion.readouts.CheckCount`.
     """
     design = check_design(design)
     cap, beh = M.capability(res, design.reading), M.behaviour(res, design.reading)
@@ -129,19 +99,15 @@ def confirm(res: dict, design=DESIGN) -> dict:
     K = cap.shape[-1]
     cw, bw = cap[weak].reshape(-1, K), beh[weak].reshape(-1, K)
     got, beh_got = acquired(cw, bw, design)
-    pairs = verdicts.discordant_pairs(got, beh_got)
-    out = {("claim-cap-robust", "universal"): CheckCount("claim-cap-robust", "universal", int(got.sum()), got.size,
-                                          int(beh_got.sum()), beh_got.size, pairs, got,
-                                          "weak-signal runs; paired with their own behaviour")}
     never = never_elicited(cw, bw, design)
     never_strong = never_elicited(cap[strong].reshape(-1, K), beh[strong].reshape(-1, K), design)
-    out["claim-cap-robust", "possibility"] = CheckCount("claim-cap-robust", "possibility", int(never.sum()), never.size,
-                                               int(never_strong.sum()), never_strong.size, None, never,
-                                               "weak-signal runs vs strong-signal runs")
     closer = [late_spread(cap[i], beh[i], design) for i in np.flatnonzero(weak)]
     cc, bc = np.concatenate([x[0] for x in closer]), np.concatenate([x[1] for x in closer])
     b, c = int(cc.sum()), int(bc.sum())
-    out["claim-cap-robust", "comparative"] = CheckCount("claim-cap-robust", "comparative", b, cc.size, c, cc.size,
-                                                (b, c), cc, "weak-signal runs, paired: capability closer to "
-                                                "its separation's median (b) vs behaviour closer (c)")
-    return out
+    rows = [("universal", int(got.sum()), got.size, int(beh_got.sum()), beh_got.size,
+             verdicts.discordant_pairs(got, beh_got), got, "weak-signal runs; paired with their own behaviour"),
+            ("possibility", int(never.sum()), never.size, int(never_strong.sum()), never_strong.size, None, never,
+             "weak-signal runs vs strong-signal runs"),
+            ("comparative", b, cc.size, c, cc.size, (b, c), cc,
+             "weak-signal runs, paired: capability closer to its separation's median (b) vs behaviour closer (c)")]
+    return {("claim-cap-robust", row[0]): CheckCount("claim-cap-robust", *row) for row in rows}

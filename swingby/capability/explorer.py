@@ -1,11 +1,7 @@
-"""Interactive explorer of capability (``book/capability.md``): pick a colour
-separation, a seed, a checkpoint and a prompt of class 11; see the stored samples of
-the four class prompts and where class 11 sits in concept space under each prompt.
-
-The sweep stores images only for the four plain class prompts; under the capability
-prompts it stores the classifier's and the pixel check's readings, so those appear as
-concept-space points, never as images. Static mode (``SWINGBY_STATIC=1``) draws only the
-default view and creates no widget (:func:`swingby.live.explorer`)."""
+"""Interactive explorer of capability (``book/capability.md``): pick a colour separation, a seed, a
+checkpoint and a prompt of class 11; see the stored samples of the four class prompts and where
+class 11 sits in concept space under each prompt (the sweep stores images only for the plain
+prompts, so the capability prompts appear as concept-space points)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -20,14 +16,6 @@ from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, corners, pl
 from swingby.live import Explorer, explorer
 
 __all__ = ["capability_explorer"]
-
-
-def _prompt_points(res: dict) -> np.ndarray:
-    """Class-11 concept-space points under every prompt (0: plain), ``(D, S, K, 1 + P, 2)``."""
-    plain = CP.class_points(res)[:, :, :, CM.CLASS_11][:, :, :, None]
-    cap = np.asarray(res["cap_probs"], float).mean(axis=4)
-    cap[~np.asarray(res["done"])] = np.nan
-    return np.concatenate([plain, cap], axis=3)
 
 
 def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: int, prompt: int, axes):
@@ -46,7 +34,8 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
         return axes
     plot_image_grid(res["thumbs"][i, j, k], a0, row_labels=[CLASS_NAMES[c] for c in CLASSES],
                     title=f"plain prompts, step {steps[k]}")
-    pts = _prompt_points(res)[i, j]
+    cap = CM.masked(res, np.asarray(res["cap_probs"], float).mean(axis=4))
+    pts = np.concatenate([CP.class_points(res)[:, :, :, CM.CLASS_11][:, :, :, None], cap], axis=3)[i, j]  # 0: plain
     clf = np.concatenate([[CM.behaviour(res, "classifier")[i, j, k]], CM.prompt_accuracies(res, "classifier")[i, j, k]])
     pix = np.concatenate([[CM.behaviour(res, "pixels")[i, j, k]], CM.prompt_accuracies(res, "pixels")[i, j, k]])
     train = CP.class_points(res)[i, j, k]
@@ -66,9 +55,8 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
 
 def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None,
                         prompt: int = 0) -> Explorer | None:
-    """Static view at the given values (drawn at once, so a page without a kernel shows
-    it), then, in a live notebook, menus for separation, seed, checkpoint and prompt that
-    redraw it below.
+    """The view at the given values, drawn at once; in a live notebook, menus that redraw it
+    (``swingby.live.explorer``; ``None`` in static mode, ``SWINGBY_STATIC=1``).
 
     Parameters
     ----------
@@ -80,11 +68,6 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         Starting checkpoint (None: the last).
     prompt : int
         Starting prompt (0: plain).
-
-    Returns
-    -------
-    swingby.live.Explorer or None
-        The live explorer; ``None`` in static mode.
     """
     if not isinstance(res, dict) or not {"thumbs", "cap_probs", "done", "meta"} <= set(res):
         raise ValueError("res must be a results dict of swingby.diffusion.runs.storage.load_results with thumbs and "

@@ -1,13 +1,9 @@
-"""Behaviour and capability of the held-out class and when each is learned (the
-hidden-capabilities study, Park et al. 2024, Sec. 3.2, Figs. 2, 3, 7; chapter
-``book/capability.md``).
-
-*Behaviour* is the joint accuracy of class 11 (blue and small) under its plain prompt;
-*capability* the best joint accuracy over prompts that ask for blue-small harder
-(:func:`swingby.diffusion.data.capability_prompts`). Every function takes a results dict
-of :func:`swingby.diffusion.runs.storage.load_results` and returns arrays indexed
-``(separation, seed, checkpoint)`` or ``(separation, seed)``; unfinished runs are NaN.
-"""
+"""Behaviour and capability of the held-out class and when each is learned (the hidden-capabilities
+study, Park et al. 2024, Sec. 3.2, Figs. 2, 3, 7; chapter ``book/capability.md``). ``res`` is a results
+dict of :func:`swingby.diffusion.runs.storage.load_results`; arrays are indexed ``(separation, seed[,
+checkpoint])``, NaN for unfinished runs. ``by`` is the reading that counts a sample as blue and small:
+``"classifier"`` (both probabilities above one half) or ``"pixels"`` (a disc, bluer than red, radius
+below the split between the class means)."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -63,7 +59,7 @@ def check_times(name: str, t, shape: tuple | None = None) -> np.ndarray:
 
 
 def masked(res: dict, a) -> np.ndarray:
-    """``a (D, S, K)`` as floats, NaN where the run is not finished."""
+    """``a (D, S, K, ...)`` as floats, NaN where the run is not finished."""
     out = np.asarray(a, float).copy()
     out[~np.asarray(res["done"])] = np.nan
     return out
@@ -71,46 +67,36 @@ def masked(res: dict, a) -> np.ndarray:
 
 # ---------------------------------------------------------------- accuracies
 def behaviour(res: dict, by: str = "classifier") -> np.ndarray:
-    """Joint accuracy of class 11 under its plain prompt, ``(D, S, K)`` (eq. ``eq-cap-def``).
+    """Joint accuracy ``(D, S, K)`` of class 11 under its plain prompt (eq. ``eq-cap-def``).
 
     Parameters
     ----------
     res : dict
-        A results dict (needs ``probs``, ``pixels``, ``done``).
     by : {"classifier", "pixels"}
-        The classifier (both probabilities above one half) or the pixel check (a disc,
-        bluer than red, radius below the split between the class means).
     """
     check_res(res, "probs", "pixels")
     return masked(res, joint_accuracy(res["probs"][:, :, :, CLASS_11], res["pixels"][:, :, :, CLASS_11], by))
 
 
 def prompt_accuracies(res: dict, by: str = "classifier") -> np.ndarray:
-    """Joint accuracy of class 11 under each capability prompt, ``(D, S, K, P)``.
+    """Joint accuracy ``(D, S, K, P)`` of class 11 under each capability prompt.
 
     Parameters
     ----------
     res : dict
-        A results dict (needs ``cap_probs``, ``cap_pixels``, ``done``).
     by : {"classifier", "pixels"}
-        Which reading counts a sample as blue and small.
     """
     check_res(res, "cap_probs", "cap_pixels")
-    acc = joint_accuracy(res["cap_probs"], res["cap_pixels"], by)
-    acc[~np.asarray(res["done"])] = np.nan
-    return acc
+    return masked(res, joint_accuracy(res["cap_probs"], res["cap_pixels"], by))
 
 
 def capability(res: dict, by: str = "classifier") -> np.ndarray:
-    """Best joint accuracy over the capability prompts and the plain prompt, ``(D, S, K)``
-    (eq. ``eq-cap-def``); never below :func:`behaviour`.
+    """Best joint accuracy ``(D, S, K)`` over the capability prompts and the plain one (eq. ``eq-cap-def``).
 
     Parameters
     ----------
     res : dict
-        A results dict (needs the plain and the capability readings and ``done``).
     by : {"classifier", "pixels"}
-        Which reading counts a sample as blue and small.
     """
     both = np.concatenate([prompt_accuracies(res, by), behaviour(res, by)[..., None]], axis=-1)
     out = np.full(both.shape[:-1], np.nan)
@@ -120,13 +106,11 @@ def capability(res: dict, by: str = "classifier") -> np.ndarray:
 
 
 def prompt_labels(res: dict, dc_index: int) -> list[str]:
-    """Names of the prompts of class 11 at one separation: ``"plain"``, then every
-    capability prompt with its colour (the order of ``cap_probs``).
+    """Names of class 11's prompts at one separation: ``"plain"``, then the capability prompts with their colours.
 
     Parameters
     ----------
     res : dict
-        A results dict (needs ``meta.config``).
     dc_index : int
         Which separation.
     """
@@ -144,9 +128,9 @@ def prompt_labels(res: dict, dc_index: int) -> list[str]:
 
 # ------------------------------------------------------------ crossing times
 def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = DESIGN.level, sustain: int = 1) -> np.ndarray:
-    """Step at which each curve first reaches ``level`` and stays there for ``sustain``
-    checkpoints, or to the end if fewer remain (eq. ``eq-cap-time``; ``sustain`` 1: the
-    study's first crossing, more: the chapter's held crossing).
+    """Step at which each curve first reaches ``level`` and stays there for ``sustain`` checkpoints (or
+    to the end), interpolated linearly into the checkpoint that starts the stay (eq. ``eq-cap-time``);
+    ``inf`` where never, NaN where the curve is missing.
 
     Parameters
     ----------
@@ -155,15 +139,8 @@ def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = DESIGN.level
     y : array (..., K)
         Curves over the checkpoints; a curve with a NaN is a missing run.
     level : float
-        The level to reach.
     sustain : int
-        Checkpoints the curve must stay at or above ``level``.
-
-    Returns
-    -------
-    array (...)
-        Linear interpolation into the checkpoint that starts the stay; ``inf`` where
-        never, NaN where the curve is missing.
+        1: the study's first crossing; more: the chapter's held crossing.
     """
     y, s = check_curves(y, steps)
     level = _checks.number("level", level)
@@ -172,19 +149,12 @@ def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = DESIGN.level
     stay = above.copy()
     for j in range(1, sustain):
         stay[..., :-j] &= above[..., j:]
-    out = np.empty(stay[..., 0].size)
-    for i, (c, st) in enumerate(zip(y.reshape(-1, s.size), stay.reshape(-1, s.size))):
-        hit = np.flatnonzero(st)
-        if np.isnan(c).any():
-            out[i] = np.nan
-        elif not hit.size:
-            out[i] = np.inf
-        elif hit[0] == 0 or c[hit[0] - 1] >= level:
-            out[i] = s[hit[0]]
-        else:
-            k = hit[0]
-            out[i] = s[k - 1] + (level - c[k - 1]) / (c[k] - c[k - 1]) * (s[k] - s[k - 1])
-    return out.reshape(y.shape[:-1])
+    k = stay.argmax(axis=-1)
+    prev = np.maximum(k - 1, 0)
+    yk, yp = np.take_along_axis(y, k[..., None], -1)[..., 0], np.take_along_axis(y, prev[..., None], -1)[..., 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where((k == 0) | (yp >= level), s[k], s[prev] + (level - yp) / (yk - yp) * (s[k] - s[prev]))
+    return np.where(np.isnan(y).any(axis=-1), np.nan, np.where(stay.any(axis=-1), t, np.inf))
 
 
 class CrossingTimes(NamedTuple):
@@ -237,20 +207,19 @@ class Leads(NamedTuple):
 
 
 def leads(res: dict, sustain: int, seed: int = 0, n_redraws: int = 20) -> Leads:
-    """Both timings of every run of a sweep and the leads of capability over behaviour
-    (study Figs. 2, 7), with the yardstick of prompts that change nothing: the median
-    held lead over ``n_redraws`` redraws of :func:`noise_capability`.
+    """Both timings of every run and the leads of capability over behaviour (study Figs. 2, 7), with the
+    yardstick of prompts that change nothing: the median held lead over redraws of ``noise_capability``.
 
     Parameters
     ----------
     res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+        A complete sweep.
     sustain : int
         Checkpoints a held crossing stays at or above the level.
     seed : int
-        Seeds the redraws of prompts that change nothing.
+        Seeds the redraws.
     n_redraws : int
-        Redraws of that yardstick.
+        Redraws of the yardstick.
     """
     sustain = _checks.positive_int("sustain", sustain)
     n_redraws = _checks.positive_int("n_redraws", n_redraws)

@@ -1,7 +1,8 @@
-"""Figures and tables of the capability chapter (``book/capability.md``): the figures of
-the hidden-capabilities study (Park et al. 2024) drawn from a stored sweep. Every plot
-takes a results dict of :func:`swingby.diffusion.runs.storage.load_results`, draws on the
-axes it is given and returns them."""
+"""Figures and tables of the capability chapter (``book/capability.md``), after the figures of
+the hidden-capabilities study (Park et al. 2024). Every plot takes ``res``, a results dict of
+:func:`swingby.diffusion.runs.storage.load_results`, draws on the axes it is given (``axes``:
+one per colour separation unless said) and returns them; ``by`` picks the reading
+(``"classifier"`` or ``"pixels"``)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -41,15 +42,13 @@ def dc_colour(i: int, n: int):
 
 
 def plot_concept_memorization(res: dict, ax):
-    """Study Fig. 1: seed-mean concept-space paths of every class, one colour per
-    separation; class 11 solid with dots at the checkpoints, trained classes dashed.
+    """Study Fig. 1: seed-mean concept-space paths of every class, one colour per separation
+    (class 11 solid with dots at the checkpoints, trained classes dashed).
 
     Parameters
     ----------
     res : dict
-        A results dict.
-    ax : matplotlib Axes
-        Where to draw.
+    ax : matplotlib.axes.Axes
     """
     ax = check_axes(ax)
     pts = np.nanmean(CP.class_points(res), axis=1)  # (D, K, 4, 2)
@@ -87,16 +86,14 @@ def _band(ax, steps, curves, colour, style, label):
 
 
 def plot_capability_behaviour(res: dict, axes):
-    """Study Figs. 2 and 7: capability (green) and behaviour (red) of class 11 over
-    training, one panel per separation; seed mean (classifier solid with the band from
-    the lowest to the highest seed, pixel check dotted).
+    """Study Figs. 2 and 7: seed-mean capability (green) and behaviour (red) of class 11 over
+    training per separation (classifier solid, banded from the lowest to the highest seed;
+    pixel check dotted).
 
     Parameters
     ----------
     res : dict
-        A results dict.
-    axes : sequence of matplotlib Axes
-        One per colour separation.
+    axes : sequence of matplotlib.axes.Axes
     """
     dcs, steps = _meta(res)
     axes = axes_for(axes, len(dcs))
@@ -115,17 +112,13 @@ def plot_capability_behaviour(res: dict, axes):
 
 
 def plot_seed_std(res: dict, axes, by: str = "classifier"):
-    """Study Fig. 8: seed-to-seed standard deviation of capability (green) and
-    behaviour (red), one panel per separation.
+    """Study Fig. 8: seed-to-seed standard deviation of capability and behaviour per separation.
 
     Parameters
     ----------
     res : dict
-        A results dict.
-    axes : sequence of matplotlib Axes
-        One per colour separation.
+    axes : sequence of matplotlib.axes.Axes
     by : {"classifier", "pixels"}
-        Which reading.
     """
     dcs, steps = _meta(res)
     axes = axes_for(axes, len(dcs))
@@ -140,19 +133,16 @@ def plot_seed_std(res: dict, axes, by: str = "classifier"):
 
 
 def plot_seed_panels(res: dict, dc_index: int, axes, by: str = "classifier"):
-    """Study Fig. 9 as small multiples: capability (green) and behaviour (red) of
-    every seed at one separation, one panel per seed, with one legend below them.
+    """Study Fig. 9 as small multiples: capability and behaviour of every seed at one separation.
 
     Parameters
     ----------
     res : dict
-        A results dict.
     dc_index : int
         Which separation.
-    axes : sequence of matplotlib Axes
+    axes : sequence of matplotlib.axes.Axes
         One per seed.
     by : {"classifier", "pixels"}
-        Which reading.
     """
     dcs, steps = _meta(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
@@ -171,59 +161,50 @@ def plot_seed_panels(res: dict, dc_index: int, axes, by: str = "classifier"):
     return axes
 
 
-def plot_crossing_times(res: dict, times: CM.CrossingTimes, fit, ax):
-    """One panel of :func:`plot_crossing_times_pair` (``fit`` None: no line)."""
-    dcs, steps = _meta(res)
-    end = float(steps[-1])
-    tc, tb = np.asarray(times.capability, float), np.asarray(times.behaviour, float)
-    finite = np.concatenate([tc[np.isfinite(tc)], tb[np.isfinite(tb)]])
-    low = max(float(finite[finite > 0].min()) if (finite > 0).any() else 1.0, 1.0) / 1.5
-    scale = dict(value="symlog", linthresh=low) if (finite <= 0).any() else dict(value="log")
-    for i, dc in enumerate(dcs):
-        col = dc_colour(i, len(dcs))
-        both = np.isfinite(tc[i]) & np.isfinite(tb[i])
-        never = np.isfinite(tc[i]) & np.isinf(tb[i])
-        ax.plot(tc[i, both], tb[i, both], "o", color=col, label=f"dc = {dc:.3g}")
-        ax.plot(tc[i, never], np.full(never.sum(), end), "^", mfc="none", mec=col, ms=8)
-    lim = np.array([low, end * 1.3])
-    ax.plot(lim, lim, "k:", lw=0.8, label="behaviour = capability")
-    ax.axhline(end, color="grey", lw=0.6, ls="--")
-    ax.annotate("end of training: behaviour never reached 50 % (triangles)", (low * 1.05, end),
-                textcoords="offset points", xytext=(0, 4), fontsize=7, color="grey")
-    if fit is not None:
-        x = np.geomspace(max(np.nanmin(tc), low), np.nanmax(tc[np.isfinite(tc)]), 50)
-        y = fit.slope * x + fit.intercept
-        ok = y > low
-        ax.plot(x[ok], y[ok], "k-", lw=1.2,
-                label=f"fit: slope {fit.slope:.2f} [{fit.slope_ci[0]:.2f}, {fit.slope_ci[1]:.2f}], R² = {fit.r2:.2f}")
-    ax.set_xscale(**scale)
-    ax.set_yscale(**scale)
-    ax.set_xlim(*lim)
-    ax.set_ylim(low, end * 1.3)
-    return ax
-
-
 def plot_crossing_times_pair(res: dict, lds: CM.Leads, fits: tuple, axes):
-    """Study Fig. 3 by first (left) and by held crossings (right): behaviour time against
-    capability time, one dot per run, one colour per separation; runs whose behaviour
-    never crosses 50 % are open triangles at the end of training (censored); the
-    least-squares line with its R^2 and the 95 % interval of its slope. Log axes
-    (symlog where a time is 0), as the times span more than a decade.
+    """Study Fig. 3 by first (left) and held crossings (right): behaviour time against capability
+    time, one dot per run; runs whose behaviour never crosses 50 % are open triangles at the end
+    of training; the least-squares line with its R^2 and slope interval. Log axes (symlog where a
+    time is 0), as the times span more than a decade.
 
     Parameters
     ----------
     res : dict
-        A results dict (for the separations and the last step).
     lds : Leads
         From :func:`~swingby.capability.measures.leads`.
     fits : tuple of two LinearFit or None
-        The fits of the first and of the held times
-        (:func:`~swingby.capability.spread.linear_fit`; None: no line).
-    axes : two matplotlib Axes
-        Where to draw.
+        :func:`~swingby.capability.spread.linear_fit` of the first and the held times (None: no line).
+    axes : two matplotlib.axes.Axes
     """
+    dcs, steps = _meta(res)
+    end = float(steps[-1])
     for ax, times, fit, name in zip(axes, (lds.first, lds.held), fits, ("first", "held"), strict=True):
-        plot_crossing_times(res, times, fit, check_axes(ax))
+        ax = check_axes(ax)
+        tc, tb = np.asarray(times.capability, float), np.asarray(times.behaviour, float)
+        finite = np.concatenate([tc[np.isfinite(tc)], tb[np.isfinite(tb)]])
+        low = max(float(finite[finite > 0].min()) if (finite > 0).any() else 1.0, 1.0) / 1.5
+        scale = dict(value="symlog", linthresh=low) if (finite <= 0).any() else dict(value="log")
+        for i, dc in enumerate(dcs):
+            col = dc_colour(i, len(dcs))
+            both = np.isfinite(tc[i]) & np.isfinite(tb[i])
+            never = np.isfinite(tc[i]) & np.isinf(tb[i])
+            ax.plot(tc[i, both], tb[i, both], "o", color=col, label=f"dc = {dc:.3g}")
+            ax.plot(tc[i, never], np.full(never.sum(), end), "^", mfc="none", mec=col, ms=8)
+        lim = np.array([low, end * 1.3])
+        ax.plot(lim, lim, "k:", lw=0.8, label="behaviour = capability")
+        ax.axhline(end, color="grey", lw=0.6, ls="--")
+        ax.annotate("end of training: behaviour never reached 50 % (triangles)", (low * 1.05, end),
+                    textcoords="offset points", xytext=(0, 4), fontsize=7, color="grey")
+        if fit is not None:
+            x = np.geomspace(max(np.nanmin(tc), low), np.nanmax(tc[np.isfinite(tc)]), 50)
+            y = fit.slope * x + fit.intercept
+            ok = y > low
+            ax.plot(x[ok], y[ok], "k-", lw=1.2, label=f"fit: slope {fit.slope:.2f} [{fit.slope_ci[0]:.2f}, "
+                    f"{fit.slope_ci[1]:.2f}], R² = {fit.r2:.2f}")
+        ax.set_xscale(**scale)
+        ax.set_yscale(**scale)
+        ax.set_xlim(*lim)
+        ax.set_ylim(low, end * 1.3)
         ax.set_title(f"{name} crossings of 50 %", fontsize=10)
         ax.set_xlabel(f"capability time (step, {name} crossing, log scale)")
         ax.set_ylabel(f"behaviour time (step, {name} crossing, log scale)")
@@ -231,25 +212,17 @@ def plot_crossing_times_pair(res: dict, lds: CM.Leads, fits: tuple, axes):
     return axes
 
 
-def _interp_point(steps: np.ndarray, path: np.ndarray, t: float) -> np.ndarray:
-    return np.array([np.interp(t, steps, path[:, 0]), np.interp(t, steps, path[:, 1])])
-
-
 def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str = "classifier"):
-    """Study Fig. 4: one run's training loss (left), capability and behaviour
-    (middle) and class-11 concept-space path (right), with the capability time marked
-    (dashed line, star) and the concept-space turn (:func:`~swingby.capability.probes.concept_turn`).
+    """Study Fig. 4: one run's training loss, capability and behaviour, and class-11 concept-space
+    path, with the capability time (dashed, star) and the concept-space turn marked.
 
     Parameters
     ----------
     res : dict
-        A results dict.
     dc_index, seed_index : int
         Which run.
-    axes : sequence of three matplotlib Axes
-        Where to draw.
+    axes : three matplotlib.axes.Axes
     by : {"classifier", "pixels"}
-        Which reading the accuracies use.
     """
     dcs, steps = _meta(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
@@ -286,8 +259,8 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
         a2.plot(pts[:, c, 0], pts[:, c, 1], "-" if held else "--", color=CLASS_COLOURS[cls], lw=2 if held else 0.8,
                 marker="." if held else None)
     if np.isfinite(t_cap):
-        a2.plot(*_interp_point(steps, pts[:, 3], t_cap), "*", color=CAP_COLOUR, ms=14, mec="k",
-                label="at capability time", zorder=5)
+        a2.plot(np.interp(t_cap, steps, pts[:, 3, 0]), np.interp(t_cap, steps, pts[:, 3, 1]), "*",
+                color=CAP_COLOUR, ms=14, mec="k", label="at capability time", zorder=5)
     k_turn = int(np.searchsorted(steps, turn.turn[i, j]))
     a2.plot(*pts[k_turn, 3], "D", color=TURN_COLOUR, ms=7, mfc="none", mew=2, label="turn", zorder=5)
     corners(a2)
@@ -298,18 +271,14 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
 
 
 def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
-    """Study Fig. 5: embedding disentanglement ``1 - |cos(e01 - e00, e10 - e00)|``
-    over training, one panel per separation, one line per seed, each seed's capability
-    time marked with a dashed line of its colour.
+    """Study Fig. 5: embedding disentanglement ``1 - |cos(e01 - e00, e10 - e00)|`` over training
+    per separation, one line per seed, its capability time dashed in its colour.
 
     Parameters
     ----------
     res : dict
-        A results dict.
-    axes : sequence of matplotlib Axes
-        One per colour separation.
+    axes : sequence of matplotlib.axes.Axes
     by : {"classifier", "pixels"}
-        Which reading the capability times use.
     """
     dcs, steps = _meta(res)
     axes = axes_for(axes, len(dcs))
@@ -330,15 +299,13 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
 
 
 def leads_table(res: dict, lds: CM.Leads) -> str:
-    """Per separation, the capability times and the median leads of
-    :func:`~swingby.capability.measures.leads` as a Markdown table.
+    """Markdown table per separation of the capability times and the median leads of
+    :func:`~swingby.capability.measures.leads`.
 
     Parameters
     ----------
     res : dict
-        The sweep (for its separations).
     lds : Leads
-        Its leads.
     """
     dcs = res["meta"]["config"]["separations"]
     tc, th = lds.first.capability, lds.held.capability
@@ -355,15 +322,13 @@ def leads_table(res: dict, lds: CM.Leads) -> str:
 
 
 def probe_table_pair(first: list, held: list) -> str:
-    """The chapter's probe table for both timings as Markdown: per probe, the correlations
-    with the capability and the behaviour time by first and by held crossings, and the
-    permutation p-value of the held correlation with capability.
+    """Markdown probe table: per probe, the correlations with the capability and behaviour times
+    by first and held crossings, and the permutation p of the held correlation with capability.
 
     Parameters
     ----------
     first, held : list of ProbeScore
-        :func:`~swingby.capability.probes.probe_score` of each probe against the first
-        and the held crossing times, in the same order.
+        :func:`~swingby.capability.probes.probe_score` against the first and the held times, one order.
     """
     if not first or len(first) != len(held) or \
             not all(isinstance(s, CP.ProbeScore) for s in (*first, *held)):
@@ -381,16 +346,13 @@ def probe_table_pair(first: list, held: list) -> str:
 
 
 def count_phrase(k: int, noun: str = "run", plural: str | None = None) -> str:
-    """``k`` things in words: "no run", "1 run", "3 runs" (the chapter's glued counts).
+    """``k`` things in words: "no run", "1 run", "3 runs".
 
     Parameters
     ----------
     k : int
-        The count, at least 0.
-    noun : str
-        The singular noun.
-    plural : str or None
-        The plural (None: ``noun + "s"``).
+    noun, plural : str
+        Singular and plural (None: ``noun + "s"``).
     """
     k = _checks.integer("k", k, low=0)
     if k == 0:

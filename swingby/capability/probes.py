@@ -1,8 +1,8 @@
-"""Probes of the held-out class beside its accuracy (the hidden-capabilities study,
-Figs. 1, 4, 5 and App. D; chapter ``book/capability.md``): where class 11 turns in
-concept space, the geometry of the class-prompt embeddings, the training log, the
-transition step of any probe curve, and how well a probe's step tracks the capability
-time (:func:`probe_score`).
+"""Probes of the held-out class beside its accuracy (the hidden-capabilities study, Figs. 1, 4, 5
+and App. D; chapter ``book/capability.md``): where class 11 turns in concept space, the geometry
+of the class-prompt embeddings, the training log, the transition step of any probe curve, and how
+well it tracks the capability time. ``res`` is a results dict as in ``.measures``; arrays are
+indexed ``(separation, seed, ...)``, NaN for unfinished runs.
 """
 from __future__ import annotations
 
@@ -34,14 +34,7 @@ CORNERS = {"01": (0.0, 1.0), "10": (1.0, 0.0)}
 
 # -------------------------------------------------------- concept-space turn
 def class_points(res: dict) -> np.ndarray:
-    """Concept-space points of every class, ``(D, S, K, 4, 2)``: the mean of
-    ``(P(blue), P(small))`` over the samples; NaN where the run is not finished.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``probs``, ``done``).
-    """
+    """Concept-space points ``(D, S, K, 4, 2)`` of every class: the sample mean of ``(P(blue), P(small))``."""
     check_res(res, "probs")
     return masked(res, np.asarray(res["probs"], float).mean(axis=4))
 
@@ -57,31 +50,19 @@ def first_concept_index(points: np.ndarray, level: float = 0.5) -> np.ndarray:
 
 
 class ConceptTurn(NamedTuple):
-    """Where the held-out class ends its concept memorization, per run ``(D, S)``.
+    """Where the held-out class ends its concept memorization, per run ``(D, S)`` (NaN / "": missing run)."""
 
-    ``corner``: the trained class it was drawn to ("01" or "10"); ``turn``: the step of
-    its closest approach to that corner; ``departure``: the first step after the turn at
-    which it is half-way from the corner to its target (``inf`` if never). NaN / "" for
-    missing runs.
-    """
-
-    corner: np.ndarray
-    turn: np.ndarray
-    departure: np.ndarray
+    corner: np.ndarray     #: the trained class it was drawn to, "01" or "10"
+    turn: np.ndarray       #: the step of its closest approach to that corner
+    departure: np.ndarray  #: the first step after it half-way from the corner to the target (``inf``: never)
 
 
 def concept_turn(res: dict) -> ConceptTurn:
-    """End of concept memorization in concept space (study Figs. 1 and 4; eq. ``eq-cap-turn``).
+    """End of concept memorization in concept space (study Figs. 1, 4; eq. ``eq-cap-turn``).
 
-    From the first checkpoint at which a concept is learned, class 11's distance to each
-    trained corner (01 red small, 10 blue big) is followed; the corner it comes closest to
-    is the memorised one, the step of that closest approach the turn, and the step at which
-    the distance again exceeds one half the departure.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``probs``, ``done``, ``meta``).
+    From the first checkpoint at which a concept is learned, class 11's distance to each trained
+    corner is followed: the corner it comes closest to is the memorised one, the step of that
+    closest approach the turn, and the step at which the distance again exceeds one half the departure.
     """
     pts = class_points(res)
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
@@ -103,14 +84,7 @@ def concept_turn(res: dict) -> ConceptTurn:
 
 
 def final_mse(res: dict) -> np.ndarray:
-    """Concept-space MSE of class 11 to its target (1, 1) at the last checkpoint, ``(D, S)``
-    (how well a run ends; study Fig. 1); NaN for unfinished runs.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``probs``, ``done``).
-    """
+    """Concept-space MSE ``(D, S)`` of class 11 to its target (1, 1) at the last checkpoint (study Fig. 1)."""
     p = class_points(res)[:, :, -1, CLASS_11]
     return ((p - TARGET_11) ** 2).mean(axis=-1)
 
@@ -123,14 +97,8 @@ def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def embedding_disentanglement(res: dict) -> np.ndarray:
-    """``1 - |cos(e01 - e00, e10 - e00)|`` of the class-prompt embeddings, ``(D, S, K)``
-    (study Fig. 5; eq. ``eq-cap-ed``): 1 when the size and colour directions are orthogonal.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``emb (D, S, K, 4, E)``, ``done``).
-    """
+    """``1 - |cos(e01 - e00, e10 - e00)|`` ``(D, S, K)`` of the class-prompt embeddings (study Fig. 5;
+    eq. ``eq-cap-ed``): 1 when the size and colour directions are orthogonal."""
     check_res(res, "emb")
     e = np.asarray(res["emb"], float)
     return masked(res, 1 - np.abs(_cos(e[..., 1, :] - e[..., 0, :], e[..., 2, :] - e[..., 0, :])))
@@ -155,8 +123,8 @@ def loss_log(res: dict, field: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def transition_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Transition step of a probe (eq. ``eq-cap-transition``): the first step at which the
-    curve has moved half of its largest excursion from its starting value.
+    """Transition step of a probe (eq. ``eq-cap-transition``): the first (interpolated) step at which
+    the curve has moved half of its largest excursion from its start; ``steps[0]`` for a flat curve.
 
     Parameters
     ----------
@@ -164,11 +132,6 @@ def transition_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
         Strictly increasing steps.
     y : array (..., K)
         Probe curves (NaN: missing run).
-
-    Returns
-    -------
-    array (...)
-        Interpolated step; ``steps[0]`` for a flat curve; NaN for a missing run.
     """
     y, s = check_curves(y, steps)
     dev = np.abs(y - y[..., :1])
@@ -205,23 +168,9 @@ PROBE_NAMES = (
 
 
 def probe_steps(res: dict) -> dict[str, np.ndarray]:
-    """The transition step of every probe of the study's Figs. 4, 5 and App. D (Figs.
-    10-16) per run: the concept-space turn and leaving step (:func:`concept_turn`), the
-    embedding disentanglement's transition step and the step of its maximum, and the
-    transition step of the parallelogram cosine, of the weight and gradient norms of the
-    conditioning network's colour and size inputs and of all convolutions, and of the loss.
-
-    Parameters
-    ----------
-    res : dict
-        A results dict (needs ``probs``, ``emb``, ``wnorm``, ``loss``, ``done``, ``meta``).
-
-    Returns
-    -------
-    dict
-        :data:`PROBE_NAMES` to an array ``(D, S)`` of steps (NaN: unfinished run; ``inf``:
-        a leaving step never reached).
-    """
+    """:data:`PROBE_NAMES` to the ``(D, S)`` transition steps of every probe of the study's Figs. 4, 5
+    and App. D (Figs. 10-16): the concept-space turn and leaving step, the step of the embedding
+    disentanglement's maximum, and the :func:`transition_step` of the other curves."""
     check_res(res, "probs", "emb", "wnorm", "loss")
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     turn = concept_turn(res)
@@ -237,20 +186,14 @@ def probe_steps(res: dict) -> dict[str, np.ndarray]:
 
 # -------------------------------------------------------------- probe scores
 class ProbeScore(NamedTuple):
-    """How well a probe's transition step predicts the capability time over the runs.
-
-    ``r_capability``: Pearson correlation with the capability time; ``p_value``: its
-    one-sided permutation p-value (:func:`probe_score`); ``median_gap``: median of
-    ``|t_probe - t_capability|``; ``r_behaviour``: the correlation with the behaviour
-    time (runs where behaviour crosses); ``n``: runs used.
-    """
+    """How well a probe's transition step predicts the capability time over the runs."""
 
     name: str
-    r_capability: float
-    p_value: float
-    median_gap: float
-    r_behaviour: float
-    n: int
+    r_capability: float  #: Pearson correlation with the capability time
+    p_value: float       #: its one-sided permutation p (:func:`probe_score`)
+    median_gap: float    #: median of ``|t_probe - t_capability|``
+    r_behaviour: float   #: correlation with the behaviour time (runs where behaviour crosses)
+    n: int               #: runs used
 
 
 def _corr(x: np.ndarray, y: np.ndarray) -> float:
@@ -263,13 +206,11 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
                 seed: int = 0, seeding: str = "shared") -> ProbeScore:
     """Score one probe against the capability time (the chapter's probe table).
 
-    The p-value is a one-sided ``scipy.stats.permutation_test`` (``"pairings"``) of the
-    correlation over the runs where both steps are finite, the probe's steps permuted
-    among those runs *within each separation*, so a probe that only knows the separation
-    does not score. The permuted unit is the independent one: with ``seeding="shared"``
-    the seed (one permutation applied at every separation), with ``"per_run"`` the run
-    (each separation on its own). Where all permutations number at most ``n_perm`` the
-    test is exact.
+    The p-value is a one-sided ``scipy.stats.permutation_test`` (``"pairings"``, exact where all
+    permutations number at most ``n_perm``) of the correlation over the runs where both steps are
+    finite, the probe's steps permuted *within each separation*, so a probe that only knows the
+    separation does not score. The permuted unit is the independent one: the seed (one permutation
+    at every separation) with ``seeding="shared"``, the run with ``"per_run"``.
 
     Parameters
     ----------
@@ -278,7 +219,6 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
     t_probe : array (D, S)
         The probe's transition step per run.
     times : CrossingTimes
-        Capability and behaviour times per run.
     n_perm : int
         Permutations for the p-value.
     seed : int

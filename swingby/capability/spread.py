@@ -1,6 +1,5 @@
-"""The seed-to-seed spread of capability and behaviour and the fit of one time against
-the other (the hidden-capabilities study, Figs. 3, 8, 9; chapter ``book/capability.md``).
-"""
+"""The seed-to-seed spread of capability and behaviour and the fit of one time against the other
+(the hidden-capabilities study, Figs. 3, 8, 9; chapter ``book/capability.md``)."""
 from __future__ import annotations
 
 import warnings
@@ -18,8 +17,6 @@ __all__ = ["median_seed", "LinearFit", "linear_fit", "SpreadYardstick", "spread_
 def seed_std(curves: np.ndarray) -> np.ndarray:
     """Standard deviation ``(D, K)`` over the finished seeds of ``curves (D, S, K)`` (study Fig. 8)."""
     c = np.asarray(curves, float)
-    if c.shape[1] < 2:
-        return np.full((c.shape[0], c.shape[2]), np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a checkpoint with fewer than two finished seeds
         out = np.nanstd(np.where(np.isfinite(c), c, np.nan), axis=1, ddof=1)
@@ -28,8 +25,7 @@ def seed_std(curves: np.ndarray) -> np.ndarray:
 
 
 def median_seed(times: np.ndarray, done: np.ndarray) -> int:
-    """Index of the seed with the median time among the finished runs of one separation
-    (the run the chapter draws in its study-Fig.-4 panel).
+    """Index of the seed with the median time among the finished runs of one separation.
 
     Parameters
     ----------
@@ -61,8 +57,7 @@ def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 
     Parameters
     ----------
     x, y : array
-        Same size; pairs with a NaN or ``inf`` are left out; at least three must remain,
-        with two distinct ``x``.
+        One size; at least three finite pairs with two distinct ``x``.
     n_boot : int
         Bootstrap resamples for the slope's interval.
     seed : int
@@ -100,10 +95,9 @@ class SpreadYardstick(NamedTuple):
 
 def spread_yardstick(behaviour_curves: np.ndarray, n_samples: int, n_prompts: int, rng: np.random.Generator,
                      n_redraws: int = 20) -> SpreadYardstick:
-    """The comparative part of the seed-robustness claim (study Figs. 8, 9) on a capability
-    of prompts that change nothing: :func:`swingby.capability.confirm.late_spread` per
-    separation on :func:`~swingby.capability.measures.noise_capability` against the runs'
-    own behaviour, counted over the runs and averaged over ``n_redraws`` redraws.
+    """The comparative part of the seed-robustness claim (study Figs. 8, 9) on a capability of prompts
+    that change nothing: :func:`~swingby.capability.confirm.late_spread` per separation against the
+    runs' own behaviour, counted over the runs and averaged over the redraws.
 
     Parameters
     ----------
@@ -112,9 +106,7 @@ def spread_yardstick(behaviour_curves: np.ndarray, n_samples: int, n_prompts: in
     n_samples, n_prompts : int
         Samples per prompt, and prompts besides the plain one.
     rng : numpy.random.Generator
-        Source of the redraws.
     n_redraws : int
-        Redraws of the null capability.
     """
     beh = _checks.array("behaviour_curves", behaviour_curves, ndim=3)
     n_samples = _checks.positive_int("n_samples", n_samples)

@@ -1,12 +1,8 @@
-"""The register of the paper's claims, one module per chapter, fixed before the fresh runs that judge them.
-
-Each module lists its chapter's claims as :class:`~swingby.verdicts.Claim` entries (the paper's
-sentence, form, unit, check, wrong model and design). :func:`fingerprint` hashes the SIM and theory
-claims with the verdict rule's constants and the thresholds of :mod:`swingby.observations.rules`
-and :mod:`swingby.theory.rules` (``tests/test_claims_register.py`` freezes it); the diffusion and
-capability modules have fingerprints of their own. Seed ``k`` of a registered check is
-``FRESH_SEED_OFFSET + k`` (:func:`fresh_seeds`); the authors' seeds still draw the figures that
-reproduce theirs.
+"""The register of the paper's claims, one module per chapter, each a tuple of :class:`~swingby.verdicts.Claim`
+fixed before the fresh runs that judge them. :func:`fingerprint` hashes the SIM and theory claims with the
+verdict rule's constants and the observation and theory thresholds (``tests/test_claims_register.py`` freezes
+it); the diffusion and capability modules have their own. Seed ``k`` of a registered check is
+``FRESH_SEED_OFFSET + k`` (:func:`fresh_seeds`); the authors' seeds still draw the figures that reproduce theirs.
 """
 from __future__ import annotations
 

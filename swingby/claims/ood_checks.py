@@ -1,5 +1,5 @@
 """The Fig. 16 claim of the ood_checks chapter (App. F.3), registered before the fresh runs that judge it;
-the constants below are written into its ``design`` text (Fig. 15's claim is in :mod:`.sim_task`)."""
+the constants below are written into its ``design`` text (Fig. 15's claim is in ``.sim_task``)."""
 from __future__ import annotations
 
 import math

@@ -1,6 +1,5 @@
-"""Input checks of the diffusion code that need torch (the generic ones are in
-:mod:`swingby._checks`): a bad input is a ``ValueError`` (``TypeError`` for a wrong type)
-naming the argument, what was given and what is allowed."""
+"""Input checks of the diffusion code that need torch (the generic ones: ``swingby._checks``);
+a bad input is a ``ValueError`` (``TypeError`` for a wrong type) naming the argument."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,9 +12,7 @@ __all__ = []
 
 def tensor(name: str, value, *, ndim: int | None = None, dtypes=None, min_len: int = 0,
            low: float | None = None, high: float | None = None, finite: bool = True):
-    """``value`` if it is a floating-point tensor (of ``dtypes``) with ``ndim`` dimensions, at
-    least ``min_len`` entries along its first axis, entries in ``[low, high]`` and (``finite``)
-    no NaN or inf; nothing is cast or rescaled."""
+    """``value`` if it is a float tensor of ``dtypes``, ``ndim``, ``min_len`` rows, in ``[low, high]``, ``finite``."""
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
     if dtypes is not None and value.dtype not in dtypes:
@@ -43,8 +40,7 @@ def tensor(name: str, value, *, ndim: int | None = None, dtypes=None, min_len: i
 
 def images(name: str, value, *, n: int | None = None, low: float = 0.0, high: float = 1.0,
            dtypes=(torch.float32,)) -> torch.Tensor:
-    """``value`` if it is a batch of ``n`` RGB images ``(n, 3, H, H)`` of ``dtypes``, ``H >= 8``
-    divisible by 4 (the U-Net halves it twice), finite, in ``[low, high]``."""
+    """``value`` if it is ``n`` finite RGB images ``(n, 3, H, H)`` in ``[low, high]``, ``H >= 8`` divisible by 4."""
     t = tensor(name, value, dtypes=dtypes, finite=False)
     if t.ndim != 4 or t.shape[0] < 1 or t.shape[1] != 3 or t.shape[2] != t.shape[3] or t.shape[2] < 8 \
             or t.shape[2] % 4:

@@ -1,8 +1,6 @@
-"""The concept classifier (paper Sec. 5): a small CNN that reads ``P(blue)`` and
-``P(small)``, an image's coordinates in concept space, off the pixels. It is trained on
-all four classes (the held-out class too: it is a measuring instrument, not the model
-under test), at colour separations drawn from the sweep's range, so one classifier
-serves every separation.
+"""The concept classifier (paper Sec. 5): a small CNN that reads an image's concept-space
+coordinates ``(P(blue), P(small))`` off its pixels. A measuring instrument, not the model
+under test, it is trained on all four classes at separations drawn from the sweep's range.
 """
 from __future__ import annotations
 
@@ -55,9 +53,8 @@ def _image_memory(n: int, cfg: CirclesConfig, what: str) -> None:
 
 
 class ConceptClassifier(nn.Module):
-    """The concept classifier: conv-GELU stages with pooling, then global average *and* max
-    pooling (a small disc's colour is a local signal that an average alone dilutes) and two
-    logits, (blue, small); ``width`` channels in its first convolutions."""
+    """Conv-GELU stages with pooling, then global average *and* max pooling (a small disc's colour
+    is a local signal that an average alone dilutes) and two logits, (blue, small)."""
 
     def __init__(self, width: int = 16):
         super().__init__()
@@ -78,7 +75,7 @@ class ConceptClassifier(nn.Module):
 
     @torch.no_grad()
     def probabilities(self, images: torch.Tensor, batch: int = 512) -> np.ndarray:
-        """The concept-space coordinates ``(P(blue), P(small))`` of images.
+        """The concept-space coordinates ``(n, 2)``, ``(P(blue), P(small))``, of images.
 
         Parameters
         ----------
@@ -86,10 +83,6 @@ class ConceptClassifier(nn.Module):
             Images in [0, 1].
         batch : int
             Images per forward pass.
-
-        Returns
-        -------
-        numpy.ndarray (n, 2)
         """
         images = _images(images)
         batch = _checks.positive_int("batch", batch)
@@ -100,8 +93,7 @@ class ConceptClassifier(nn.Module):
 
 def labelled_batch(cfg: CirclesConfig, n: int, rng: np.random.Generator,
                    dcs: Sequence[float] | None = None, test_fraction: float = 0.25):
-    """``n`` images of random classes (all four), at separations drawn from ``dcs``, a share
-    ``test_fraction`` drawn like test prompts, and their (blue, small) labels ``(n, 2)``."""
+    """``n`` images of all four classes at separations ``dcs`` (some as test prompts), and their labels."""
     cfg = _config(cfg)
     n = _checks.positive_int("n", n)
     _image_memory(n, cfg, f"n = {n}")
@@ -123,15 +115,13 @@ def labelled_batch(cfg: CirclesConfig, n: int, rng: np.random.Generator,
                 imgs.append(render(c, sample_attributes(c, cls, m, rng, test=is_test), rng))
                 labels.append(np.tile([int(cls[0]), int(cls[1])], (m, 1)))
     perm = rng.permutation(n)
-    return (torch.from_numpy(np.concatenate(imgs)[perm]),
-            torch.from_numpy(np.concatenate(labels)[perm]).float())
+    return (torch.from_numpy(np.concatenate(imgs)[perm]), torch.from_numpy(np.concatenate(labels)[perm]).float())
 
 
 def train_classifier(cfg: CirclesConfig, dcs: Sequence[float], *, steps: int = 600, batch: int = 128,
                      lr: float = 3e-3, width: int = 16, seed: int = 0, progress: bool = False
                      ) -> ConceptClassifier:
-    """A :class:`ConceptClassifier` trained on fresh batches of ``cfg`` at the separations
-    ``dcs`` (binary cross-entropy on both concepts; AdamW, one-cycle schedule of peak ``lr``)."""
+    """A :class:`ConceptClassifier` trained on fresh batches at ``dcs`` (AdamW, one-cycle schedule)."""
     cfg, dcs = _config(cfg), _separations(dcs)
     steps, batch = _checks.positive_int("steps", steps), _checks.positive_int("batch", batch)
     lr, seed = _checks.positive_float("lr", lr), _checks.seed("seed", seed)
@@ -158,26 +148,17 @@ def train_classifier(cfg: CirclesConfig, dcs: Sequence[float], *, steps: int = 6
 
 def accuracy_by_class(clf: ConceptClassifier, cfg: CirclesConfig, dcs: Sequence[float],
                       n_per_class: int = 500, seed: int = 12345) -> dict:
-    """Held-out accuracy of both concepts jointly, per class and separation, on images drawn
-    as in training (from ``seed``), half of them as test prompts.
+    """``{(dc, class): accuracy}`` of both concepts jointly, on fresh images (half as test prompts).
 
     Parameters
     ----------
     clf : ConceptClassifier
-        The classifier to test.
     cfg : CirclesConfig
-        The data-generating process.
     dcs : sequence of float
-        Colour separations to test at.
+        Colour separations.
     n_per_class : int
         Images per class and separation.
     seed : int
-        Seeds the test images.
-
-    Returns
-    -------
-    dict
-        ``{(dc, class): accuracy}``.
     """
     _checks.instance("clf", clf, ConceptClassifier, "ConceptClassifier")
     cfg, dcs = _config(cfg), _separations(dcs)

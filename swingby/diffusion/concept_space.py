@@ -1,9 +1,6 @@
-"""Concept space without the classifier (paper Sec. 5, Fig. 6).
-
-The *pixel check* (:func:`pixel_measure`) measures the disc's radius and colour directly
-on the pixels, so that an empty or smeared image is never counted as a generalisation;
-:func:`joint_accuracy` counts the samples read as blue and small, by the classifier or by
-the pixel check; :func:`concept_mse` is a point's distance to class 11's target (1, 1).
+"""Concept space without the classifier (paper Sec. 5, Fig. 6): the *pixel check*
+(:func:`pixel_measure`) measures the disc's radius and colour on the pixels, so that an
+empty or smeared image never counts as a generalisation.
 """
 from __future__ import annotations
 
@@ -20,22 +17,13 @@ TARGET_11 = np.array([1.0, 1.0])  #: concept-space target of the held-out class 
 
 def concept_mse(points: np.ndarray, target: np.ndarray = TARGET_11) -> np.ndarray:
     """Mean squared distance of concept-space points ``(..., 2)`` to ``target`` (Fig. 6b)."""
-    p = _checks.array("points", points)
-    if p.ndim < 1 or p.shape[-1] != 2:
-        raise ValueError(f"points must end in an axis of size 2 (P(blue), P(small)), got {p.shape}")
-    return ((p - _checks.array("target", target, shape=(2,))) ** 2).mean(axis=-1)
+    return ((np.asarray(points, float) - target) ** 2).mean(axis=-1)
 
 
 def pixel_measure(images: np.ndarray) -> np.ndarray:
-    """Classifier-free reading of generated images ``(n, 3, H, W)`` in [0, 1]: the background is
-    the median colour of the border pixels; a pixel belongs to the disc when its largest channel
-    deviation from the background exceeds half the image's peak deviation.
-
-    Returns
-    -------
-    numpy.ndarray (n, 4)
-        ``valid`` (peak deviation >= :data:`MIN_CONTRAST` and a disc pixel), radius in grid
-        units (``sqrt(area / pi)``), ``blueness = B - R`` of the disc's mean colour, peak deviation.
+    """Classifier-free reading ``(n, 4)`` of images ``(n, 3, H, W)`` in [0, 1]: ``valid`` (peak deviation
+    >= ``MIN_CONTRAST``), radius in grid units, ``blueness = B - R`` of the disc's mean colour, peak
+    deviation; a disc pixel deviates from the border's median colour by over half the peak in some channel.
     """
     x = _checks.array("images", images)
     if x.ndim != 4 or x.shape[1] != 3 or min(x.shape[2:]) < 2:
@@ -58,8 +46,7 @@ def pixel_measure(images: np.ndarray) -> np.ndarray:
 
 
 def joint_accuracy(probs: np.ndarray, pixels: np.ndarray, by: str) -> np.ndarray:
-    """Share over the sample axis of samples read as blue and small: by the classifier
-    (``probs (..., n, 2)``, both above one half) or by the pixel check (``pixels (..., n, 4)``)."""
+    """Share of samples (last axis) read as blue and small by the classifier or by the pixel check."""
     if _checks.choice("by", by, ("classifier", "pixels")) == "classifier":
         return ((probs[..., 0] > 0.5) & (probs[..., 1] > 0.5)).mean(axis=-1)
     ok = (pixels[..., 0] > 0.5) & (pixels[..., 2] > 0) & (pixels[..., 1] < RADIUS_SPLIT)

@@ -1,28 +1,8 @@
-"""The coloured-circles data-generating process (paper Sec. 5, App. G; seed 003).
-
-An image is a blurred disc of one colour on a light background. Two concepts:
-colour (red / blue, separated by ``dc``) and size (big / small, separated by
-``ds``). The four classes are named by (colour, size) bits::
-
-    "00" red big    "01" red small    "10" blue big    "11" blue small
-
-Classes 00, 01 and 10 are trained; 11 is held out and is the compositional test.
-Every parameter of the authors' generator (``book/authors_code.md``) is a field of
-:class:`CirclesConfig`:
-
-* pixel grid ``linspace(-1, 1, image_size)``; disc ``r < radius`` blurred by a
-  Gaussian of ``blur`` *grid units* (default ``2/31``, one pixel at 32x32, so an
-  image at another resolution shows the same picture), pixel noise std
-  ``pixel_noise``, clipped to [0, 1];
-* centre ``x, y ~ U[-position, position]`` (``position = 0.5``);
-* background: each channel ``U[bg_low, bg_high]`` = ``U[0.8, 1.0]`` (test: 0.9);
-* colour means red ``(0.5+dc/2, 0.5-dc/2, 0.5-dc/2)``, blue
-  ``(0.5-dc/2, 0.5-dc/2, 0.5+dc/2)``, jittered per channel by ``U[-dc/8, dc/8]``;
-* radius means ``0.45 + ds/2`` (big), ``0.45 - ds/2`` (small), jittered by
-  ``U[-3 ds/8, 3 ds/8]``, floored at ``0.1``.
-
-The conditioning vector of an image is its sampled colour (RGB) and radius; test
-prompts use the exact class means (:func:`class_prompt`).
+"""The coloured-circles data-generating process (paper Sec. 5, App. G; ``book/authors_code.md``):
+a blurred disc on a light background. Colour (red / blue, means ``0.5 +- dc/2``) and size (big /
+small, radius means ``0.45 +- ds/2``) name four classes by their bits: ``00`` red big, ``01`` red
+small, ``10`` blue big, ``11`` blue small (held out: the compositional test). ``cfg`` is always
+a :class:`CirclesConfig`, whose fields are the generator's.
 """
 from __future__ import annotations
 
@@ -40,27 +20,25 @@ CLASSES = ("00", "01", "10", "11")  #: (colour bit, size bit); colour 1 = blue, 
 TRAIN_CLASSES = ("00", "01", "10")
 #: the over-prompted colours of seed 003 (App. B), all at the small radius
 CAPABILITY_COLOURS = ((0.0, 0.0, 1.0), (0.1, 0.1, 0.9), (0.2, 0.2, 0.8), (0.3, 0.3, 0.7), (0.4, 0.4, 0.6))
-#: the same idea scaled to each colour separation: blue means at these multiples of dc
-CAPABILITY_SCALES = (1.5, 2.0, 3.0)
+CAPABILITY_SCALES = (1.5, 2.0, 3.0)  #: the same scaled to each separation: blue means at these multiples of dc
 
 
 @dataclass(frozen=True)
 class CirclesConfig:
-    """Parameters of the data-generating process (defaults: the authors' values,
-    except ``image_size``, which each preset chooses)."""
+    """The generator's parameters (defaults: the authors', but ``image_size``, which each preset sets)."""
 
     image_size: int = 32
     dc: float = 0.4  #: colour separation
     ds: float = 0.4  #: size separation
     colour_jitter: float = 1 / 8  #: colour jitter half-width, in units of dc
     size_jitter: float = 3 / 8  #: radius jitter half-width, in units of ds
-    min_radius: float = 0.1
-    position: float = 0.5
-    bg_low: float = 0.8
+    min_radius: float = 0.1  #: floor of the jittered radius
+    position: float = 0.5  #: disc centres uniform in [-position, position] (the grid is [-1, 1])
+    bg_low: float = 0.8  #: background channels uniform in [bg_low, bg_high]
     bg_high: float = 1.0
-    bg_test: float = 0.9
+    bg_test: float = 0.9  #: background of a test image
     blur: float = 2 / 31  #: Gaussian blur std in grid units (1 pixel at 32x32)
-    pixel_noise: float = 1e-3
+    pixel_noise: float = 1e-3  #: std of the pixel noise (then clipped to [0, 1])
 
     def __post_init__(self):
         validate(self)
@@ -70,9 +48,8 @@ class CirclesConfig:
         return asdict(self)
 
 
-#: allowed range of each real field of :class:`CirclesConfig`: the grid is [-1, 1], colours
-#: and backgrounds are in [0, 1]; a colour (size) jitter of half the separation or more makes
-#: the two colours (sizes) overlap; a blur of a whole grid unit or more blurs the disc away
+#: allowed range of each real field of :class:`CirclesConfig` (a jitter of half the separation
+#: makes the two colours or sizes overlap; a blur of a whole grid unit blurs the disc away)
 FIELD_RANGES = {"dc": (0.0, 1.0), "ds": (0.0, 1.0), "colour_jitter": (0.0, 0.5), "size_jitter": (0.0, 0.5),
                 "min_radius": (0.0, 1.0), "position": (0.0, 1.0), "bg_low": (0.0, 1.0), "bg_high": (0.0, 1.0),
                 "bg_test": (0.0, 1.0), "blur": (0.0, 1.0), "pixel_noise": (0.0, 1.0)}
@@ -111,19 +88,13 @@ def colour_mean(cfg: CirclesConfig, blue: int) -> np.ndarray:
 
 
 def radius_mean(cfg: CirclesConfig, small: int) -> float:
-    """Radius mean of the big or small class.
+    """Radius mean (grid units) of the big or small class.
 
     Parameters
     ----------
     cfg : CirclesConfig
-        The data-generating process (sets ``ds``).
     small : {0, 1}
         The size bit.
-
-    Returns
-    -------
-    float
-        In grid units.
     """
     validate(cfg)
     _checks.integer("small", small, low=0, high=1)
@@ -137,9 +108,7 @@ def class_prompt(cfg: CirclesConfig, cls: str) -> np.ndarray:
 
 
 def capability_prompts(cfg: CirclesConfig) -> tuple[np.ndarray, list[str]]:
-    """``(prompts (P, 4), labels)`` that ask for blue-small more strongly than the plain
-    class-11 prompt: the colours :data:`CAPABILITY_COLOURS`, then the blue mean at ``k * dc``
-    for ``k`` in :data:`CAPABILITY_SCALES` (capped at full blue), all at the small radius."""
+    """``(prompts (P, 4), labels)`` asking for blue-small more strongly than class 11's prompt (App. B)."""
     validate(cfg)
     r = radius_mean(cfg, 1)
     cols = [np.array(c) for c in CAPABILITY_COLOURS]
@@ -154,25 +123,16 @@ def capability_prompts(cfg: CirclesConfig) -> tuple[np.ndarray, list[str]]:
 
 def sample_attributes(cfg: CirclesConfig, cls: str, n: int, rng: np.random.Generator,
                       *, test: bool = False) -> dict:
-    """Draw ``n`` sets of image attributes (colour, radius, centre, background) of class ``cls``.
+    """Attributes of ``n`` images of class ``cls``: ``colour (n, 3)``, ``radius``, ``centre (n, 2)``, ``background``.
 
     Parameters
     ----------
     cfg : CirclesConfig
-        The data-generating process.
     cls : {"00", "01", "10", "11"}
-        The class (colour bit, size bit).
     n : int
-        Images to draw, in [0, 1e8].
     rng : numpy.random.Generator
-        Source of the jitter, centres and backgrounds.
     test : bool
-        Draw test images: the class means and the background ``bg_test`` (the centre is still random).
-
-    Returns
-    -------
-    dict
-        Arrays ``colour (n, 3)``, ``radius (n,)``, ``centre (n, 2)``, ``background (n, 3)``.
+        Test images: the class means and background ``bg_test`` (the centre is still random).
     """
     validate(cfg)
     n = _checks.integer("n", n, low=0, high=10 ** 8)
@@ -198,7 +158,7 @@ ATTRS = {"colour": (3, (0.0, 1.0)), "radius": (None, (0.0, 3.0)), "centre": (2, 
 
 
 def check_attrs(attrs, keys=tuple(ATTRS)) -> dict:
-    """``attrs`` with its arrays ``keys`` as float arrays of one length, each in its range of :data:`ATTRS`."""
+    """``attrs`` with its arrays ``keys`` as float arrays of one length, each in its range of ``ATTRS``."""
     if not isinstance(attrs, dict):
         raise TypeError(f"attrs must be a dict of arrays {list(keys)} (from sample_attributes), "
                         f"got {_checks.short_repr(attrs)}")
@@ -230,20 +190,15 @@ def _blur_kernel(cfg: CirclesConfig) -> np.ndarray | None:
 
 
 def render(cfg: CirclesConfig, attrs: dict, rng: np.random.Generator) -> np.ndarray:
-    """Render attributes to images ``(n, 3, H, W)`` float32 in [0, 1] (App. G).
+    """Images ``(n, 3, H, W)``, float32 in [0, 1], of the attributes ``attrs`` (App. G).
 
     Parameters
     ----------
     cfg : CirclesConfig
-        The data-generating process (image size, blur, pixel noise).
     attrs : dict
         From :func:`sample_attributes`.
     rng : numpy.random.Generator
-        Source of the pixel noise.
-
-    Returns
-    -------
-    numpy.ndarray (n, 3, H, W)
+        Draws the pixel noise.
     """
     validate(cfg)
     attrs = check_attrs(attrs)
@@ -275,24 +230,16 @@ def conditioning(attrs: dict) -> np.ndarray:
 
 def make_dataset(cfg: CirclesConfig, n_per_class: int = 2048, *, classes=TRAIN_CLASSES,
                  seed: int = 0) -> dict:
-    """The training set of Sec. 5: ``n_per_class`` images of each of ``classes``.
+    """The training set of Sec. 5: tensors ``images (N, 3, H, W)`` in [0, 1], ``cond (N, 4)``,
+    ``labels (N, 2)`` (colour bit, size bit), and ``attrs`` (each image's radius and colour).
 
     Parameters
     ----------
     cfg : CirclesConfig
-        The data-generating process.
     n_per_class : int
-        Images per class.
     classes : sequence of str
-        The classes to draw (default: the three trained ones).
+        Default: the three trained ones.
     seed : int
-        Seeds the draw.
-
-    Returns
-    -------
-    dict
-        Tensors ``images (N, 3, H, W)`` in [0, 1], ``cond (N, 4)``, ``labels (N, 2)``
-        (colour bit, size bit), and ``attrs`` (radius and colour of each image).
     """
     validate(cfg)
     n_per_class = _checks.positive_int("n_per_class", n_per_class)

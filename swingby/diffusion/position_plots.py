@@ -1,7 +1,7 @@
-"""The figures and tables of the position search (:mod:`swingby.diffusion.runs.position_search`)
-and of the search at 4800 steps (:mod:`swingby.diffusion.runs.long_search`): every run of
-every candidate against the criterion written before the runs. Used by
-``book/diffusion_cpu.md``; it only reads the searches' collected rows."""
+"""The figures and tables of the position search (:mod:`swingby.diffusion.runs.position_search`) and of
+the search at 4800 steps (:mod:`swingby.diffusion.runs.long_search`) in ``book/diffusion_cpu.md``: every
+run of every candidate against the criterion written before the runs, from the searches' collected
+``rows`` (their ``collect()``); ``axes`` are two matplotlib Axes."""
 from __future__ import annotations
 
 import textwrap
@@ -19,16 +19,14 @@ __all__ = ["display_order", "dose_names", "long_search_table", "plot_long_search
 
 
 def dose_names() -> list[str]:
-    """Names of the candidates of the position dose-response (only ``position`` changed from
-    the ``cpu`` model, :data:`~swingby.diffusion.runs.position_search.CANDIDATES`), from the
-    centre outwards."""
+    """Names of the candidates of the position dose-response (only ``position`` changed from the ``cpu``
+    model), from the centre outwards."""
     dose = [name for name, _, over in PS.CANDIDATES if set(over) <= {"position"}]
     return sorted(dose, key=lambda n: PS.candidate_preset(n).position)
 
 
 def display_order() -> list[str]:
-    """Names of the candidates in the order the figure shows them: the position
-    dose-response (:func:`dose_names`), then the other models at the authors' positions."""
+    """Names of the candidates in the figure's order: :func:`dose_names`, then the other models."""
     dose = dose_names()
     return dose + [name for name, _, _ in PS.CANDIDATES if name not in dose]
 
@@ -45,18 +43,15 @@ def _rows(rows) -> dict:
 
 
 def plot_position_search(rows: list[dict], axes) -> None:
-    """Two panels, one column per candidate (:func:`display_order`). Left: class 11's
-    blue-small fraction at the last checkpoint, by the pixels (filled: dc 0.689, open: dc
-    0.247) and by the classifier (x, dc 0.689), one marker per seed; the criterion's 80 %
-    (at dc 0.689) dashed. Right: the smallest disc fraction of the trained classes per
-    run (both separations), the criterion's 95 % dashed. A candidate without runs is
-    labelled "not run".
+    """Two panels, one column per candidate (:func:`display_order`; "not run" where it has no runs). Left:
+    class 11's blue-small fraction at the last checkpoint by the pixels (filled: dc 0.689, open: dc 0.247) and
+    by the classifier (x, dc 0.689), one marker per seed, the criterion's 80 % dashed. Right: the smallest
+    disc fraction of the trained classes per run, the criterion's 95 % dashed.
 
     Parameters
     ----------
-    rows : list of dict
-        :func:`~swingby.diffusion.runs.position_search.collect`.
-    axes : sequence of two matplotlib Axes
+    rows, axes
+        The position search's rows and two Axes.
     """
     by_name = _rows(rows)
     if not hasattr(axes, "__len__") or len(axes) != 2:
@@ -92,15 +87,14 @@ def plot_position_search(rows: list[dict], axes) -> None:
 
 
 def search_conclusion(rows: list[dict], choice: dict) -> str:
-    """The paragraph that closes the position search, read from its stored candidates:
-    where the position dose-response at the ``cpu`` model passes and fails, what the
-    larger models at the authors' positions did, and what that allows one to say. Until
-    every candidate has run it says the statement is about those run so far.
+    """The paragraph that closes the position search: where the position dose-response at the ``cpu`` model
+    passes and fails, what the larger models at the authors' positions did, and what that allows one to say
+    (until every candidate has run, a statement about those run so far).
 
     Parameters
     ----------
     rows : list of dict
-        :func:`~swingby.diffusion.runs.position_search.collect`.
+        The position search's rows.
     choice : dict
         :func:`~swingby.diffusion.runs.position_search.choose` of ``rows``.
     """
@@ -153,15 +147,13 @@ def _run_bounds(row: dict) -> list[tuple[str, list[float]]]:
 
 
 def long_search_table(rows: list[dict], state: dict) -> str:
-    """The 4800-step search as a markdown table: one line per candidate in the order of
-    :data:`~swingby.diffusion.runs.long_search.CANDIDATES`, its runs, the lower bounds the
-    criterion reads and its outcome ("not run" with the reason where the cost rules
-    skipped it).
+    """The 4800-step search as a markdown table: one line per candidate, its runs, the lower bounds the
+    criterion reads and its outcome ("not run" with the reason where the cost rules skipped it).
 
     Parameters
     ----------
     rows : list of dict
-        :func:`~swingby.diffusion.runs.long_search.collect`.
+        The 4800-step search's rows.
     state : dict
         :func:`~swingby.diffusion.runs.long_search.choose` of ``rows``.
     """
@@ -187,17 +179,14 @@ def long_search_table(rows: list[dict], state: dict) -> str:
 
 
 def plot_long_search(rows: list[dict], axes) -> None:
-    """Two panels, one column per candidate that ran. Left: class 11's share of blue small
-    discs at the decisive separation, per run (dots, classifier) and the pooled lower
-    bound (bar: classifier and pixels), the criterion's level dashed. Right: the lower
-    bounds of the trained classes' disc shares (one mark per class and separation), the
-    criterion's level dashed.
+    """Two panels, one column per candidate that ran, the criterion's levels dashed. Left: class 11's share
+    of blue small discs at the decisive separation, per run (dots, classifier) and the pooled lower bound
+    (bars: classifier and pixels). Right: the lower bounds of the trained classes' disc shares.
 
     Parameters
     ----------
-    rows : list of dict
-        :func:`~swingby.diffusion.runs.long_search.collect`.
-    axes : sequence of two matplotlib Axes
+    rows, axes
+        The 4800-step search's rows and two Axes.
     """
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "disc_bounds" in r for r in rows):
         raise ValueError("rows must be the list that long_search.collect() returns")

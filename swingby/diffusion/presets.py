@@ -12,11 +12,8 @@ from swingby.diffusion.vdm import DETAILS
 
 __all__ = ["AUTHORS_DETAILS", "PRESETS", "Preset", "get_preset"]
 
-#: the block styles of :class:`swingby.diffusion.unet.CondUNet`
-BLOCKS = ("shared", "authors")
-#: how a run's randomness is seeded (:func:`run_seed`): "shared" gives every separation of
-#: seed s the same randomness, "per_run" independent randomness per (separation, seed)
-SEEDINGS = ("shared", "per_run")
+BLOCKS = ("shared", "authors")  #: the block styles of ``swingby.diffusion.unet.CondUNet``
+SEEDINGS = ("shared", "per_run")  #: ``run_seed``: every separation of a seed alike, or each run its own
 #: the model details of the authors' code, as preset fields (see ``book/authors_code.md``)
 AUTHORS_DETAILS = dict(block="authors", dropout=0.1, residual=True, parameterization="eps",
                        decoder="gaussian", data_range="01", sampler="z0", grad_clip=0.01)
@@ -24,7 +21,7 @@ AUTHORS_DETAILS = dict(block="authors", dropout=0.1, residual=True, parameteriza
 
 @dataclass(frozen=True)
 class Preset:
-    """Everything a sweep needs; stored verbatim in the results file (:meth:`to_dict`)."""
+    """Everything a sweep needs; stored verbatim in the results file (``to_dict``)."""
 
     name: str
     image_size: int
@@ -59,9 +56,8 @@ class Preset:
     classifier_width: int = 16
     workers: int = 1  #: parallel training processes
     threads: int = 1  #: torch threads per process (fixed, so that numbers do not depend on the machine)
-    seeding: str = "shared"  #: "shared" or "per_run" (:data:`SEEDINGS`, :func:`run_seed`)
-    #: every weight matrix and kernel of the U-Net (not biases or norms) times this at
-    #: initialisation (1: PyTorch's default); the open questions' Q1 diffusion contrast
+    seeding: str = "shared"  #: "shared" or "per_run" (``SEEDINGS``, ``run_seed``)
+    #: every U-Net weight matrix and kernel times this at initialisation (the open questions' Q1)
     init_scale: float = 1.0
 
     def __post_init__(self):
@@ -71,8 +67,7 @@ class Preset:
         validate_preset(self)
 
     def to_dict(self) -> dict:
-        """The preset as a JSON-ready dict (tuples as lists; ``seeding`` and ``init_scale`` only
-        when not their defaults, so that older stored configs stay unchanged)."""
+        """JSON-ready dict; ``seeding`` and ``init_scale`` only off their defaults (stored configs stay unchanged)."""
         d = asdict(self)
         if d["seeding"] == "shared":
             del d["seeding"]
@@ -93,9 +88,7 @@ _UPPER = {"steps": 10 ** 7, "batch": 2 ** 14, "sample_steps": 100_000, "samples_
 
 
 def run_seed(p: Preset, dc: float, seed: int) -> int:
-    """The seed of run ``(dc, seed)`` (its weights, batches, data and sampling noise): ``seed``
-    itself with ``p.seeding == "shared"``; with ``"per_run"`` drawn by
-    ``numpy.random.SeedSequence`` from ``seed`` and ``dc`` in units of 1e-6."""
+    """Run ``(dc, seed)``'s seed: ``seed`` (``"shared"``), or drawn from both by ``SeedSequence`` (``"per_run"``)."""
     validate_preset(p)
     if not _is_real(dc) or not 0 <= dc <= 1:
         raise ValueError(f"dc must be a colour separation in [0, 1], got {dc!r}")
@@ -113,13 +106,8 @@ def get_preset(name: str, **overrides) -> Preset:
     Parameters
     ----------
     name : {"paper", "cpu", "tiny"}
-        Which preset.
     **overrides
         Fields of :class:`Preset` to change (a list is stored as a tuple).
-
-    Returns
-    -------
-    Preset
     """
     if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"name: the preset must be one of {sorted(PRESETS)}, got {name!r}")
@@ -171,7 +159,8 @@ def validate_preset(p: Preset) -> None:
         if not _is_real(v) or not lo <= v <= hi or (k in ("lr", "init_scale") and v == 0):
             positive = " and > 0" if k in ("lr", "init_scale") else ""
             raise ValueError(f"{k} must be a finite number in [{lo}, {hi}]{positive}, got {v!r}")
-    if not isinstance(p.separations, tuple) or not p.separations or not all(_is_real(s) and 0 <= s <= 1 for s in p.separations):
+    if not isinstance(p.separations, tuple) or not p.separations \
+            or not all(_is_real(s) and 0 <= s <= 1 for s in p.separations):
         raise ValueError(f"separations must be colour separations in [0, 1], got {p.separations!r}")
     if len(set(p.separations)) != len(p.separations):
         raise ValueError(f"separations must not repeat, got {p.separations!r}")
@@ -195,8 +184,7 @@ def validate_preset(p: Preset) -> None:
 
 PRESETS = {
     "paper": Preset(name="paper", image_size=32, **AUTHORS_DETAILS, batch=64),
-    # the confirmatory sweep of the 4800-step search's choice, spread 0.1
-    # (swingby.diffusion.runs.long_search.sweep_preset; the tests keep them equal)
+    # the confirmatory sweep of the 4800-step search's choice (long_search.sweep_preset; a test keeps them equal)
     "cpu": Preset(
         name="cpu", image_size=16, widths=(16, 32, 64), n_res=1, attention=True, position=0.1,
         steps=4800, batch=48, lr=2e-3, ema=0.99, bf16=True,

@@ -1,16 +1,7 @@
-"""Read-outs of a diffusion sweep for the confirmatory checks of paper Sec. 5: a pixel
-test that does not count noise as a disc, the first checkpoint at which a run's samples
-show discs, and class 11's concept-space path of each run from there on.
-
-The pixel check (:func:`~swingby.diffusion.concept_space.pixel_measure`) calls every noise
-image valid: a noise image deviates from its border median everywhere, and its peak pixel
-always exceeds half the peak. :func:`disc_test` adds what makes a disc a disc: a
-background that is flat compared with the disc (the peak deviation at least
-``background_ratio`` times the 90th percentile of the deviation of the border pixels
-outside the disc mask, so that a disc may touch the border), one blob (the largest
-8-connected component holds at least ``blob_share`` of the mask) and at most
-``disc_max_area`` of the image. The unit of every check is the run; the thresholds come
-from :data:`swingby.claims.diffusion.DESIGN`.
+"""Read-outs of a diffusion sweep for the confirmatory checks of paper Sec. 5: a disc test
+that does not count noise as a disc (the pixel check calls every noise image valid), the
+first checkpoint at which a run's samples show discs, and class 11's concept-space path
+of each run from there on. The unit is the run; thresholds: :data:`swingby.claims.diffusion.DESIGN`.
 """
 from __future__ import annotations
 
@@ -29,7 +20,7 @@ CLASS_11 = 3  #: index of the held-out class in the sweep's class axis
 
 
 class DiscTest(NamedTuple):
-    """:func:`disc_test` of ``n`` images, each field ``(n,)``."""
+    """``disc_test`` of ``n`` images, each field ``(n,)``."""
 
     is_disc: np.ndarray     #: bool: a flat background, enough contrast, one blob
     peak: np.ndarray        #: largest channel deviation from the border median
@@ -39,7 +30,7 @@ class DiscTest(NamedTuple):
 
 
 def disc_test(images: np.ndarray, design=DESIGN) -> DiscTest:
-    """Whether each image ``(n, 3, H, W)`` in [0, 1] shows a disc (not noise), by the thresholds of ``design``."""
+    """Whether each image ``(n, 3, H, W)`` in [0, 1] shows a disc: flat background, contrast, one blob, not too big."""
     design = check_design(design)
     x = _checks.array("images", images)
     if x.ndim != 4 or x.shape[1] != 3 or min(x.shape[2:]) < 4:
@@ -71,9 +62,7 @@ def disc_test(images: np.ndarray, design=DESIGN) -> DiscTest:
 
 
 def disc_onset(is_disc: np.ndarray, design=DESIGN) -> int:
-    """The first checkpoint from which a run's samples (``is_disc (K, n)``) show discs: the
-    share of discs is at least ``design.onset_share`` there and at the next
-    ``design.sustain - 1`` checkpoints; ``K`` if never."""
+    """First checkpoint of ``is_disc (K, n)`` starting ``design.sustain`` with disc shares >= ``onset_share``, or K."""
     design = check_design(design)
     d = np.asarray(is_disc)
     if d.ndim != 2 or d.dtype != bool or d.size == 0:
@@ -102,8 +91,7 @@ def _check_res(res: dict) -> dict:
 
 
 def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
-    """:func:`disc_onset` of every run ``(D, S)`` of a complete sweep, from the disc flags the
-    evaluation stores or, in sweeps made before those were stored, from the thumbnails."""
+    """``disc_onset`` of every run ``(D, S)``, from the stored disc flags or else the thumbnails."""
     design = check_design(design)
     th = np.asarray(_check_res(res)["thumbs"])
     D, S, K = th.shape[:3]
@@ -123,7 +111,7 @@ class RunPaths(NamedTuple):
     onset: np.ndarray   #: (D, S) first disc checkpoint of each run
     points: np.ndarray  #: (D, S, K, 2) (P(blue), P(small)), mean over samples
     se: np.ndarray      #: (D, S, K, 2) sampling standard error of each point
-    noise: np.ndarray   #: (D, S, 2) the run's noise level per coordinate (:func:`noise_level`)
+    noise: np.ndarray   #: (D, S, 2) the run's noise level per coordinate (``noise_level``)
 
     def run(self, i: int, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Steps ``(L,)``, points ``(L, 2)`` and noise ``(2,)`` of one run from its onset on.
@@ -131,7 +119,7 @@ class RunPaths(NamedTuple):
         Parameters
         ----------
         i, s : int
-            Index of the separation and of the seed.
+            Indices of the separation and the seed.
         """
         k0 = int(self.onset[i, s])
         return self.steps[k0:], self.points[i, s, k0:], self.noise[i, s]
@@ -156,9 +144,7 @@ class CheckCount(NamedTuple):
 
 
 def noise_level(x: np.ndarray, se: np.ndarray) -> float:
-    """A run's noise level in one coordinate ``x (K,)`` with sampling errors ``se``: the larger
-    of its median sampling error and its checkpoint-to-checkpoint jitter (the robust
-    standard deviation of second differences, ``1.4826 MAD / sqrt(6)``)."""
+    """The larger of ``median(se)`` and the jitter of ``x (K,)`` (robust std of second differences)."""
     x = _checks.array("x", x, ndim=1, min_size=3)
     se = _checks.array("se", se, shape=x.shape)
     d2 = x[2:] - 2 * x[1:-1] + x[:-2]
@@ -167,19 +153,13 @@ def noise_level(x: np.ndarray, se: np.ndarray) -> float:
 
 
 def run_paths(res: dict, design=DESIGN) -> RunPaths:
-    """Class 11's concept-space path of every run, its sampling errors, its disc onset and
-    noise level (measured from the onset on, at least ``design.noise_floor``).
+    """Class 11's concept-space path of every run, its sampling errors, disc onset and noise level (from the onset).
 
     Parameters
     ----------
     res : dict
         A complete sweep (:func:`~swingby.diffusion.runs.storage.load_results`).
     design : DiffusionDesign
-        The thresholds.
-
-    Returns
-    -------
-    RunPaths
     """
     design = check_design(design)
     p = np.asarray(_check_res(res)["probs"], float)[:, :, :, CLASS_11]      # (D, S, K, n, 2)
@@ -187,19 +167,15 @@ def run_paths(res: dict, design=DESIGN) -> RunPaths:
     onset = sweep_onsets(res, design)
     D, S, K = pts.shape[:3]
     noise = np.full((D, S, 2), np.nan)
-    for i in range(D):
-        for s in range(S):
-            if onset[i, s] <= K - 3:
-                for c in range(2):
-                    noise[i, s, c] = max(design.noise_floor,
-                                         noise_level(pts[i, s, onset[i, s]:, c], se[i, s, onset[i, s]:, c]))
+    for i, s, c in np.ndindex(D, S, 2):
+        if onset[i, s] <= K - 3:
+            noise[i, s, c] = max(design.noise_floor, noise_level(pts[i, s, onset[i, s]:, c], se[i, s, onset[i, s]:, c]))
     dcs = np.asarray(res["meta"]["config"]["separations"], float)
     return RunPaths(dcs, np.asarray(res["meta"]["checkpoint_steps"], float), onset, pts, se, noise)
 
 
 def window_means(x: np.ndarray, sigma: float, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """Means ``(..., K - w + 1)`` of ``w`` consecutive points of ``x (..., K)`` and their
-    standard error ``sigma / sqrt(w)`` for points with noise ``sigma``."""
+    """Means of ``w`` consecutive points of ``x (..., K)`` and their standard error ``sigma / sqrt(w)``."""
     x = np.asarray(x, float)
     w = _checks.integer("w", w, low=1, high=x.shape[-1])
     c = np.cumsum(np.concatenate([np.zeros(x.shape[:-1] + (1,)), x], axis=-1), axis=-1)

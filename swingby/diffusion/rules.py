@@ -1,17 +1,17 @@
-"""The frozen thresholds of the diffusion (Fig. 6) and capability checks, :data:`RULES`, fixed
-before the data they judge. A sweep made under them records :func:`fingerprint` in its meta
-(``rules_fingerprint``); ``tests/test_rules.py`` fails if a rule changes under a stored sweep.
+"""The thresholds the diffusion sweeps were made under, :data:`RULES`, frozen by their
+fingerprint: every stored sweep records :func:`fingerprint` in its meta
+(``rules_fingerprint``), and ``tests/test_rules.py`` fails if a value changes under one.
+
+The registered diffusion and capability checks read their thresholds from the register
+(:data:`swingby.claims.diffusion.DESIGN`, :data:`swingby.claims.capability.DESIGN`); of
+these rules only ``blue_big_p`` (over-prompting, :mod:`swingby.capability.checks`) and
+``swing_min`` (the explorer's reading of a run) are still read.
 """
 from __future__ import annotations
 
 import dataclasses
 
 from swingby import verdicts
-
-# Temporary re-exports (theory.jacobian_link, open_questions.checks, book/audit.md, book/open_questions.md):
-# import them from swingby.verdicts.
-from swingby.verdicts import Outcome, binomial_p, seeds_needed, verdict_rule_text  # noqa: F401
-from swingby.verdicts import outcome_verdict as verdict  # noqa: F401
 
 __all__ = ["Rules", "RULES", "fingerprint"]
 

@@ -1,5 +1,5 @@
-"""A sweep's plan, before anything runs (App. G): its checkpoints, evenly spaced in
-sqrt(step), the repeated final draws, and where its files go. Pure functions of the preset.
+"""A sweep's plan (App. G), a pure function of its preset: checkpoints evenly spaced in
+sqrt(step), the repeated final draws, and where its files go.
 """
 from __future__ import annotations
 
@@ -16,14 +16,11 @@ from swingby.diffusion.presets import PRESETS, Preset, validate_preset
 
 __all__ = ["N_REPEATS", "PRESETS", "results_path"]
 
-#: independent repeated draws of every class from the final model: the sampling noise of
-#: a model that no longer changes
-N_REPEATS = 4
+N_REPEATS = 4  #: repeated draws of every class from the final model: the sampling noise of a fixed model
 
 
 def checkpoint_steps(steps: int, n_checkpoints: int) -> np.ndarray:
-    """Evaluation steps evenly spaced in ``sqrt(step)`` from 0 to ``steps`` (``n_checkpoints``
-    before rounding merges equal steps)."""
+    """Evaluation steps evenly spaced in ``sqrt(step)`` from 0 to ``steps`` (rounding merges equal ones)."""
     steps = _checks.integer("steps", steps, low=1, high=10 ** 9)
     n_checkpoints = _checks.integer("n_checkpoints", n_checkpoints, low=2, high=10 ** 6)
     return np.unique(np.round(np.linspace(0, np.sqrt(steps), n_checkpoints) ** 2).astype(int))
@@ -42,20 +39,24 @@ def config_hash(p: Preset) -> str:
 
 
 def results_path(out_dir: Path, p: Preset) -> Path:
-    """``out_dir/sweep_<preset>.npz``: the results file of preset ``p`` (``sweep_<preset>-custom-<hash>.npz``
-    when ``p`` differs from the stored preset of its name, so an override never overwrites it)."""
+    """``out_dir/sweep_<preset>.npz``, the results file of ``p`` (of an override: ``sweep_<preset>-custom-<hash>.npz``).
+
+    Parameters
+    ----------
+    out_dir : path-like
+    p : Preset
+    """
     validate_preset(p)
     tag = p.name if PRESETS.get(p.name) == p else f"{p.name}-custom-{config_hash(p)[:8]}"
     return _inputs.path("out_dir", out_dir) / f"sweep_{tag}.npz"
 
 
 def default_scratch(p: Preset) -> Path:
-    """``$XDG_CACHE_HOME/swingby-diffusion/<preset>-<config hash>`` (or ``~/.cache/...``): the job executors' states."""
+    """``$XDG_CACHE_HOME/swingby-diffusion/<preset>-<config hash>``: the job executors' run states."""
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     return base / "swingby-diffusion" / f"{p.name}-{config_hash(p)[:12]}"
 
 
 def partial_dir(out_dir: Path, p: Preset) -> Path:
-    """``<out_dir>/partial/<preset>-<config hash>``: a pool sweep's resumable run states,
-    beside its results file, kept while a run is unfinished."""
+    """``<out_dir>/partial/<preset>-<config hash>``: a pool sweep's resumable run states."""
     return Path(out_dir) / "partial" / f"{p.name}-{config_hash(p)[:12]}"

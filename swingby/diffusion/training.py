@@ -1,6 +1,5 @@
-"""Training one diffusion model of the Sec. 5 sweep: the model a preset describes, the
-device and precision it runs at, and a training state (:class:`Run`) that resumes bit for
-bit after an interruption.
+"""Training one diffusion model of the Sec. 5 sweep: the model a preset describes, its device
+and precision, and a training state (:class:`Run`) that resumes bit for bit.
 """
 from __future__ import annotations
 
@@ -40,9 +39,7 @@ def autocast(p: Preset, device: torch.device):
     Parameters
     ----------
     p : Preset
-        The preset.
     device : torch.device
-        The device the network runs on.
     """
     validate_preset(p)
     _inputs.instance("device", device, torch.device, "torch.device (see resolve_device)")
@@ -56,8 +53,7 @@ def build_model(p: Preset) -> VDM:
     validate_preset(p)
     net = CondUNet(p.widths, n_res=p.n_res, attention=p.attention, style=p.block, dropout=p.dropout,
                    residual=p.residual)
-    return VDM(net, parameterization=p.parameterization, decoder=p.decoder, data_range=p.data_range,
-               sampler=p.sampler)
+    return VDM(net, parameterization=p.parameterization, decoder=p.decoder, data_range=p.data_range, sampler=p.sampler)
 
 
 def cond_first_layers(model: VDM) -> list[torch.nn.Linear]:
@@ -72,8 +68,7 @@ def cond_first_layers(model: VDM) -> list[torch.nn.Linear]:
 
 
 def _column_norms(layers, attr: str) -> tuple[float, float]:
-    """Norms of the colour (RGB) and size (radius) input columns of ``layers``' weights
-    (``attr = "data"``) or of their gradients (``attr = "grad"``)."""
+    """Norms of the colour and size input columns of ``layers``' weights (``"data"``) or gradients (``"grad"``)."""
     mats = [getattr(lay.weight, attr) for lay in layers]
     if any(m is None for m in mats):
         return float("nan"), float("nan")
@@ -95,17 +90,14 @@ def weight_norms(model: VDM) -> np.ndarray:
 
 
 class Run:
-    """One training run that can stop and resume bit for bit: weights, EMA weights, optimiser,
-    random generator, step, the records so far and the running loss window.
+    """One training run that stops and resumes bit for bit (weights, EMA, optimiser, generator, records).
 
     Parameters
     ----------
     p : Preset
-        What to train.
     seed : int
         Seeds the initial weights, the batches and the diffusion noise.
     device : torch.device
-        Where the model and the data live.
     """
 
     def __init__(self, p: Preset, seed: int, device: torch.device):
@@ -133,7 +125,6 @@ class Run:
         self.n_window = 0
         self.loss_every = max(1, p.steps // p.n_loss_records)
 
-    # ----------------------------------------------------------- training
     def _one_step(self, images: torch.Tensor, cond: torch.Tensor) -> None:
         """One optimiser step on a random batch, and the loss record when one is due."""
         p = self.p
@@ -178,13 +169,11 @@ class Run:
         Parameters
         ----------
         target : int
-            The step to train to.
         images : torch.Tensor (N, 3, H, W)
             Training images in [0, 1].
         cond : torch.Tensor (N, 4)
-            Their conditioning vectors.
         check : callable, optional
-            Called without arguments every 20 steps (it may stop the process).
+            Called every 20 steps (it may stop the process).
         """
         target = _checks.integer("target", target, low=self.step, high=self.p.steps)
         _inputs.images("images", images)
@@ -200,7 +189,6 @@ class Run:
                 check()
             self._one_step(images, cond)
 
-    # ----------------------------------------------------------- state
     def state(self) -> dict:
         """Everything needed to resume, as tensors, numbers and lists (loadable with ``weights_only=True``)."""
         return {"model": self.model.state_dict(), "ema": self.ema.state_dict(), "opt": self.opt.state_dict(),
@@ -208,7 +196,7 @@ class Run:
                 "window": torch.from_numpy(self.window.copy()), "n_window": self.n_window}
 
     def load_state(self, st: dict) -> None:
-        """Restore :meth:`state` (raises ``KeyError``/``RuntimeError`` on a foreign state)."""
+        """Restore ``state`` (raises ``KeyError``/``RuntimeError`` on a foreign state)."""
         self.model.load_state_dict(st["model"])
         self.ema.load_state_dict(st["ema"])
         self.opt.load_state_dict(st["opt"])

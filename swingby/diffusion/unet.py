@@ -1,10 +1,7 @@
-"""A small conditional U-Net (paper App. G).
-
-ResNet blocks (GroupNorm, GELU, 3x3 convolutions) at three resolutions, widths
-``widths = (c1, c2, c3)``; the time embedding (sinusoidal of ``gamma``) and the
-conditioning MLP (colour RGB + radius) are added inside every block; optional
-self-attention at the bottleneck; a zero-initialised output convolution, so an
-untrained network predicts 0.
+"""A small conditional U-Net (paper App. G): ResNet blocks at three resolutions, the time
+(sinusoidal of ``gamma``) and conditioning (RGB + radius) embeddings added in every block,
+optional self-attention at the bottleneck, and a zero-initialised output (an untrained
+network predicts 0).
 """
 from __future__ import annotations
 
@@ -30,10 +27,7 @@ def _groups(ch: int) -> int:
 
 
 class ResBlock(nn.Module):
-    """GroupNorm-GELU-conv, add embeddings, GroupNorm-GELU-(dropout)-conv, residual; the
-    embeddings enter through ``Linear(emb)`` of one shared embedding, or (``per_block = (t_dim,
-    c_dim)``, the authors' ``sep_mlp``) through the block's own MLPs of the time features and
-    the raw conditioning; ``zero_second`` starts the block as its skip path."""
+    """GroupNorm-GELU-conv, add embeddings, GroupNorm-GELU-(dropout)-conv, residual; ``per_block``: own MLPs."""
 
     def __init__(self, c_in: int, c_out: int, emb_dim: int, *, per_block: tuple | None = None,
                  dropout: float = 0.0, zero_second: bool = False):
@@ -88,7 +82,7 @@ class ResBlock(nn.Module):
         return self._forward(x, emb)
 
     def _forward(self, x: torch.Tensor, emb) -> torch.Tensor:
-        """:meth:`forward` without its checks (for :class:`CondUNet`, which checked its inputs)."""
+        """``forward`` without its checks (for ``CondUNet``, which checked its inputs)."""
         h = self.c1(F.gelu(self.n1(x)))
         if isinstance(emb, tuple):  # (time features, conditioning): per-block MLPs
             e = self.t_proj(emb[0]) + self.c_proj(emb[1])
@@ -122,7 +116,7 @@ class Attention(nn.Module):
         return self._forward(x)
 
     def _forward(self, x: torch.Tensor) -> torch.Tensor:
-        """:meth:`forward` without its checks."""
+        """``forward`` without its checks."""
         b, c, h, w = x.shape
         qkv = self.qkv(self.norm(x)).reshape(b, 3, self.heads, c // self.heads, h * w)
         q, k, v = qkv.transpose(-1, -2).unbind(1)  # (b, heads, hw, c/heads)
@@ -130,12 +124,11 @@ class Attention(nn.Module):
         return x + self.out(a.transpose(-1, -2).reshape(b, c, h, w))
 
 
-#: the two block styles: the book's first design and the authors' code (``sep_mlp``)
-BLOCK_STYLES = ("shared", "authors")
+BLOCK_STYLES = ("shared", "authors")  #: the book's first design and the authors' code (``sep_mlp``)
 
 
 def _check_unet_args(widths, cond_dim, n_res, emb_dim) -> tuple[tuple, int, int, int]:
-    """Checked ``(widths, cond_dim, n_res, emb_dim)`` of :class:`CondUNet`, refusing a network too large for memory."""
+    """Checked ``(widths, cond_dim, n_res, emb_dim)`` of ``CondUNet``, refusing a network too large for memory."""
     if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__") or len(widths) != 3:
         raise ValueError(f"widths must be three positive integers (channels per level), got {widths!r}")
     widths = tuple(_checks.positive_int(f"widths[{i}]", w) for i, w in enumerate(widths))
@@ -148,10 +141,7 @@ def _check_unet_args(widths, cond_dim, n_res, emb_dim) -> tuple[tuple, int, int,
 
 
 class CondUNet(nn.Module):
-    """Conditional U-Net ``f(z, gamma, c)`` (App. G) with ``widths`` channels at three levels of
-    ``n_res`` blocks; ``style="shared"``: one time and one conditioning MLP for the network,
-    single-head attention; ``"authors"``: every block its own MLPs, zero-initialised second
-    convolutions, 4 attention heads; ``residual``: return ``h + z``."""
+    """Conditional U-Net ``f(z, gamma, c)``; ``style="authors"``: per-block MLPs (``sep_mlp``), 4 heads."""
 
     def __init__(self, widths: Sequence[int] = (64, 128, 256), cond_dim: int = 4, n_res: int = 2,
                  attention: bool = True, emb_dim: int | None = None, *, style: str = "shared",
@@ -208,7 +198,7 @@ class CondUNet(nn.Module):
 
     def _time_features(self, gamma: torch.Tensor) -> torch.Tensor:
         """Sinusoidal features of ``gamma``."""
-        # gamma in about [-5, 10] -> rescale to [0, 1000] like a step index
+        # gamma in about [-5, 10] -> [0, 1000], like a step index
         t = (gamma + 5.0) / 15.0 * 1000.0
         half = self.t_dim // 2
         freqs = torch.exp(-math.log(10000.0) * torch.arange(half, device=gamma.device) / max(half, 1))
@@ -217,20 +207,19 @@ class CondUNet(nn.Module):
         return F.pad(f, (0, self.t_dim - f.shape[1]))
 
     def embed(self, gamma: torch.Tensor, cond: torch.Tensor):
-        """What the blocks receive: one shared embedding (``"shared"``) or the pair (time
-        embedding, raw conditioning) that each block maps itself (``"authors"``)."""
+        """What the blocks receive: one embedding, or (``"authors"``) the pair (time, raw conditioning)."""
         _inputs.tensor("gamma", gamma, ndim=1, min_len=1)
         _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
         if cond.shape != (gamma.shape[0], self.cond_dim):
-            raise ValueError(f"cond must be ({gamma.shape[0]}, {self.cond_dim}) to match gamma, got {tuple(cond.shape)}")
+            raise ValueError(f"cond must be ({gamma.shape[0]}, {self.cond_dim}) to match gamma, "
+                             f"got {tuple(cond.shape)}")
         t = self.t_mlp(self._time_features(gamma))
         if self.style == "shared":
             return t + self.c_mlp(cond)
         return (F.gelu(t), cond)
 
     def forward(self, z: torch.Tensor, gamma: torch.Tensor, cond: torch.Tensor) -> torch.Tensor:
-        """The output for noisy images ``z (n, 3, H, W)`` at ``gamma`` (``(n,)`` or a scalar)
-        with conditioning ``cond (n, cond_dim)``: noise or ``v``, as the VDM reads it."""
+        """Noise or ``v`` (as the VDM reads it) for ``z (n, 3, H, W)`` at ``gamma`` with ``cond``."""
         _inputs.images("z", z, low=None, high=None, dtypes=(torch.float32, torch.bfloat16, torch.float16))
         _inputs.tensor("cond", cond, ndim=2, dtypes=(torch.float32, torch.bfloat16, torch.float16))
         if cond.shape != (z.shape[0], self.cond_dim):

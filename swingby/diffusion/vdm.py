@@ -1,27 +1,8 @@
-r"""Variational diffusion model (VDM; Kingma et al. 2021), as used in paper Sec. 5.
-
-Continuous time ``t in [0, 1]``; the forward process is variance preserving,
-
-    z_t = alpha_t x + sigma_t eps,  alpha_t^2 = sigmoid(-gamma(t)),  sigma_t^2 = sigmoid(gamma(t)),
-
-with a *learned linear* noise schedule ``gamma(t) = gamma_min + (gamma_max - gamma_min) t``
-(both ends trainable, initialised at -5 and 10). The loss is the VDM negative ELBO
-
-    L = L_prior + L_recon + L_diff,
-    L_diff = 1/2 gamma'(t) E || eps - eps_hat(z_t, t) ||^2,  t ~ U[0, 1] (antithetic),
-
-in nats per image. Two versions of the details, chosen by arguments of :class:`VDM`:
-
-* the book's first design (``style="book"``): data in [-1, 1]; a *v-parameterised*
-  network (Salimans & Ho 2022) with ``eps_hat = sigma_t z_t + alpha_t v_hat``; a decoder
-  ``p(x | z_0)`` that is a Gaussian binned into 256 bins per subpixel; a sampler that
-  clamps ``x_hat`` and returns the prediction ``x_hat`` at ``t = 0``;
-* the authors' code (``style="authors"``): data in [0, 1]; an *eps-parameterised*
-  network; a continuous Gaussian decoder ``N(x; z_0 / alpha_0, data_noise^2)`` with
-  ``data_noise = 1e-3``; a sampler without clamping that returns ``z_0``.
-
-Each of the four details is also an argument of its own, so that its effect can be
-measured alone.
+"""Variational diffusion model (VDM; Kingma et al. 2021), as in paper Sec. 5: variance-preserving
+``z_t = alpha_t x + sigma_t eps``, ``alpha_t^2 = sigmoid(-gamma(t))``, a learned linear schedule
+``gamma(t)``, and the negative ELBO ``L_prior + L_recon + L_diff`` in nats per image. Four details
+(``DETAILS``) are each an argument of :class:`VDM`, so that each one's effect can be measured
+alone; ``style`` sets all four: the book's first design or the authors' code.
 """
 from __future__ import annotations
 
@@ -36,9 +17,7 @@ from swingby.diffusion import _inputs
 __all__ = ["VDM"]
 
 N_BINS = 256
-#: the schedule's ends must lie in [-GAMMA_LIMIT, GAMMA_LIMIT]: beyond it sigmoid(-gamma) is
-#: below float32's resolution next to 1 squared (about 1e-14), so alpha or sigma is lost
-GAMMA_LIMIT = 30.0
+GAMMA_LIMIT = 30.0  #: bound of the schedule's ends: beyond it float32 loses alpha or sigma
 
 
 #: the allowed values of each VDM detail; the first is the book's, the second the authors'
@@ -82,15 +61,14 @@ def to_model_space(images: torch.Tensor, data_range: str = "pm1") -> torch.Tenso
 
 
 def from_model_space(x: torch.Tensor, data_range: str = "pm1") -> torch.Tensor:
-    """Inverse of :func:`to_model_space` (not clipped)."""
+    """Inverse of ``to_model_space`` (not clipped)."""
     _checks.choice("data_range", data_range, DETAILS["data_range"])
     _inputs.tensor("x", x)
     return (x + 1) / 2 if data_range == "pm1" else x
 
 
 def discretized_gaussian_nll(x: torch.Tensor, mean: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
-    """``-log P(x)`` in nats per subpixel of data ``x`` in [-1, 1] for a Gaussian of ``mean``
-    and ``scale`` binned into 256 bins (the outermost bins extend to +-infinity)."""
+    """``-log P(x)`` per subpixel of ``x`` in [-1, 1] under a Gaussian binned into 256 bins (ends open)."""
     _inputs.tensor("x", x, low=-1.0, high=1.0)
     _inputs.tensor("mean", mean)
     _inputs.tensor("scale", scale)
@@ -114,21 +92,20 @@ class VDM(nn.Module):
     Parameters
     ----------
     net : torch.nn.Module
-        A :class:`swingby.diffusion.unet.CondUNet` (or any module with that call).
+        A ``swingby.diffusion.unet.CondUNet`` (or any module with that call).
     gamma_min, gamma_max : float
-        Initial ends of the learned linear schedule (paper: -5, 10).
+        Initial ends of the schedule.
     style : {"book", "authors"}
-        Sets the four details below at once (see the module docstring).
+        Sets the four details below at once.
     parameterization : {"v", "eps"}, optional
-        What the network predicts.
+        What the network predicts (``v``: Salimans & Ho 2022).
     decoder : {"discrete", "gaussian"}, optional
-        ``p(x | z_0)``: 256-bin discretised Gaussian, or continuous with ``data_noise``.
+        ``p(x | z_0)``: a Gaussian binned into 256 bins per subpixel, or continuous of std ``data_noise``.
     data_range : {"pm1", "01"}, optional
         Data in [-1, 1] or in [0, 1].
     sampler : {"clamp_xhat", "z0"}, optional
         Clamp ``x_hat`` at each step and return ``x_hat(t=0)``, or no clamping and ``z_0``.
     data_noise : float
-        Standard deviation of the continuous decoder (authors: 1e-3).
     """
 
     def __init__(self, net: nn.Module, gamma_min: float = -5.0, gamma_max: float = 10.0, *,
@@ -137,8 +114,7 @@ class VDM(nn.Module):
         super().__init__()
         _inputs.instance("net", net, nn.Module, "torch.nn.Module such as swingby.diffusion.unet.CondUNet")
         _checks.choice("style", style, sorted(STYLES))
-        given = {"parameterization": parameterization, "decoder": decoder, "data_range": data_range,
-                 "sampler": sampler}
+        given = {"parameterization": parameterization, "decoder": decoder, "data_range": data_range, "sampler": sampler}
         for k, v in given.items():
             if v is not None:
                 _checks.choice(k, v, DETAILS[k])
@@ -160,23 +136,16 @@ class VDM(nn.Module):
 
     def loss(self, images: torch.Tensor, cond: torch.Tensor, generator: torch.Generator | None = None
              ) -> tuple[torch.Tensor, dict]:
-        """Negative ELBO in nats per image, averaged over the batch (VDM eqs. 11-17).
+        """``(loss, terms)``: the negative ELBO in nats per image, averaged over the batch (VDM
+        eqs. 11-17), and its terms ``diff``, ``prior``, ``recon`` in nats per dimension.
 
         Parameters
         ----------
         images : torch.Tensor (n, 3, H, W)
             Training images in [0, 1].
         cond : torch.Tensor (n, 4)
-            Their conditioning vectors.
         generator : torch.Generator, optional
-            Source of the diffusion times and noise.
-
-        Returns
-        -------
-        loss : torch.Tensor
-            A scalar.
-        terms : dict
-            The three terms of the bound (``diff``, ``prior``, ``recon``), in nats per dimension.
+            Draws the diffusion times and noise.
         """
         self._check_batch(images, cond)
         _inputs.generator("generator", generator, torch.Generator, optional=True)
@@ -215,26 +184,16 @@ class VDM(nn.Module):
     @torch.no_grad()
     def sample(self, cond: torch.Tensor, n_steps: int = 50, image_size: int = 32,
                generator: torch.Generator | None = None) -> torch.Tensor:
-        """Ancestral sampling with ``n_steps`` equal time steps from ``t = 1`` to ``0``: each
-        step draws ``z_s ~ q(z_s | z_t, x = x_hat(z_t))`` (VDM eq. 34). With the
-        ``"clamp_xhat"`` sampler ``x_hat`` is clipped at every step and the output is
-        ``x_hat`` at ``t = 0``; with ``"z0"`` nothing is clipped and the output is ``z_0``.
+        """Float32 images ``(n, 3, H, W)`` in [0, 1] on ``cond``'s device, by ancestral sampling in
+        ``n_steps`` equal steps from ``t = 1`` to 0, each ``z_s ~ q(z_s | z_t, x = x_hat(z_t))``
+        (VDM eq. 34), clipped to [0, 1] at the end for measurement.
 
         Parameters
         ----------
         cond : torch.Tensor (n, 4)
-            Conditioning vector of each image.
         n_steps : int
-            Sampling steps.
         image_size : int
-            Side of the images in pixels.
         generator : torch.Generator, optional
-            Source of the noise.
-
-        Returns
-        -------
-        torch.Tensor (n, 3, H, W)
-            Float32 images in [0, 1] (clipped there for measurement), on ``cond``'s device.
         """
         n_steps = _checks.integer("n_steps", n_steps, low=1, high=100_000)
         if not _checks.is_integer(image_size) or image_size < 8 or image_size % 4 or image_size > 256:

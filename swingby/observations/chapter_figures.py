@@ -1,6 +1,6 @@
-"""The composite figures of ``book/observations.md``: Fig. 2(a), 2(b) with the equal-``mu``
-runs, the slowing panels of Sec. 3.2, Fig. 2(c) with Fig. 3, the run statistics of Sec. 3.3
-and its table of runs, drawn with the panels of :mod:`swingby.observations.plots`.
+"""The composite figures of ``book/observations.md``: Fig. 2(a), 2(b) with the equal-``mu`` runs, the
+slowing panels of Sec. 3.2, Fig. 2(c) with Fig. 3, and the run statistics and table of Sec. 3.3.
+``threshold`` is the rise ``rho_0 >= 0`` above which a run is non-monotone.
 """
 from __future__ import annotations
 
@@ -22,14 +22,13 @@ __all__ = ["plot_fig2ab", "plot_slowing_panels", "plot_fig2c", "plot_rise_statis
 
 
 def plot_fig2ab(fig2a, fig2b, equal_mu):
-    """Fig. 2(a), 2(b) of the paper and the equal-``mu`` runs: one-layer output trajectories
-    in three panels (varied ``mu``; ``mu = (1, 2)``, varied ``sigma_1``; ``mu = (2, 2)``
-    with one wide cluster).
+    """Fig. 2(a), 2(b) and the equal-``mu`` runs: one-layer output trajectories in three panels (varied
+    ``mu``; ``mu = (1, 2)``, varied ``sigma_1``; ``mu = (2, 2)`` with one wide cluster).
 
     Parameters
     ----------
     fig2a, fig2b, equal_mu : sequence of TrainRecord
-        The runs of each panel, non-empty; their configurations name the curves.
+        The runs of each panel; their configurations name the curves.
     """
     panels = [
         (fig2a, [f"$\\mu$ = {r.config['mu']}" for r in fig2a],
@@ -49,23 +48,18 @@ def plot_fig2ab(fig2a, fig2b, equal_mu):
 
 
 def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
-    """Sec. 3.2 figure: the distance the output moves per equal interval over its largest, of
-    SGD runs (left) and of the wrong model's normalised-SGD runs (right), on one shared axis.
+    """Sec. 3.2 figure: the distance the output moves per equal interval over its largest, of SGD runs
+    (left) and of the wrong model's normalised-SGD runs (right), on one shared axis.
 
     Parameters
     ----------
-    runs, normalised_runs : sequence of TrainRecord
-        Finite runs, non-empty.
-    band : pair of float
-        ``(low, high)`` edges of the shaded band, ``0 < low < high <= 1``.
+    runs, normalised_runs, band
+        Finite runs of each, and the ``(low, high)`` edges of the shaded band, ``0 < low < high <= 1``.
     """
-    try:
-        low, high = (float(v) for v in band)
-    except (TypeError, ValueError):
-        low = high = None
-    if low is None or not 0 < low < high <= 1:
+    low, high = _checks.array("band", band, shape=(2,))
+    if not 0 < low < high <= 1:
         raise ValueError(f"band must be (low, high) with 0 < low < high <= 1, got {band!r}")
-    band = (low, high)
+    band = (float(low), float(high))
     fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.6), sharey=True)
     plot_relative_displacements(axes[0], runs, band=band, color="C0", title="SGD")
     plot_relative_displacements(axes[1], normalised_runs, band=band, color="C1",
@@ -75,16 +69,13 @@ def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
 
 
 def plot_fig2c(high, low, first_runs, *, run: int):
-    """Fig. 2(c) and Fig. 3 of the paper: trajectories (top left) and OOD test losses (top
-    right) of one run at high and one at low ``d``, and the test losses of the first runs
-    at low ``d`` (bottom).
+    """Fig. 2(c) and Fig. 3: trajectories (top left) and OOD test losses (top right) of one run at high
+    and one at low ``d``, and the test losses of the first runs at low ``d`` (bottom).
 
     Parameters
     ----------
-    high, low : TrainRecord
-        Finite runs at high and at low ``d``.
-    first_runs : sequence of TrainRecord
-        The first runs at low ``d``, non-empty, at most four.
+    high, low, first_runs
+        Finite runs at high and at low ``d``, and the first one to four runs at low ``d``.
     run : int
         The index of ``low`` among its runs, for the title.
     """
@@ -109,20 +100,15 @@ def plot_fig2c(high, low, first_runs, *, run: int):
 
 def plot_rise_statistics(stats, comparator, threshold: float, *,
                          comparator_label: str = "2, equal\nsignal"):
-    """Run statistics of Sec. 3.3 (not in the paper): the share of non-monotone runs per
-    dimension with binomial standard errors (left), and every run's rise on a log scale
-    with the mean and the threshold (right).
+    """Run statistics of Sec. 3.3 (not in the paper): the share of non-monotone runs per dimension with
+    binomial standard errors (left), and every run's rise with the mean and the threshold (right).
 
     Parameters
     ----------
-    stats : mapping of int to SeedStatistics
-        :func:`~swingby.observations.swingby.seed_statistics` per dimension ``d``.
-    comparator : SeedStatistics
-        The wrong model's runs, drawn last, in grey.
-    threshold : float
-        The threshold ``rho_0 > 0`` of a non-monotone run.
-    comparator_label : str
-        The comparator's tick label.
+    stats, comparator
+        :func:`~swingby.observations.swingby.seed_statistics` per dimension ``d``, and of the wrong model.
+    threshold, comparator_label
+        The threshold, and the comparator's tick label.
     """
     threshold = _checks.number("threshold", threshold, low=0)
     if not stats:
@@ -150,26 +136,16 @@ def plot_rise_statistics(stats, comparator, threshold: float, *,
 
 def rise_table(stats: Mapping[int, SeedStatistics], comparator: SeedStatistics, threshold: float, *,
                comparator_d: int = 2) -> str:
-    """The runs of Fig. 2(c) / Fig. 3 as a Markdown table: per dimension and for the
-    equal-signal wrong model, the width, learning rate, runs, non-monotone runs and the
-    largest rise (Sec. 3.3).
+    """The runs of Fig. 2(c) / Fig. 3 as a Markdown table (Sec. 3.3): per dimension and for the equal-signal
+    wrong model, the width, learning rate, runs, non-monotone runs and the largest rise.
 
     Parameters
     ----------
-    stats : mapping of int to SeedStatistics
-        :func:`~swingby.observations.swingby.seed_statistics` of the four-layer runs at ``mu = FIG2C_MU`` per dimension
-        ``d``, each a key of :data:`~swingby.observations.runs.FIG2C_SETTINGS`.
-    comparator : SeedStatistics
-        The equal-signal network's runs.
-    threshold : float
-        The rise ``rho_0 >= 0`` above which a run is non-monotone.
-    comparator_d : int
-        The comparator's dimension.
-
-    Returns
-    -------
-    str
-        A Markdown table.
+    stats, comparator
+        :func:`~swingby.observations.swingby.seed_statistics` per dimension ``d`` (a key of
+        :data:`~swingby.observations.runs.FIG2C_SETTINGS`), and of the equal-signal network.
+    threshold, comparator_d
+        The threshold, and the comparator's dimension.
     """
     threshold = _checks.number("threshold", threshold, low=0)
     mu = "(" + ", ".join(f"{m:g}" for m in FIG2C_MU) + ")"

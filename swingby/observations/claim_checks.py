@@ -1,19 +1,9 @@
-"""The units of the observation chapters' registered claims (``swingby.claims.observations``):
-what :func:`swingby.verdicts.judge` needs for given seeds. The order of Sec. 3.1 and the slowing
-of Sec. 3.2 (against the same data without diversity, and against normalised SGD,
-:mod:`swingby.observations.slowing`), the swing-by of Sec. 3.3 and the end point of Sec. 3.
-
-**Null audit of the equal-signal model** (the wrong model of ``claim-obs-swingby``): the same
-deep network on data whose two concepts carry equal signal, ``mu_1 = mu_2`` with the
-``||x_hat||`` of the real data. By Sec. 4.2 the swing-by needs distinct rates ``a_p``
-(Assumption D.5): the major entry of the stronger concept grows first while the minor entries
-it drags along are suppressed later. With ``a_1 = a_2`` the loss (4.1) is isotropic on the
-concept plane, so gradient descent on ``U`` keeps the eigenvectors of ``W = U U^T`` there, every
-eigenvalue moves monotonically to 1, and ``||(W - I) x_hat||`` can only fall.
-:func:`equal_signal_audit` shows it in the symmetric model at ``d = 2``: 0 of 200
-initialisations with equal signal have a rising test loss, against most of them with
-``mu = (2, 4)`` (``tests/test_obs_claims.py``). The network is a comparator (a deep net with
-bias and SGD noise may still wobble), not a veto.
+"""The units of the observation chapters' registered claims (``swingby.claims.observations``) for given
+seeds: the order of Sec. 3.1, the slowing of Sec. 3.2, the swing-by of Sec. 3.3 and the end point of Sec. 3.
+Null audit of the swing-by's wrong model, the network on data of equal signal ``mu_1 = mu_2``: with
+``a_1 = a_2`` the loss (4.1) is isotropic on the concept plane, so in the symmetric model of Sec. 4.2 every
+eigenvalue of ``W = U U^T`` moves monotonically to 1 and the test loss can only fall
+(:func:`equal_signal_audit`); the deep network is a comparator, not a veto.
 """
 from __future__ import annotations
 
@@ -22,7 +12,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from swingby import _checks, verdicts
-from swingby.observations.learning import a_diagonal, order_passes
+from swingby.observations.learning import a_diagonal, check_records, order_passes
 from swingby.observations.ood import relative_distance
 from swingby.observations.rules import OBS_RULES, ObsRules
 from swingby.observations.runs import EQUAL_MU, FIG2A, FIG2B, FIG2C_MU, SIGMA_05, run_sweep
@@ -52,13 +42,12 @@ class Units(NamedTuple):
 
 
 def _rules(rules) -> ObsRules:
-    """``rules`` if it is an :class:`ObsRules`, else a ValueError."""
+    """``rules`` if it is an ``ObsRules``, else a ValueError."""
     return _checks.instance("rules", rules, ObsRules, "swingby.observations.rules.ObsRules")
 
 
 def discriminating(configs: Sequence[dict] = ORDER_CONFIGS, *, margin: float = 1.2) -> list[int]:
-    """Indices of the configurations that judge the order claim: their ``a_p`` (eq. C.13, origin
-    cluster) differ more than ``margin``-fold and ``mu`` alone does not predict the order."""
+    """Configurations whose ``a_p`` (eq. C.13) differ over ``margin``-fold and whose order ``mu`` alone misses."""
     out = []
     for i, c in enumerate(configs):
         mu, sigma = np.asarray(c["mu"], float), np.asarray(c["sigma"], float)
@@ -81,29 +70,19 @@ class OrderSlowing(NamedTuple):
 def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequence[str] = ("linear",),
                       null_seeds: Sequence[int] | None = None, slow_null_seeds: Sequence[int] | None = None,
                       rules: ObsRules = OBS_RULES) -> OrderSlowing:
-    """The units of Sec. 3.1 (order) and Sec. 3.2 (slowing) on the discriminating configurations,
-    one independent run per configuration, seed and activation.
-
-    A run passes the order check when the concept with the larger ``a_p`` is learned first, the
-    other ``rules.order_time_ratio`` times later; its wrong model is the same configuration with
-    both ``sigma_p`` 0.224 (diversity removed, stream 1), judged by the real run's prediction. A
-    run passes the slowing check when its speed falls below ``rules.slowdown_one`` (one layer) or
-    ``rules.slowdown_two`` of its peak, gradually
-    (``terminal_slowing``); its wrong model is normalised SGD
-    (stream 2).
+    """The units of Sec. 3.1 (order) and Sec. 3.2 (slowing) on the discriminating configurations, one
+    independent run per configuration, seed and activation. Order: the larger ``a_p`` is learned first
+    (``order_passes``), against the same configuration without diversity (both ``sigma_p`` 0.224, stream 1)
+    judged by the real run's prediction. Slowing: ``terminal_slowing`` below ``rules.slowdown_one`` (one
+    layer) or ``rules.slowdown_two``, against normalised SGD (stream 2).
 
     Parameters
     ----------
-    seeds : sequence of int
-        Distinct seeds.
-    depth : int
-        Layers (1: Sec. 3.1, 3.2; 2: Figs. 11, 12).
-    activations : sequence of {"linear", "relu"}
-        One set of runs per activation.
-    null_seeds : sequence of int, optional
-        Seeds of the runs with the diversity removed (default ``seeds``).
-    slow_null_seeds : sequence of int, optional
-        Seeds of the normalised-SGD runs (default ``seeds``).
+    seeds, null_seeds, slow_null_seeds
+        Distinct seeds of the real runs, of those without diversity and of the normalised-SGD runs (the
+        last two default to ``seeds``).
+    depth, activations
+        Layers (1: Sec. 3.1, 3.2; 2: Figs. 11, 12), and a set of runs per activation ("linear", "relu").
     rules : ObsRules
         The thresholds.
     """
@@ -114,8 +93,7 @@ def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequ
     configs = [ORDER_CONFIGS[i] for i in idx]
     no_div = [dict(mu=c["mu"], sigma=(SIGMA_05, SIGMA_05)) for c in configs]
     max_ratio = rules.slowdown_one if depth == 1 else rules.slowdown_two
-    runs, nulls, norms = [], [], []
-    order, order_null, slow, slow_null = [], [], [], []
+    runs, nulls, norms, order, order_null = [], [], [], [], []
     for act in activations:
         kw = dict(depth=depth, seeds=seeds, seeding="independent", activation=act)
         real = run_sweep(configs, **kw)
@@ -126,58 +104,44 @@ def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequ
             first = int(np.argmax(a_diagonal(recs[0])))
             order += [order_passes(r, time_ratio=rules.order_time_ratio) for r in recs]
             order_null += [order_passes(r, time_ratio=rules.order_time_ratio, first=first) for r in nrecs]
-        flat, flat_norm = [r for rs in real for r in rs], [r for rs in norm for r in rs]
-        slow += [_slow(r, max_ratio, rules) for r in flat]
-        slow_null += [_slow(r, max_ratio, rules) for r in flat_norm]
-        runs += flat
+        runs += [r for rs in real for r in rs]
         nulls += [r for rs in null for r in rs]
-        norms += flat_norm
+        norms += [r for rs in norm for r in rs]
+    slow, slow_null = ([terminal_slowing(r, max_ratio=max_ratio, band_low=rules.slow_band_low,
+                                         min_gradual=rules.slow_min_gradual).passes for r in recs]
+                       for recs in (runs, norms))
     return OrderSlowing(Units(sum(order), len(order), sum(order_null), len(order_null)),
                         Units(sum(slow), len(slow), sum(slow_null), len(slow_null)), runs, nulls, norms)
 
 
-def _slow(rec: TrainRecord, max_ratio: float, rules: ObsRules) -> bool:
-    """Whether ``rec`` passes the slowing check with the rules' band."""
-    return terminal_slowing(rec, max_ratio=max_ratio, band_low=rules.slow_band_low,
-                            min_gradual=rules.slow_min_gradual).passes
-
-
 def count_nonmonotone(records: Sequence[TrainRecord], threshold: float = OBS_RULES.rise) -> int:
-    """How many runs have a non-monotone OOD test loss, a rise (eq. obs-rise) above ``threshold``
-    (Sec. 3.3, Figs. 3, 13, 14).
+    """How many runs have a non-monotone OOD test loss, a rise (eq. obs-rise) above ``threshold`` (Sec. 3.3).
 
     Parameters
     ----------
-    records : sequence of TrainRecord
-        Finite runs.
-    threshold : float
-        The rise ``rho_0 >= 0``.
+    records, threshold
+        Finite runs, and the rise ``rho_0 >= 0``.
     """
     threshold = _checks.number("threshold", threshold, low=0)
-    if isinstance(records, TrainRecord) or not hasattr(records, "__iter__"):
-        raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
-    return int(sum(record_rise(r) > threshold for r in records))
+    return int(sum(record_rise(r) > threshold for r in check_records("records", records)))
 
 
 def reach_units(with_origin: Sequence[TrainRecord], without_origin: Sequence[TrainRecord], *,
                 level: float = OBS_RULES.reach_deep) -> Units:
-    """Paired units of "with enough training the output reaches ``x_hat``" (Sec. 3, 4.1): a run
-    passes when its final distance to ``x_hat`` is below ``level * ||x_hat||``. The wrong model
-    is the same network without the origin cluster: with a bias and two clusters, every affine map
-    that is the identity on the line through the two centres fits the data, so the loss no longer
-    pins the output at ``x_hat``.
+    """Paired units of "with enough training the output reaches ``x_hat``" (Sec. 3, 4.1): a run passes when
+    it ends within ``level * ||x_hat||`` of ``x_hat``. The wrong model is the same network without the
+    origin cluster, where every affine map that is the identity on the line through the two centres fits.
 
     Parameters
     ----------
-    with_origin, without_origin : sequence of TrainRecord
-        Equally long, paired by position.
-    level : float
-        ``> 0``.
+    with_origin, without_origin, level
+        Equally long sequences of runs, paired by position; the largest final distance / ``||x_hat||``.
     """
     level = _checks.positive_float("level", level)
     a, b = list(with_origin), list(without_origin)
     if not a or len(a) != len(b):
-        raise ValueError(f"with_origin and without_origin must be non-empty and equally long, got {len(a)} and {len(b)}")
+        raise ValueError("with_origin and without_origin must be non-empty and equally long, "
+                         f"got {len(a)} and {len(b)}")
     pa = np.array([relative_distance(r) < level for r in a])
     pb = np.array([relative_distance(r) < level for r in b])
     return Units(int(pa.sum()), len(pa), int(pb.sum()), len(pb), verdicts.discordant_pairs(pa, pb))
@@ -193,15 +157,9 @@ class Audit(NamedTuple):
 
 
 def equal_signal_audit(rules: ObsRules = OBS_RULES) -> Audit:
-    """The null audit of the equal-signal model (module docstring): the symmetric model of Sec.
-    4.2 at ``d = rules.low_d`` from ``rules.audit_runs`` uniform initialisations, for ``mu =
-    FIG2C_MU`` and for equal signal; a run counts when its rise exceeds ``rules.rise``.
-
-    Parameters
-    ----------
-    rules : ObsRules
-        The settings.
-    """
+    """The null audit of the equal-signal model (module docstring): the symmetric model of Sec. 4.2 at
+    ``d = rules.low_d`` from ``rules.audit_runs`` initialisations, for ``mu = FIG2C_MU`` and for equal
+    signal; a run counts when its rise exceeds ``rules.rise``."""
     from swingby.theory.simulation import initial_U, simulate_symmetric
     from swingby.theory.symmetric import dynamics_a
 

@@ -1,6 +1,5 @@
-"""The trajectory and test-loss explorer of ``book/observations.md`` (Sec. 3, App. F), an
-ipywidgets explorer in Neuromatch's pattern (``swingby.live.explorer``: a plain image
-when the book is built).
+"""The trajectory and test-loss explorer of ``book/observations.md`` (Sec. 3, App. F;
+``swingby.live.explorer``: a plain image in the built book).
 """
 from __future__ import annotations
 
@@ -19,28 +18,18 @@ __all__ = ["trajectory_explorer"]
 
 
 def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int = 0) -> Explorer | None:
-    """Explore output trajectories (Fig. 2) and OOD test losses (Fig. 3) of an MLP on the
-    SIM task with ``s = 2``.
-
-    Sliders for ``mu_1, mu_2, sigma_1, sigma_2`` (standard deviations; default 0.224,
-    the authors' 0.05), the origin cluster (on, as in the authors' runs), depth, ``d``,
-    activation and learning rate; the defaults are the four-layer ``d = 2`` run of
-    Fig. 2(c). Each redraw trains one model.
+    """The live explorer (``None`` in static mode; the default view is drawn either way) of the output
+    trajectory (Fig. 2) and OOD test loss (Fig. 3) of an MLP on two concepts: sliders for ``mu``, ``sigma``
+    (standard deviations), the origin cluster, depth, ``d``, activation and learning rate, by default the
+    four-layer ``d = 2`` run of Fig. 2(c). Each redraw trains one model.
 
     Parameters
     ----------
-    n_per_cluster : int
-        Points per cluster, in ``[1, MAX_POINTS]``; smaller than the paper's 5000 (with
-        batch 128 that is fewer SGD steps) so that a redraw takes about a second.
-    epochs : int
-        Training epochs, in ``[1, MAX_EPOCHS]``.
+    n_per_cluster, epochs
+        Points per cluster in ``[1, MAX_POINTS]`` (fewer than the paper's 5000, so a redraw takes a second),
+        and training epochs in ``[1, MAX_EPOCHS]``.
     seed : int
         Seed of data, initialisation and shuffling.
-
-    Returns
-    -------
-    swingby.live.Explorer or None
-        The live explorer; ``None`` in static mode (the default view is drawn either way).
     """
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
     epochs = _checks.integer("epochs", epochs, low=1, high=MAX_EPOCHS)

@@ -1,8 +1,7 @@
-"""The order homomorphism of App. B on the hypercube test points (eq. B.1, B.2; Fig. 7;
-``book/topological_order.md``): the comparable pairs ``u <= v`` of test points, the learning
-time of every test point, whether eq. (B.2) holds as learning times (``claim-topo-order``), the
-runs of Fig. 7 (:func:`topo_runs`), and the wrong model, data with entangled concepts, whose null
-audit is :func:`entangled_order_theory`.
+"""The order homomorphism of App. B on the hypercube of test points (eq. B.1, B.2; Fig. 7;
+``book/topological_order.md``): comparable pairs ``u <= v``, learning times, whether eq. (B.2) holds as
+learning times (``claim-topo-order``), the runs of Fig. 7, and the wrong model, data whose concepts are
+entangled, with its null audit in the gradient flow (:func:`entangled_order_theory`).
 """
 from __future__ import annotations
 
@@ -12,10 +11,10 @@ import numpy as np
 import torch
 
 from swingby import _checks
-from swingby.observations.learning import check_record
+from swingby.observations.learning import check_record, check_records, first_time
 from swingby.observations.runs import record_grid, run_seed
 from swingby.sim.batched import train_batched
-from swingby.sim.data import make_sim
+from swingby.sim.data import make_sim, test_points
 from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
 from swingby.sim.train_loop import TrainRecord, steps_per_epoch
@@ -23,8 +22,7 @@ from swingby.sim.train_loop import TrainRecord, steps_per_epoch
 __all__ = ["comparable_pairs", "hypercube_learning_times", "learning_order_holds", "entangled_order_theory",
            "topo_runs", "OrderSummary", "order_summary"]
 
-#: Most rows :func:`comparable_pairs` accepts: ``2**12`` (``s = 12`` concepts), because it
-#: compares every pair of rows (``4**s`` comparisons) and returns about ``3**s`` pairs.
+#: Most rows :func:`comparable_pairs` accepts (``s = 12``): it makes ``4**s`` comparisons, about ``3**s`` pairs.
 MAX_PAIR_ROWS = 2**12
 
 
@@ -51,40 +49,35 @@ def comparable_pairs(test_index: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(*(idx.tolist() for idx in np.nonzero(le))))
 
 
+def pair_array(index, exclude_origin: bool = False) -> np.ndarray:
+    """:func:`comparable_pairs` as an ``(n, 2)`` array, without the pairs with ``u = 0`` if ``exclude_origin``."""
+    pairs = np.array(comparable_pairs(index))
+    return pairs[np.asarray(index)[pairs[:, 0]].sum(axis=1) > 0] if exclude_origin else pairs
+
+
 def order_property(rec: TrainRecord, *, skip_initial: bool = True, exclude_origin: bool = False) -> np.ndarray:
-    """Per record (after step 0 unless not ``skip_initial``), the share of comparable pairs ``u <= v``
-    (without ``u = 0`` if ``exclude_origin``) with ``loss(x^(u)) <= loss(x^(v))`` (eq. B.2, literally)."""
+    """Per record (after step 0 if ``skip_initial``), the share of pairs ``u <= v`` whose losses keep eq. (B.2)."""
     L = rec.test_point_losses()
     if skip_initial and rec.steps[0] == 0:
         L = L[1:]
-    pairs = np.array(comparable_pairs(rec.test_index))
-    if exclude_origin:
-        pairs = pairs[np.asarray(rec.test_index)[pairs[:, 0]].sum(axis=1) > 0]
+    pairs = pair_array(rec.test_index, exclude_origin)
     return (L[:, pairs[:, 0]] <= L[:, pairs[:, 1]]).mean(axis=1)
 
 
 def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
                              whole_epochs: bool = False) -> np.ndarray:
-    """Learning time ``T(v)`` of every test point of eq. (B.1): the first recorded epoch at
-    which its loss is at most ``level`` (``inf`` if never). Eq. (B.2) read as learning times is
-    ``u <= v  =>  T(u) <= T(v)``.
+    """Learning time ``T(v)``, in the order of ``rec.test_index``, of every test point of eq. (B.1): the first
+    recorded epoch at which its loss is at most ``level`` (``inf`` if never).
 
     Parameters
     ----------
-    rec : TrainRecord
-        A finite run.
-    level : float
-        Loss at which a test point counts as learned, ``> 0``.
+    rec, level
+        A finite run; the loss at which a test point counts as learned.
     additive : {None, "sum"}
         ``"sum"``: the times of the additive loss ``sum_{p in v} l(e_p)`` built from the run's
         single-concept losses (Theorem 4.1's prediction, which keeps eq. B.2 by construction).
     whole_epochs : bool
         Read the losses only at whole epochs (the resolution of Fig. 7); the run must have them.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(2**s,)`` epochs, in the order of ``rec.test_index``.
     """
     rec = check_record("rec", rec)
     level = _checks.positive_float("level", level)
@@ -102,15 +95,13 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: 
             raise ValueError("rec must have records at two or more whole epochs for whole_epochs=True "
                              "(topo_runs records every epoch)")
         losses, epochs = losses[keep], np.round(epochs[keep])
-    below = losses <= level
-    return np.where(below.any(axis=0), epochs[np.argmax(below, axis=0)], np.inf)
+    return first_time(losses <= level, epochs)
 
 
 def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
                          whole_epochs: bool = False) -> bool:
-    """Whether eq. (B.2) holds as learning times in one run: ``T(u) <= T(v)`` for every comparable
-    pair ``u <= v`` with ``u != 0`` (the origin's loss is the model's squared bias); the check of
-    ``claim-topo-order``.
+    """``claim-topo-order`` on one run: eq. (B.2) as learning times, ``T(u) <= T(v)`` for every comparable pair
+    ``u <= v`` with ``u != 0`` (the origin's loss is the model's squared bias).
 
     Parameters
     ----------
@@ -118,9 +109,7 @@ def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str 
         As in :func:`hypercube_learning_times`.
     """
     T = hypercube_learning_times(rec, level, additive=additive, whole_epochs=whole_epochs)
-    index = np.asarray(rec.test_index)
-    pairs = np.array(comparable_pairs(index))
-    pairs = pairs[index[pairs[:, 0]].sum(axis=1) > 0]
+    pairs = pair_array(rec.test_index, exclude_origin=True)
     return bool(np.all(T[pairs[:, 0]] <= T[pairs[:, 1]]))
 
 
@@ -139,17 +128,7 @@ def _check_cosine(cosine, s: int) -> float:
 
 
 def entangle(data, cosine: float):
-    """The data of the wrong model of ``claim-topo-order``: ``data`` with its concept directions
-    turned to pairwise ``cosine`` (training set and test points; ``0`` gives ``data`` back).
-
-    Null audit: the paper's account of the order is that orthogonal concepts give a diagonal
-    ``A`` (eq. C.13), Theorem 4.1 learns each concept on its own axis at its own rate ``a_p``,
-    and the loss at a test point is a sum of non-negative per-concept terms, which grows with
-    every concept added. With entangled concepts ``A`` is not diagonal in concept coordinates,
-    the modes mix concepts, and the loss of a combination is no sum over its concepts. Shown by
-    :func:`entangled_order_theory`: on Fig. 7's data every comparable pair is learned in order at
-    ``cosine = 0`` and several are not at ``cosine = 0.5`` (``tests/test_simood_claims.py``).
-    """
+    """The wrong model's data: ``data`` with its concept directions at pairwise ``cosine`` (points and test points)."""
     R = data.rotation.double().numpy()
     M = torch.as_tensor(R @ _concept_frame(data.s, data.d, cosine) @ R.T, dtype=torch.float32)
     return data._replace(X=data.X @ M.T, x_hat=data.x_hat @ M.T, test_points=data.test_points @ M.T)
@@ -157,9 +136,10 @@ def entangle(data, cosine: float):
 
 def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_max: float = 20.0,
                            n_times: int = 4001) -> float:
-    """Share of the comparable pairs ``u <= v`` (``u != 0``) learned in order under the gradient
-    flow of eq. (4.1) from ``W = 0`` with the population ``A`` of data whose concept directions
-    have pairwise ``cosine`` (the null audit of the entangled data; 1 at ``cosine = 0``).
+    """Share of the comparable pairs ``u <= v`` (``u != 0``) learned in order under the gradient flow of
+    eq. (4.1) from ``W = 0`` on the population ``A`` of data whose concept directions have pairwise
+    ``cosine``: the null audit of the entangled data (1 at ``cosine = 0``; at 0.5 several pairs fail,
+    as the modes of ``A`` mix concepts and a combination's loss is no sum of its concepts').
 
     Parameters
     ----------
@@ -167,12 +147,8 @@ def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_ma
         Cosine between concept directions, in ``(-1/(s-1), 1)``.
     mu, sigma : sequence of float
         Cluster distances and standard deviations (no origin cluster).
-    level : float
-        Loss at which a test point counts as learned, ``> 0``.
-    t_max : float
-        End of the time grid, ``> 0``.
-    n_times : int
-        Points of the time grid, ``>= 2``.
+    level, t_max, n_times
+        Loss at which a test point counts as learned; end and number of points of the time grid.
     """
     mu = _checks.nonneg_vector("mu", mu)
     s = len(mu)
@@ -182,24 +158,20 @@ def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_ma
     n_times = _checks.integer("n_times", n_times, low=2)
     B = _concept_frame(s, s, cosine)
     evals, evecs = np.linalg.eigh(B @ np.diag(sigma**2 + mu**2 / s) @ B.T)
-    index = np.array([[(k >> (s - 1 - p)) & 1 for p in range(s)] for k in range(2**s)])
+    index = test_points(mu, s)[1].numpy().astype(int)
     coef = (index * mu) @ B.T @ evecs  # test points in the eigenbasis of A
     t = np.linspace(0.0, t_max, n_times)
-    losses = 0.5 * (coef[None] ** 2 * np.exp(-2 * t[:, None, None] * evals)).sum(axis=-1)
-    below = losses <= level
-    T = np.where(below.any(axis=0), t[np.argmax(below, axis=0)], np.inf)
-    pairs = np.array(comparable_pairs(index))
-    pairs = pairs[index[pairs[:, 0]].sum(axis=1) > 0]
+    T = first_time(0.5 * (coef[None] ** 2 * np.exp(-2 * t[:, None, None] * evals)).sum(axis=-1) <= level, t)
+    pairs = pair_array(index, exclude_origin=True)
     return float(np.mean(T[pairs[:, 0]] <= T[pairs[:, 1]]))
 
 
 def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: str = "linear",
               bias: bool = True, epochs: int = 40, cosine: float = 0.0, stream: int = 0,
               d: int = 64) -> list[TrainRecord]:
-    """Runs of Fig. 7 (App. B): one MLP per seed on its own draw of the four-concept data (no
-    origin cluster, rotated, 5000 points per cluster, the authors' SGD), optionally with
-    entangled concepts, recorded on ``record_grid`` and at every
-    whole epoch. Run ``k`` draws everything from ``run_seed(seeds[k], 0, d, depth, stream)``.
+    """Runs of Fig. 7 (App. B): one MLP per seed on its own draw of the data (no origin cluster, rotated, 5000
+    points per cluster, the authors' SGD), its concepts optionally entangled, recorded on ``record_grid``
+    and every whole epoch; run ``k`` draws everything from ``run_seed(seeds[k], 0, d, depth, stream)``.
 
     Parameters
     ----------
@@ -207,16 +179,12 @@ def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: st
         Distinct seeds, one run each.
     mu, sigma : sequence of float
         Cluster distances and standard deviations.
-    depth, activation, bias
-        As for :class:`~swingby.sim.models.MLP`.
-    epochs : int
-        Training epochs, ``> 0``.
+    depth, activation, bias, d, epochs
+        As for :class:`~swingby.sim.models.MLP` and :func:`~swingby.sim.train.train`.
     cosine : float
         Cosine between concept directions (``0``: the paper's orthogonal concepts).
     stream : int
-        Further number mixed into every run's seed, ``>= 0``.
-    d : int
-        Input dimension.
+        Further number mixed into every run's seed.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     epochs = _checks.positive_int("epochs", epochs)
@@ -249,24 +217,18 @@ class OrderSummary(NamedTuple):
 
 
 def order_summary(records: Sequence[TrainRecord], level: float = 0.1) -> OrderSummary:
-    """How often eq. (B.2) holds over runs on one hypercube of test points: literally at every
-    recorded time, with and without the pairs at the origin, at step 0, and as learning times on
-    the whole-epoch grid (:func:`hypercube_learning_times`).
+    """How often eq. (B.2) holds over runs on one hypercube of test points: literally at every recorded
+    time, with and without the pairs at the origin, at step 0, and as learning times on whole epochs.
 
     Parameters
     ----------
-    records : sequence of TrainRecord
-        Finite runs with the same test points and records, non-empty.
-    level : float
-        The loss at which a test point counts as learned, ``> 0``.
+    records, level
+        Finite runs with the same test points and records; the loss at which a test point counts as learned.
     """
-    records = [check_record("records[i]", r) for r in records]
-    if not records:
-        raise ValueError("records must hold at least one run")
+    records = check_records("records", records)
     level = _checks.positive_float("level", level)
     index = np.asarray(records[0].test_index)
-    pairs = np.array(comparable_pairs(index))
-    nonzero = index[pairs[:, 0]].sum(axis=1) > 0
+    pairs = pair_array(index, exclude_origin=True)
     singles = np.flatnonzero(index.sum(axis=1) == 1)
     per_time = np.stack([order_property(r) for r in records])
     per_time_x0 = np.stack([order_property(r, exclude_origin=True) for r in records])
@@ -275,5 +237,5 @@ def order_summary(records: Sequence[TrainRecord], level: float = 0.1) -> OrderSu
     return OrderSummary(
         per_time, per_time_x0, records[0].epochs[1:], float(per_time.mean()), float(per_time_x0.mean()),
         float(np.mean([order_property(r, skip_initial=False)[0] for r in records])),
-        (T[:, pairs[:, 0]] <= T[:, pairs[:, 1]])[:, nonzero].mean(axis=1),
+        (T[:, pairs[:, 0]] <= T[:, pairs[:, 1]]).mean(axis=1),
         float(np.mean(L[:, 1:, 0] > L[:, 1:, singles].min(axis=2))))

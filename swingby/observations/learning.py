@@ -1,5 +1,5 @@
-"""Which concept is learned first (Sec. 3.1) and the terminal slowing down (Sec. 3.2),
-measured on a :class:`~swingby.sim.train_loop.TrainRecord` (``book/observations.md``).
+"""Which concept is learned first (Sec. 3.1) and the terminal slowing down (Sec. 3.2), measured on a
+:class:`~swingby.sim.train_loop.TrainRecord` ``rec`` (``book/observations.md``).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ __all__ = ["learning_times", "Displacements", "displacement_per_interval", "slow
 
 
 def check_record(name: str, rec, *, finite: bool = True) -> TrainRecord:
-    """``rec`` if it is a :class:`TrainRecord` (with finite outputs, when ``finite``), else a ValueError."""
+    """``rec`` if it is a ``TrainRecord`` (with finite outputs, when ``finite``), else a ValueError."""
     _checks.instance(name, rec, TrainRecord, "swingby.sim.train_loop.TrainRecord")
     if finite and not (np.all(np.isfinite(rec.outputs)) and np.all(np.isfinite(rec.test_loss))):
         at = rec.config.get("diverged_at_step")
@@ -26,7 +26,7 @@ def check_record(name: str, rec, *, finite: bool = True) -> TrainRecord:
 
 
 def check_records(name: str, records) -> list[TrainRecord]:
-    """A non-empty sequence of finite :class:`TrainRecord` s as a list, else a ValueError."""
+    """A non-empty sequence of finite ``TrainRecord`` s as a list, else a ValueError."""
     if isinstance(records, (TrainRecord, str, bytes)) or not hasattr(records, "__iter__"):
         raise ValueError(f"{name} must be a non-empty sequence of TrainRecord, got {type(records).__name__}")
     records = [check_record(f"{name}[{k}]", r) for k, r in enumerate(records)]
@@ -43,22 +43,19 @@ def x_hat_norm(rec: TrainRecord) -> float:
     return norm
 
 
+def first_time(hit: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Per column of ``hit`` (a row per record), the first of ``times`` where it is true, ``inf`` if never."""
+    return np.where(hit.any(axis=0), times[np.argmax(hit, axis=0)], np.inf)
+
+
 def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
-    """Epoch at which the output at ``x_hat`` first covers ``frac`` of the way from its start
-    ``y_p(0)`` to ``mu_p`` along each concept ``p`` (``inf`` if never): the generalisation
-    order of Sec. 3.1 is the order of these times (eq. obs-learning-time).
+    """Per concept ``p``, the epoch at which the output at ``x_hat`` first covers ``frac`` of the way from
+    its start ``y_p(0)`` to ``mu_p`` (``inf`` if never): Sec. 3.1's order is theirs (eq. obs-learning-time).
 
     Parameters
     ----------
-    rec : TrainRecord
-        A finite run whose output does not start at ``mu_p`` along any concept.
-    frac : float
-        Share of the way, in ``(0, 1]``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(s,)`` epochs, one per concept.
+    rec, frac
+        A finite run whose output does not start at ``mu_p`` along any concept; the share, in ``(0, 1]``.
     """
     value = _checks.as_real(frac)
     if value is None or not 0 < value <= 1:
@@ -69,13 +66,7 @@ def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
     if np.any(mu == y[0]):
         raise ValueError(f"rec starts at y_p(0) = mu_p for concept(s) {np.flatnonzero(mu == y[0]).tolist()}: "
                          "the progress towards mu_p is undefined there")
-    q = (y - y[0]) / (mu - y[0])
-    times = np.full(s, np.inf)
-    for p in range(s):
-        hit = np.flatnonzero(q[:, p] >= value)
-        if hit.size:
-            times[p] = rec.epochs[hit[0]]
-    return times
+    return first_time((y - y[0]) / (mu - y[0]) >= value, rec.epochs)
 
 
 class Displacements(NamedTuple):
@@ -92,16 +83,13 @@ def marker_indices(rec: TrainRecord, n_markers: int = 10) -> np.ndarray:
 
 
 def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> Displacements:
-    """Distance the output at ``x_hat`` moves in each of ``n_intervals`` equal training-time
-    intervals (the spacing of the paper's arrows, Sec. 3.2; eq. obs-displacement).
+    """Distance the output at ``x_hat`` moves in each of ``n_intervals`` equal training-time intervals (the
+    spacing of the paper's arrows, Sec. 3.2; eq. obs-displacement).
 
     Parameters
     ----------
-    rec : TrainRecord
-        A finite run recorded near the interval ends
-        (``record_grid`` does this).
-    n_intervals : int
-        Number of intervals, ``> 0``.
+    rec, n_intervals
+        A finite run recorded near the interval ends (``record_grid`` does this); the number of intervals.
     """
     rec = check_record("rec", rec)
     n_intervals = _checks.positive_int("n_intervals", n_intervals)
@@ -116,16 +104,13 @@ def displacement_per_interval(rec: TrainRecord, n_intervals: int = 20) -> Displa
 
 
 def slowdown(rec: TrainRecord, n_intervals: int = 20) -> float:
-    """Terminal slowing down (Sec. 3.2): the mean distance moved per interval over the last
-    quarter of the ``n_intervals`` intervals over the largest
-    (:func:`displacement_per_interval`); a path walked at constant speed gives 1.
+    """Terminal slowing down (Sec. 3.2): the mean distance moved per interval over the last quarter of the
+    intervals over the largest (:func:`displacement_per_interval`); 1 for a path walked at constant speed.
 
     Parameters
     ----------
-    rec : TrainRecord
-        A finite run whose output moves.
-    n_intervals : int
-        Number of intervals, ``> 0``.
+    rec, n_intervals
+        A finite run whose output moves; the number of intervals.
     """
     n_intervals = _checks.positive_int("n_intervals", n_intervals)
     _, dist = displacement_per_interval(rec, n_intervals)
@@ -145,8 +130,8 @@ def a_diagonal(rec: TrainRecord) -> np.ndarray:
 
 
 def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2, first: int | None = None) -> bool:
-    """The per-run check of Sec. 3.1: concept ``first`` is learned first (:func:`learning_times`)
-    and the other at least ``time_ratio`` times later, so that a near tie does not count.
+    """Sec. 3.1 on one run: concept ``first`` is learned first (:func:`learning_times`), the other at least
+    ``time_ratio`` times later, so that a near tie does not count.
 
     Parameters
     ----------

@@ -1,8 +1,7 @@
-"""Out-of-distribution checks (App. F.3, Figs. 15, 16; ``book/ood_checks.md``): how far a run's
-output at ``x_hat`` ends from ``x_hat`` or from another run's, how close the training points come
-to ``x_hat`` (Fig. 15, ``claim-sim-ood``), and the truncation twins: every run trained on the full
-and on the truncated training set with everything else the same (Fig. 16, ``claim-ood-fig16``,
-with the wrong model of :mod:`swingby.observations.ood_null`).
+"""Out-of-distribution checks (App. F.3, Figs. 15, 16; ``book/ood_checks.md``): how far a run's output at
+``x_hat`` ends from ``x_hat`` or from another run's, how close the training points come to ``x_hat``
+(``claim-sim-ood``), and the truncation twins, runs on the full and on the truncated training set with
+everything else the same (``claim-ood-fig16``, wrong model in :mod:`swingby.observations.ood_null`).
 """
 from __future__ import annotations
 
@@ -14,19 +13,15 @@ import torch
 from swingby import _checks
 from swingby.observations.learning import check_record, x_hat_norm
 from swingby.observations.ood_null import rbf_centers, rbf_twin_delta
-from swingby.observations.runs import check_configs_seeds, check_training, record_grid, run_seed
+from swingby.observations.runs import check_configs_seeds, check_sweep, record_grid, run_seed
 from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
-from swingby.sim.train_loop import TrainRecord, steps_per_epoch
+from swingby.sim.train_loop import TrainRecord
 
 __all__ = ["relative_distance", "TruncationTwins", "truncation_twins", "NearestPoints", "nearest_training_points",
            "Fig16Units", "fig16_units"]
-
-#: Where :func:`relative_distance` measures: at the last record, or the largest over the records.
-DISTANCE_AT = ("end", "max")
-
 
 def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *, at: str = "end") -> float:
     """Distance of the output trajectory at ``x_hat`` from ``x_hat`` (0: the run generalised out
@@ -35,15 +30,13 @@ def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *,
 
     Parameters
     ----------
-    rec : TrainRecord
-        A finite run.
-    reference : TrainRecord or None
-        ``None`` for ``x_hat``, or a finite run recorded at the same steps as ``rec``.
+    rec, reference
+        A finite run, and ``None`` for ``x_hat`` or a finite run recorded at the same steps.
     at : {"end", "max"}
         The distance at the last record, or the largest over the records.
     """
     rec = check_record("rec", rec)
-    at = _checks.choice("at", at, DISTANCE_AT)
+    at = _checks.choice("at", at, ("end", "max"))
     if reference is None:
         target = rec.test_points[-1]
     else:
@@ -67,72 +60,49 @@ class TruncationTwins(NamedTuple):
     n_redrawn: np.ndarray  #: ``(configs, seeds)`` number of training points the truncation redrew
 
 
-def truncation_twins(
-    configs: Sequence[dict],
-    *,
-    seeds: Sequence[int],
-    d: int = 64,
-    depth: int = 1,
-    width: int | None = None,
-    lr: float = 0.1,
-    n_per_cluster: int = 5000,
-    origin_cluster: bool = True,
-    activation: str = "linear",
-) -> TruncationTwins:
-    """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on the truncated
-    training set with the same rotation, initial weights and shuffling, so that the two runs
-    differ only in the points redrawn from within ``min(mu)/2`` of ``x_hat`` (both sets are
-    sampled un-rotated and turned by the full set's rotation).
+def truncation_twins(configs: Sequence[dict], *, seeds: Sequence[int], d: int = 64, depth: int = 1,
+                     width: int | None = None, lr: float = 0.1, n_per_cluster: int = 5000,
+                     origin_cluster: bool = True, activation: str = "linear") -> TruncationTwins:
+    """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on the truncated training
+    set with the same rotation, initial weights and shuffling, so that the two differ only in the points
+    redrawn from within ``min(mu)/2`` of ``x_hat``.
 
     Parameters
     ----------
-    configs : sequence of dict
-        Dicts with keys ``mu`` and ``sigma``, as for :func:`~swingby.observations.runs.run_sweep`.
-    seeds : sequence of int
-        Distinct seeds, one pair of runs per config and seed.
-    d, depth, width, lr, n_per_cluster, origin_cluster, activation
+    configs, seeds, d, depth, width, lr, n_per_cluster, origin_cluster, activation
         As in :func:`~swingby.observations.runs.run_sweep` (SGD, batch 128, 40 epochs).
     """
     configs, seeds, n_concepts = check_configs_seeds(configs, seeds, d)
     n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))
-    n = _checks.positive_int("n_per_cluster", n_per_cluster) * n_clusters
-    check_training(n, 2 * len(configs) * len(seeds), d, depth=depth, width=width, lr=lr, batch_size=128,
-                    epochs=40, full_batch=False, loss="mean")
-    MLP(d, depth, width, activation=activation)  # check the model settings before drawing any data
-    datas, n_redrawn = [], np.zeros((len(configs), len(seeds)), dtype=int)
-    for c, cfg in enumerate(configs):
-        for k, s in enumerate(seeds):
-            full, cut, n_redrawn[c, k] = twin_data(cfg, s, d, n_per_cluster, origin_cluster)
-            datas.append((full, cut))
-    run_seeds = [s for _ in configs for s in seeds]
-    recs = _train_sets([p[0] for p in datas] + [p[1] for p in datas], run_seeds * 2, d=d, depth=depth,
-                       width=width, activation=activation, lr=lr)
-    k, m = len(seeds), len(datas)
-    out = [[rr[i * k:(i + 1) * k] for i in range(len(configs))] for rr in (recs[:m], recs[m:])]
-    return TruncationTwins(out[0], out[1], n_redrawn)
+    _checks.positive_int("n_per_cluster", n_per_cluster)
+    twins, full, cut = _twin_runs([c for c in configs for _ in seeds], seeds * len(configs), n_clusters, d=d,
+                                  depth=depth, width=width, activation=activation, lr=lr,
+                                  n_per_cluster=n_per_cluster, origin_cluster=origin_cluster)
+    k = len(seeds)
+    out = [[rr[i * k:(i + 1) * k] for i in range(len(configs))] for rr in (full, cut)]
+    return TruncationTwins(out[0], out[1], np.array([t[2] for t in twins]).reshape(len(configs), k))
 
 
 def twin_data(cfg, seed, d, n_per_cluster, origin_cluster):
-    """The full (rotated) data of ``seed``, its truncated twin in the same frame, and the redrawn count."""
+    """The full (rotated) data of ``seed``, its truncated twin turned into the same frame, and the redrawn count."""
     kw = dict(origin_cluster=origin_cluster, seed=seed)
     full = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=True, **kw)
     plain = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, **kw)
     cut = make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, rotate=False, truncate=True, **kw)
-    return full, in_frame(cut, full), int((plain.X != cut.X).any(dim=1).sum())
+    R, n_redrawn = full.rotation, int((plain.X != cut.X).any(dim=1).sum())
+    cut = cut._replace(X=cut.X @ R.T, x_hat=cut.x_hat @ R.T, rotation=R, test_points=cut.test_points @ R.T)
+    return full, cut, n_redrawn
 
 
-def in_frame(data, frame):
-    """Un-rotated ``data`` turned by the rotation of ``frame`` (whose ``x_hat`` and test points it then shares)."""
-    R = frame.rotation
-    return data._replace(X=data.X @ R.T, x_hat=data.x_hat @ R.T, rotation=R, test_points=data.test_points @ R.T)
-
-
-def _train_sets(datas, seeds, *, d, depth, width, activation, lr):
-    """Train one MLP per data set (model and shuffling seed ``seeds[i]``) in one batched call."""
-    models = [MLP(d, depth, width, activation=activation, seed=s) for s in seeds]
-    n_steps = 40 * steps_per_epoch(datas[0].X.shape[0], 128)
-    return train_batched(models, datas, seed=list(seeds), lr=lr, record_steps=record_grid(n_steps),
-                         record_train_loss=False)
+def _twin_runs(cfgs, seeds, n_clusters, *, d, depth, width, activation, lr, n_per_cluster=5000,
+               origin_cluster=True):
+    """Per ``(cfgs[i], seeds[i])`` its ``twin_data``, full and truncated run (model and shuffling seed ``seeds[i]``)."""
+    models = [MLP(d, depth, width, activation=activation, seed=s) for s in seeds * 2]
+    n_steps = check_sweep(n_per_cluster * n_clusters, models, lr=lr)  # before any data are drawn
+    twins = [twin_data(cfg, s, d, n_per_cluster, origin_cluster) for cfg, s in zip(cfgs, seeds)]
+    recs = train_batched(models, [t[0] for t in twins] + [t[1] for t in twins], seed=seeds * 2, lr=lr,
+                         record_steps=record_grid(n_steps), record_train_loss=False)
+    return twins, recs[:len(twins)], recs[len(twins):]
 
 
 class NearestPoints(NamedTuple):
@@ -144,20 +114,15 @@ class NearestPoints(NamedTuple):
 
 def nearest_training_points(mu, sigma, seeds: Sequence[int], *, origin_cluster: bool = True,
                             n_per_cluster: int = 5000) -> NearestPoints:
-    """How close the training points of independent draws of the data come to ``x_hat``
-    (App. F.3, Fig. 15; ``claim-sim-ood``), in truncation radii ``min(mu)/2``; the draws are
-    made at ``d = s``, un-rotated (the distances depend on neither).
+    """How close the training points of independent draws come to ``x_hat`` (App. F.3, Fig. 15;
+    ``claim-sim-ood``), in truncation radii ``min(mu)/2``; drawn at ``d = s`` un-rotated (no matter).
 
     Parameters
     ----------
-    mu, sigma : sequence of float
-        Cluster distances and standard deviations.
     seeds : sequence of int
         Distinct seeds, one draw each.
-    origin_cluster : bool
-        Add the cluster at the origin (the authors' two-concept data: yes).
-    n_per_cluster : int
-        Points per cluster.
+    mu, sigma, origin_cluster, n_per_cluster
+        As for :func:`~swingby.sim.data.make_sim`.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     s = len(np.atleast_1d(mu))
@@ -184,37 +149,26 @@ class Fig16Units(NamedTuple):
 def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, depth: int = 2,
                 activation: str = "relu", lr: float = 0.1, bandwidth: float = 0.1,
                 n_centers: int = 500) -> Fig16Units:
-    """The units of ``claim-ood-fig16`` (App. F.3, Fig. 16): for every configuration and seed a
-    full run, its truncated twin (:func:`truncation_twins`), and the wrong model on the same
-    twins, a narrow RBF regression (:mod:`swingby.observations.ood_null`) whose output at
-    ``x_hat`` is set by the training points near it. Run seeds are ``run_seed(seed, config, d,
+    """The units of ``claim-ood-fig16`` (App. F.3, Fig. 16): per configuration and seed a full run, its
+    truncated twin (:func:`truncation_twins`), and the wrong model, a narrow RBF regression
+    (:mod:`swingby.observations.ood_null`), on the same twins; run seeds ``run_seed(seed, config, d,
     depth, stream)``, stream 0 for the twins and 1 for the RBF centres.
 
     Parameters
     ----------
-    configs : sequence of dict
-        Dicts with keys ``mu`` and ``sigma``.
-    seeds : sequence of int
-        Distinct seeds; one unit per configuration and seed.
-    d, depth, activation, lr
-        As in :func:`truncation_twins` (origin cluster, 5000 points per cluster).
+    configs, seeds, d, depth, activation, lr
+        As in :func:`truncation_twins` (origin cluster, 5000 points per cluster); one unit per config and seed.
     bandwidth, n_centers
         The RBF model's kernel width and number of centres.
     """
     configs, seeds, n_concepts = check_configs_seeds(configs, seeds, d)
-    check_training(5000 * (n_concepts + 1), 2 * len(configs) * len(seeds), d, depth=depth, width=None,
-                    lr=lr, batch_size=128, epochs=40, full_batch=False, loss="mean")
-    MLP(d, depth, activation=activation)  # check the model settings before drawing any data
     bandwidth = _checks.positive_float("bandwidth", bandwidth)
     n_centers = _checks.integer("n_centers", n_centers, low=1, high=5000 * (n_concepts + 1))
     own = [run_seed(s, c, d=d, depth=depth) for c in range(len(configs)) for s in seeds]
     center_seeds = [run_seed(s, c, d=d, depth=depth, stream=1) for c in range(len(configs)) for s in seeds]
     cfgs = [cfg for cfg in configs for _ in seeds]
-    twins = [twin_data(cfg, s, d, 5000, True) for cfg, s in zip(cfgs, own)]
-    m = len(own)
-    recs = _train_sets([t[0] for t in twins] + [t[1] for t in twins], own * 2, d=d, depth=depth,
-                       width=None, activation=activation, lr=lr)
-    full, cut = recs[:m], recs[m:]
+    twins, full, cut = _twin_runs(cfgs, own, n_concepts + 1, d=d, depth=depth, width=None, activation=activation,
+                                  lr=lr)
     twin = [relative_distance(c, f, at="max") for c, f in zip(cut, full)]
     steps = full[0].steps.astype(int)
     null = [rbf_twin_delta(t[0], t[1], rbf_centers(cfg, cs, t[0].rotation, n_centers),

@@ -1,36 +1,35 @@
-"""Figures of the observation chapters: output trajectories in the concept plane (Figs. 2,
-11-16), test losses (Figs. 3, 14) and the hypercube of Fig. 7. Every function draws on the
-matplotlib ``Axes`` it is given and refuses a bad argument before drawing anything.
+"""Panels of the observation chapters: output trajectories in the concept plane (Figs. 2, 11-16), test
+losses (Figs. 3, 14) and the hypercube of Fig. 7. Each draws on the matplotlib Axes ``ax`` it is given
+(``title``: the panel's title) and refuses a bad argument before drawing anything.
 """
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.patches import Circle
 
 from swingby import _checks
 from swingby.observations.hypercube import check_test_index
-from swingby.observations.learning import check_record, check_records, displacement_per_interval, marker_indices
+from swingby.observations.learning import check_records, displacement_per_interval, marker_indices
 from swingby.style import check_axes, check_style
 
 __all__ = ["plot_sweep_trajectories", "plot_test_losses", "plot_hypercube", "plot_trajectory_over_data",
            "plot_order_over_time"]
 
 
-def _records_labels(records, labels) -> tuple[list, list]:
-    """Finite :class:`~swingby.sim.train_loop.TrainRecord` s and one label each."""
-    if isinstance(records, (str, bytes)) or not hasattr(records, "__iter__"):
-        raise ValueError(f"records must be a sequence of TrainRecord, got {type(records).__name__}")
-    records = [check_record(f"records[{k}]", r) for k, r in enumerate(records)]
+def _panel(ax, title, records, labels) -> tuple[list, list]:
+    """Check a panel's ``ax`` and ``title``; its finite :class:`~swingby.sim.train_loop.TrainRecord` s, a label each."""
+    check_axes(ax)
+    check_style(title=title)
+    records = check_records("records", records)
     labels = [] if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__") else list(labels)
-    if not records or len(labels) != len(records):
-        raise ValueError(f"records and labels must be non-empty and of one length (one label per record), "
-                         f"got {len(records)} records and labels {labels!r}")
+    if len(labels) != len(records):
+        raise ValueError(f"labels must hold one label per record, got {len(records)} records and labels {labels!r}")
     return records, labels
 
 
 def plot_trajectory(ax, trajectory, *, n_markers: int = 10, label=None, color=None, dims=(0, 1),
                     marker_steps=None):
-    """Draw an output trajectory ``(R, d)`` in the plane of concepts ``dims``, with markers at the
-    rows ``marker_steps`` (default: ``n_markers`` equal intervals of rows, the paper's arrows)."""
+    """Draw a trajectory ``(R, d)`` in the plane of concepts ``dims``, arrows at rows ``marker_steps`` (or evenly)."""
     trajectory = np.asarray(trajectory, dtype=float)
     i, j = dims
     if marker_steps is None:
@@ -53,26 +52,19 @@ def mark_concept_plane(ax, mu, *, dims=(0, 1)):
 
 def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: str | None = None,
                             legend: bool = True):
-    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs in the plane of
-    concepts 1 and 2, with arrow markers at ``n_markers`` equal training-time intervals and each
-    run's training-cluster centres (circles) and ``x_hat`` (star).
+    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs in the plane of concepts 1 and 2,
+    arrows at ``n_markers`` equal training-time intervals, each run's cluster centres (circles) and ``x_hat``.
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
+    ax, title, legend
+        The axes, the panel title and whether to draw the legend.
     records, labels : sequence of TrainRecord, sequence of str
-        Finite runs, non-empty, and one legend label each.
+        Finite runs, and one legend label each.
     n_markers : int
-        Number of equal training-time intervals marked, ``> 0``.
-    title : str or None
-        Panel title.
-    legend : bool
-        Draw the legend.
+        Number of equal training-time intervals marked.
     """
-    check_axes(ax)
-    check_style(title=title)
-    records, labels = _records_labels(records, labels)
+    records, labels = _panel(ax, title, records, labels)
     n_markers = _checks.positive_int("n_markers", n_markers)
     legend = _checks.flag("legend", legend)
     for rec, lab in zip(records, labels):
@@ -95,18 +87,12 @@ def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | Non
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
+    ax, title, logx
+        The axes, the panel title and whether the time axis is logarithmic (leaving out epoch 0).
     records, labels : sequence of TrainRecord, sequence of str
-        Finite runs, non-empty, and one legend label each.
-    logx : bool
-        Log time axis (epoch 0 is left out).
-    title : str or None
-        Panel title.
+        Finite runs, and one legend label each.
     """
-    check_axes(ax)
-    check_style(title=title)
-    records, labels = _records_labels(records, labels)
+    records, labels = _panel(ax, title, records, labels)
     logx = _checks.flag("logx", logx)
     for rec, lab in zip(records, labels):
         e = rec.epochs
@@ -124,8 +110,7 @@ def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | Non
 
 def plot_relative_displacements(ax, records, *, band=(0.05, 0.5), color=None, title: str | None = None,
                                 n_intervals: int = 20):
-    """Sec. 3.2 panel: the distance the output at ``x_hat`` moves per equal interval over its largest,
-    one thin line per run (log scale), with the band ``(low, high)`` of the slowing check shaded."""
+    """Sec. 3.2 panel: each run's distance moved per interval over its largest, the check's ``band`` shaded."""
     records = check_records("records", records)
     ax.axhspan(*band, color="0.85", zorder=0)
     for rec in records:
@@ -138,46 +123,23 @@ def plot_relative_displacements(ax, records, *, band=(0.05, 0.5), color=None, ti
     return ax
 
 
-def hypercube_layout(test_index: np.ndarray) -> np.ndarray:
-    """``(2**s, 2)`` positions of the hypercube's nodes: ``x`` the number of ones, ``y`` spread within a rank."""
-    V = check_test_index(test_index).astype(int)
-    rank = V.sum(axis=1)
-    pos = np.zeros((len(V), 2))
-    for r in np.unique(rank):
-        idx = np.flatnonzero(rank == r)
-        pos[idx, 0] = r
-        pos[idx, 1] = np.linspace(-(len(idx) - 1) / 2, (len(idx) - 1) / 2, len(idx))
-    return pos
-
-
 #: Most nodes :func:`plot_hypercube` draws.
 MAX_HYPERCUBE_NODES = 2**8
 
 
 def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: float = 1.0,
                    title: str | None = None, cmap: str = "viridis"):
-    """Fig. 7 panel: the test points of eq. (B.1) as a hypercube graph (edges join indices at
-    Hamming distance 1), coloured by their loss truncated at ``vmax``.
+    """Fig. 7 panel: the test points of eq. (B.1) as a hypercube graph (edges at Hamming distance 1),
+    coloured by their loss truncated at ``vmax``; returns the nodes (for a colour bar).
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
+    ax, title, cmap
+        The axes, the panel title and the name of a matplotlib colormap.
     test_index : array_like, shape (2**s, s)
         The ``v in {0,1}^s`` of each test point; at most ``MAX_HYPERCUBE_NODES`` rows.
-    losses : array_like(float, ndim=1)
-        One loss per test point, finite.
-    vmax : float
-        Top of the colour scale, ``> 0``.
-    title : str or None
-        Panel title.
-    cmap : str
-        Name of a matplotlib colormap.
-
-    Returns
-    -------
-    matplotlib.collections.PathCollection
-        The nodes (for a colour bar).
+    losses, vmax
+        One finite loss per test point, and the top of the colour scale.
     """
     check_axes(ax)
     check_style(title=title, cmap=cmap)
@@ -187,7 +149,11 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
                          f"{MAX_HYPERCUBE_NODES} nodes (s <= 8) are allowed")
     losses = _checks.array("losses", losses, shape=(len(V),))
     vmax = _checks.positive_float("vmax", vmax)
-    pos = hypercube_layout(V)
+    rank, pos = V.sum(axis=1), np.zeros((len(V), 2))  # x: the number of ones, y: spread within a rank
+    for r in np.unique(rank):
+        idx = np.flatnonzero(rank == r)
+        pos[idx, 0] = r
+        pos[idx, 1] = np.linspace(-(len(idx) - 1) / 2, (len(idx) - 1) / 2, len(idx))
     for i in range(len(V)):
         for j in range(i + 1, len(V)):
             if np.abs(V[i] - V[j]).sum() == 1:
@@ -207,53 +173,42 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
 
 def plot_trajectory_over_data(ax, record, data, *, radius: float, every: int = 10, label: str | None = None,
                               title: str | None = None):
-    """Fig. 15 panel: a run's output trajectory at ``x_hat`` over its training points in concept
-    coordinates (every ``every``-th, grey), with the dashed ball of radius ``radius`` around
-    ``x_hat`` that truncation empties.
+    """Fig. 15 panel: a run's output trajectory at ``x_hat`` over its training points in concept coordinates
+    (every ``every``-th, grey), with the dashed ball of radius ``radius`` around ``x_hat`` that truncation empties.
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
-    record : TrainRecord
-        A finite run on ``data``.
-    data : swingby.sim.data.SimData
-        Its training set.
-    radius : float
-        The truncation radius, ``> 0``.
-    every : int
-        Draw every ``every``-th training point, ``> 0``.
-    label, title : str or None
-        The trajectory's legend label and the panel title.
+    ax, title, label
+        The axes, the panel title and the trajectory's legend label.
+    record, data
+        A finite run and its training set (:class:`~swingby.sim.data.SimData`).
+    radius, every
+        The truncation radius; draw every ``every``-th training point.
     """
-    import matplotlib.pyplot as plt
-
     radius = _checks.positive_float("radius", radius)
     every = _checks.positive_int("every", every)
     points = data.to_concept(data.X).numpy()[::every]
     ax.scatter(points[:, 0], points[:, 1], s=2, alpha=0.3, color="grey",
                label=f"training points (every {every}th)")
     centre = tuple(float(v) for v in record.test_points[-1, :2])
-    ax.add_patch(plt.Circle(centre, radius, fill=False, ls="--", color="k"))
+    ax.add_patch(Circle(centre, radius, fill=False, ls="--", color="k"))
     return plot_sweep_trajectories(ax, [record], [label or "output at $\\hat{x}$"], title=title)
 
 
 def plot_order_over_time(ax, summaries: dict):
-    """The share of comparable pairs that satisfy eq. (B.2) literally at each record, mean over
-    the runs, with all pairs (solid) and without those at the origin (dashed), one colour per set.
+    """The mean share of comparable pairs keeping eq. (B.2) at each record, all pairs (solid) and those with
+    ``u != 0`` (dashed), one colour per set.
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
-    summaries : dict
-        ``{name: OrderSummary}`` from :func:`~swingby.observations.hypercube.order_summary`,
-        one to four of them.
+    ax, summaries
+        The axes, and one to four ``{name: OrderSummary}`` (:func:`~swingby.observations.hypercube.order_summary`).
     """
     check_axes(ax)
     if not isinstance(summaries, dict) or not 1 <= len(summaries) <= 4:
-        raise ValueError("summaries must be a dict of one to four OrderSummary values, got "
-                         f"{type(summaries).__name__} {summaries if not isinstance(summaries, dict) else len(summaries)}")
+        got = summaries if not isinstance(summaries, dict) else len(summaries)
+        raise ValueError("summaries must be a dict of one to four OrderSummary values, "
+                         f"got {type(summaries).__name__} {got}")
     for name, st in summaries.items():
         (line,) = ax.plot(st.epochs, st.per_time.mean(axis=0), label=f"{name}: all pairs")
         ax.plot(st.epochs, st.per_time_x0.mean(axis=0), ls="--", color=line.get_color(),

@@ -1,7 +1,6 @@
-"""Every definition and threshold of the SIM observation checks (Sec. 3, App. B, App. F),
-fixed before the seeds that judge them: the claim checks of ``book/observations.md``,
-``book/topological_order.md`` and ``book/ood_checks.md`` read them only from :data:`OBS_RULES`,
-whose :func:`swingby.verdicts.fingerprint` ``tests/test_observations_rules.py`` freezes.
+"""Every threshold of the SIM observation checks (Sec. 3, App. B, App. F), fixed before the seeds that
+judge them: the claim checks of the observation chapters read them only from :data:`OBS_RULES`, whose
+fingerprint ``tests/test_observations_rules.py`` freezes.
 """
 from __future__ import annotations
 
@@ -13,8 +12,7 @@ __all__ = ["ObsRules", "OBS_RULES"]
 
 @dataclasses.dataclass(frozen=True)
 class ObsRules:
-    """The thresholds of the SIM observation checks. One frozen instance,
-    :data:`OBS_RULES`, is used."""
+    """The thresholds of the SIM observation checks; one frozen instance, :data:`OBS_RULES`, is used."""
 
     # ------------------------------------------------------------------ general
     alpha: float = 0.05                #: level of every test, and the largest null pass rate that counts

@@ -1,11 +1,7 @@
-"""The paper's settings and the sweeps of runs of the SIM observations (Sec. 3, App. F.1).
-
-Defaults are the authors' code (``book/authors_code.md`` lists them per figure): SGD, lr 0.1,
-batch 128, 40 epochs, data shuffled once, a bias in every layer, PyTorch's initialisation, the
-loss averaged over batch and dimensions, 5000 points per cluster, ``d = 64`` rotated, and in
-every two-concept run a third cluster at the origin. ``sigma`` is a standard deviation; the
-figure settings hold the authors' numbers converted by
-:func:`~swingby.sim.data.std_from_authors_sigma` (their "0.05" is 0.224).
+"""The paper's settings and the sweeps of runs of the SIM observations (Sec. 3, App. F.1). Defaults are
+the authors' code (``book/authors_code.md``): SGD, lr 0.1, batch 128, 40 epochs, data shuffled once, a bias
+in every layer, the loss averaged over batch and dimensions, 5000 points per cluster, ``d = 64`` rotated,
+a cluster at the origin beside two concepts, and their ``sigma`` read as a variance (their "0.05" is 0.224).
 """
 from __future__ import annotations
 
@@ -17,27 +13,24 @@ from swingby import _checks
 from swingby.sim.batched import train_batched
 from swingby.sim.data import check_mu_sigma_d, make_sim, std_from_authors_sigma
 from swingby.sim.models import ACTIVATIONS, MLP
-from swingby.sim.run_checks import seed_list, work
-from swingby.sim.train_loop import LOSSES, TrainRecord, log_steps, steps_per_epoch
+from swingby.sim.run_checks import seed_list
+from swingby.sim.train_loop import TrainRecord, log_steps, schedule
 
 __all__ = ["SIGMA_05", "FIG2A", "FIG2B_SIGMA1_AUTHORS", "FIG2B", "EQUAL_MU", "FIG2C_SETTINGS", "FIG2C_MU",
            "authors_sigma_label", "run_sweep", "fig2c_runs"]
 
 #: The paper's and the authors' "sigma = 0.05", as the standard deviation it was: 0.224.
 SIGMA_05 = std_from_authors_sigma(0.05)
-#: Fig. 2(a) (and the right panels of Figs. 11, 12): the authors' ``sigma = (.05, .05)``
-#: (standard deviation 0.224), varied ``mu``.
+#: Fig. 2(a) (and the right panels of Figs. 11, 12): ``sigma = (0.224, 0.224)``, varied ``mu``.
 FIG2A = [dict(mu=(m1, 2.0), sigma=(SIGMA_05, SIGMA_05)) for m1 in (1.0, 2.0, 3.0)]
 #: The authors' ``sigma_1`` values of Fig. 2(b) (variances in their code).
 FIG2B_SIGMA1_AUTHORS = (0.05, 0.1, 0.5, 1.0, 2.0)
-#: Fig. 2(b) (and the left panels of Figs. 11, 12): ``mu = (1, 2)``, varied ``sigma_1``
-#: (standard deviations ``sqrt`` of :data:`FIG2B_SIGMA1_AUTHORS`), ``sigma_2`` = 0.224.
+#: Fig. 2(b) (and the left panels of Figs. 11, 12): ``mu = (1, 2)``, ``sigma_1`` from :data:`FIG2B_SIGMA1_AUTHORS`.
 FIG2B = [dict(mu=(1.0, 2.0), sigma=(std_from_authors_sigma(s1), SIGMA_05)) for s1 in FIG2B_SIGMA1_AUTHORS]
 #: Two extra runs (not in the paper) that isolate diversity: equal ``mu``, one wide cluster.
 EQUAL_MU = [dict(mu=(2.0, 2.0), sigma=(1.0, SIGMA_05)), dict(mu=(2.0, 2.0), sigma=(SIGMA_05, 1.0))]
-#: Fig. 2(c) / Fig. 3 settings per dimension ``d`` (4 linear layers). ``d = 64`` and
-#: ``d = 2`` are the authors' (hidden 64, lr 0.1; hidden 4, lr 0.01); ``d = 3, 8``
-#: are the book's interpolation (hidden ``max(4, d)``, lr 0.01).
+#: Fig. 2(c) / Fig. 3 settings per dimension ``d`` (4 linear layers): the authors' at ``d = 2, 64``,
+#: the book's interpolation at ``d = 3, 8``.
 FIG2C_SETTINGS = {2: dict(width=4, lr=0.01), 3: dict(width=4, lr=0.01),
                   8: dict(width=8, lr=0.01), 64: dict(width=64, lr=0.1)}
 #: ``mu`` of Fig. 2(c) / Fig. 3 in the authors' code (the caption says ``(1, 2)``).
@@ -56,22 +49,19 @@ def authors_sigma_label(sigma) -> str:
 
 
 def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarray:
-    """Record steps for both kinds of plot: every ``every`` steps, about ``n_log`` log-spaced
-    steps, and the ends of 40 equal intervals, from 0 to ``n_steps``."""
+    """Steps ``0..n_steps`` to record: every ``every``-th, ~``n_log`` log-spaced, the ends of 40 equal intervals."""
     grid = np.union1d(np.arange(0, n_steps + 1, every), log_steps(n_steps, n_log))
     grid = np.union1d(grid, np.linspace(0, n_steps, 41).round())  # 40 equal intervals
     return np.union1d(grid, [n_steps]).astype(int)
 
 
-#: How :func:`run_sweep` seeds its runs (see there).
+#: How :func:`run_sweep` seeds its runs.
 SEEDINGS = ("shared", "independent")
 
 
 def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 0,
              activation: str = "linear") -> int:
-    """The seed in ``[0, 2**31)`` of run ``(config_index, seed)`` with ``seeding="independent"``:
-    numpy's ``SeedSequence`` of all its arguments, so that no two configurations, dimensions,
-    depths, streams or activations of one seed share a stream (a linear run omits the activation)."""
+    """The seed in ``[0, 2**31)`` of an independent run: numpy's ``SeedSequence`` of all its arguments."""
     entropy = [int(seed), int(config_index), int(d), int(depth), int(stream), 23]
     if activation != "linear":
         entropy.append(ACTIVATIONS.index(activation) + 1)
@@ -80,11 +70,8 @@ def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 
 
 def check_configs_seeds(configs, seeds, d) -> tuple[list, list, int]:
     """The ``configs`` and ``seeds`` of a sweep checked, and the number of concepts, else a ValueError."""
-    if isinstance(configs, dict) or not hasattr(configs, "__iter__"):
+    if isinstance(configs, dict) or not hasattr(configs, "__iter__") or not (configs := list(configs)):
         raise ValueError(f"configs must be a non-empty sequence of dicts with keys 'mu' and 'sigma', got {configs!r}")
-    configs = list(configs)
-    if not configs:
-        raise ValueError("configs must be a non-empty sequence of dicts with keys 'mu' and 'sigma'")
     for k, c in enumerate(configs):
         if not isinstance(c, dict) or set(c) != {"mu", "sigma"}:
             got = sorted(c) if isinstance(c, dict) else repr(c)
@@ -99,85 +86,45 @@ def check_configs_seeds(configs, seeds, d) -> tuple[list, list, int]:
     return configs, seed_list("seeds", seeds, distinct=True), n_concepts.pop()
 
 
-def check_training(n: int, n_runs: int, d: int, *, depth, width, lr, batch_size, epochs, full_batch,
-                   loss) -> int:
-    """The training settings of a sweep checked before any data is drawn; the number of steps."""
-    _checks.positive_float("lr", lr)
-    _checks.choice("loss", loss, LOSSES)
-    spe = 1 if _checks.flag("full_batch", full_batch) else steps_per_epoch(n, batch_size)
-    _checks.memory(20.0 * n_runs * n * d, f"a sweep of {n_runs} runs with {n} points each in d = {d}")
-    epochs = _checks.positive_int("epochs", epochs)
-    depth = _checks.positive_int("depth", depth)
-    width = d if width is None else _checks.positive_int("width", width)
-    n_params = (d + 1) * (2 * width if depth > 1 else d) + (depth - 2) * (width + 1) * width * (depth > 2)
-    bs = n if full_batch else min(batch_size, n)
-    work(6.0 * epochs * spe * bs * n_params * n_runs,
-                 f"epochs = {epochs} ({epochs * spe} steps of batch {bs}) for {n_runs} runs of {n_params} parameters")
-    return epochs * spe
+def check_sweep(n: int, models: list, **training) -> int:
+    """The steps of ``models`` trained on ``n`` points each, sizes and ``training`` checked before data are drawn."""
+    d = models[0].d
+    _checks.memory(20.0 * len(models) * n * d, f"a sweep of {len(models)} runs with {n} points each in d = {d}")
+    return schedule(n, **training, params=sum(p.numel() for m in models for p in m.parameters())).n_steps
 
 
-def run_sweep(
-    configs: Sequence[dict],
-    *,
-    d: int = 64,
-    depth: int = 1,
-    width: int | None = None,
-    activation: str = "linear",
-    bias: bool = True,
-    seeds: Sequence[int] = (0,),
-    origin_cluster: bool = True,
-    rotate: bool = True,
-    truncate: bool = False,
-    n_per_cluster: int = 5000,
-    lr: float = 0.1,
-    batch_size: int = 128,
-    epochs: int = 40,
-    full_batch: bool = False,
-    loss: str = "mean",
-    record_every: int = 20,
-    progress: bool = False,
-    seeding: str = "shared",
-    stream: int = 0,
-) -> list[list[TrainRecord]]:
-    """Train one MLP per configuration and seed, all in one batched program (Figs. 2, 3, 7, 11-16).
-
-    Run ``(c, k)`` trains ``MLP(d, depth, width, activation=activation, bias=bias, seed=s)`` on
-    ``make_sim(**configs[c], d=d, origin_cluster=origin_cluster, rotate=rotate, truncate=truncate,
-    seed=s)`` with shuffling seed ``s``: exactly what :func:`swingby.sim.train.train` gives with
-    those arguments.
+def run_sweep(configs: Sequence[dict], *, d: int = 64, depth: int = 1, width: int | None = None,
+              activation: str = "linear", bias: bool = True, seeds: Sequence[int] = (0,), origin_cluster: bool = True,
+              rotate: bool = True, truncate: bool = False, n_per_cluster: int = 5000, lr: float = 0.1,
+              batch_size: int = 128, epochs: int = 40, full_batch: bool = False, loss: str = "mean",
+              record_every: int = 20, progress: bool = False, seeding: str = "shared",
+              stream: int = 0) -> list[list[TrainRecord]]:
+    """``records[c][k]``: one MLP per configuration and seed trained in one batched program (Figs. 2, 3, 7,
+    11-16), each exactly what :func:`swingby.sim.train.train` gives with its model, data and seed.
 
     Parameters
     ----------
-    configs : sequence of dict
-        Keys ``mu`` and ``sigma`` (as for :func:`~swingby.sim.data.make_sim`).
-    seeds : sequence of int
-        Distinct seeds, one run per seed and configuration.
-    origin_cluster : bool
-        Add a cluster at the origin (the authors' two-concept data; not their Fig. 7 task).
+    configs, seeds
+        Dicts with keys ``mu`` and ``sigma``, and distinct seeds: one run per configuration and seed.
     record_every : int
         Spacing of the linear record grid.
     seeding : {"shared", "independent"}
-        ``"shared"``: ``s = seeds[k]`` for every configuration (a paired design);
-        ``"independent"``: ``s`` is ``run_seed`` of the seed, configuration, ``d``,
-        ``depth``, ``stream`` and activation, so runs are independent replicates.
+        ``"shared"``: run seed ``seeds[k]`` for every configuration (a paired design); ``"independent"``:
+        ``run_seed`` of the seed, configuration, ``d``, ``depth``, ``stream`` and activation.
     stream : int
-        With ``"independent"``, a further number mixed into every run's seed, ``>= 0``.
-    d, depth, width, activation, bias, rotate, truncate, n_per_cluster, lr, batch_size, epochs, full_batch, loss, progress
-        As in :func:`~swingby.sim.data.make_sim`, :class:`~swingby.sim.models.MLP` and
-        :func:`~swingby.sim.train.train`.
-
-    Returns
-    -------
-    list of list of TrainRecord
-        ``records[c][k]``.
+        With ``"independent"``, a further number mixed into every run's seed.
+    d, origin_cluster, rotate, truncate, n_per_cluster
+        As in :func:`~swingby.sim.data.make_sim`.
+    depth, width, activation, bias
+        As in :class:`~swingby.sim.models.MLP`.
+    lr, batch_size, epochs, full_batch, loss, progress
+        As in :func:`~swingby.sim.train.train`.
     """
     configs, seeds, n_concepts = check_configs_seeds(configs, seeds, d)
     n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))
     n = _checks.positive_int("n_per_cluster", n_per_cluster) * n_clusters
     rotate, truncate = _checks.flag("rotate", rotate), _checks.flag("truncate", truncate)
     progress = _checks.flag("progress", progress)
-    n_steps = check_training(n, len(configs) * len(seeds), d, depth=depth, width=width, lr=lr,
-                              batch_size=batch_size, epochs=epochs, full_batch=full_batch, loss=loss)
     record_every = _checks.positive_int("record_every", record_every)
     seeding = _checks.choice("seeding", seeding, SEEDINGS)
     stream = _checks.integer("stream", stream, low=0)
@@ -188,6 +135,7 @@ def run_sweep(
         run_seeds = [run_seed(s, c, d=d, depth=depth, stream=stream, activation=activation)
                      for c in range(len(configs)) for s in seeds]
     models = [MLP(d, depth, width, activation=activation, bias=bias, seed=s) for s in run_seeds]
+    n_steps = check_sweep(n, models, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch, loss=loss)
     datas = [make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate,
                       truncate=truncate, seed=run_seeds[i * len(seeds) + k])
              for i, c in enumerate(configs) for k in range(len(seeds))]
@@ -208,20 +156,15 @@ def run_sweep(
 def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
                sigma=(SIGMA_05, SIGMA_05), origin_cluster: bool = True, bias: bool = True,
                progress: bool = False, seeding: str = "shared", stream: int = 0) -> list[TrainRecord]:
-    """Runs of Fig. 2(c) / Fig. 3 at dimension ``d``, one per seed, with the settings
-    :data:`FIG2C_SETTINGS` (:func:`run_sweep` of one configuration).
+    """Runs of Fig. 2(c) / Fig. 3 at dimension ``d``, one per seed, with :data:`FIG2C_SETTINGS`.
 
     Parameters
     ----------
-    d : int
-        2, 3, 8 or 64.
-    seeds : sequence of int
-        Distinct seeds.
+    d, seeds
+        2, 3, 8 or 64, and distinct seeds.
     depth : int
         Number of layers; 1 gives the one-layer control at the same ``d`` and ``lr``.
-    mu, sigma : sequence of float
-        Cluster distances and standard deviations (default: the authors').
-    origin_cluster, bias, progress, seeding, stream
+    mu, sigma, origin_cluster, bias, progress, seeding, stream
         As in :func:`run_sweep`.
     """
     if not _checks.is_integer(d) or d not in FIG2C_SETTINGS:

@@ -1,8 +1,8 @@
-"""The non-monotone OOD test loss of Sec. 3.3 (App. F.2): how far a run's test loss rises
-above its running minimum, and how often runs do so over seeds (``book/observations.md``).
-"""
+"""The non-monotone OOD test loss of Sec. 3.3 (App. F.2; ``book/observations.md``): how far a run's test
+loss rises above its running minimum, and how often runs do so over seeds."""
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -22,8 +22,7 @@ def loss_rise(test_loss: np.ndarray, scale: float) -> float:
 
 def record_rise(rec: TrainRecord) -> float:
     """The rise (eq. obs-rise) of a run's OOD test loss above its running minimum, in units of
-    ``0.5 * ||x_hat||^2`` (the loss of the zero output, which no lucky initialisation changes).
-    A run is *non-monotone* when this exceeds a threshold chosen above the SGD noise."""
+    ``0.5 * ||x_hat||^2`` (the loss of the zero output, which no lucky initialisation changes)."""
     rec = check_record("rec", rec)
     return loss_rise(rec.test_loss, 0.5 * x_hat_norm(rec) ** 2)
 
@@ -39,15 +38,13 @@ class SeedStatistics(NamedTuple):
 
 
 def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> SeedStatistics:
-    """The share of non-monotone runs (:func:`record_rise` above ``threshold``) and the mean and
-    largest rise over ``records``, one per seed (Sec. 3.3, Figs. 13, 14).
+    """The share of non-monotone runs (:func:`record_rise` above ``threshold``), the mean and the largest
+    rise over ``records`` (Sec. 3.3, Figs. 13, 14).
 
     Parameters
     ----------
-    records : sequence of TrainRecord
-        Finite runs, non-empty.
-    threshold : float
-        The rise ``>= 0`` above which a run counts as non-monotone.
+    records, threshold
+        Finite runs; the rise ``>= 0`` above which a run counts as non-monotone.
     """
     records = check_records("records", records)
     threshold = _checks.number("threshold", threshold, low=0)
@@ -58,8 +55,7 @@ def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> SeedSta
 
 def fisher_seeds_needed(p_low: float, p_high: float, *, alpha: float = 0.05, power: float = 0.8,
                         max_n: int = 2000) -> int | None:
-    """Fewest seeds per group at which a one-sided Fisher test of rates ``p_low > p_high`` falls
-    below ``alpha`` with probability ``power`` (``None`` if ``p_low <= p_high`` or above ``max_n``)."""
+    """Fewest seeds per group for a one-sided Fisher test of rates ``p_low > p_high`` at ``alpha`` and ``power``."""
     from scipy import stats as sps
 
     if not p_low > p_high:
@@ -75,13 +71,7 @@ def fisher_seeds_needed(p_low: float, p_high: float, *, alpha: float = 0.05, pow
         p[keep] = sps.hypergeom.sf(k1[keep] - 1, 2 * n, k1[keep] + k2[keep], n)
         return float(np.sum(w_low[:, None] * w_high[None, :] * (p <= alpha)))
 
-    lo, hi = 1, max_n
-    if power_at(hi) < power:
+    if power_at(max_n) < power:
         return None
-    while lo < hi:  # power grows with n up to the test's discreteness: a bisection is close enough
-        mid = (lo + hi) // 2
-        if power_at(mid) >= power:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    # power grows with n up to the test's discreteness: a bisection over 1..max_n is close enough
+    return 1 + bisect.bisect_left(range(1, max_n), True, key=lambda n: power_at(n) >= power)

@@ -1,7 +1,5 @@
-"""Open questions of the paper answered by experiment, each against a null, with every
-setting and threshold fixed before its runs (``book/open_questions.md``,
-``book/open_questions_training.md``, ``book/open_questions_diffusion.md``).
-``python -m swingby.open_questions run [--only NAME]`` regenerates the stored sweeps;
-``python -m swingby.open_questions diffusion-init`` trains Q1's diffusion contrast.
+"""Open questions of the paper answered by experiment, each against a null, with every setting and
+threshold fixed before its runs (``book/open_questions.md``, ``book/open_questions_training.md``,
+``book/open_questions_diffusion.md``); ``python -m swingby.open_questions`` makes the stored runs.
 """
 __all__ = []

@@ -1,13 +1,8 @@
-"""Q2 of ``book/open_questions.md``: does the *early alignment* of two-layer ReLU
-networks (App. E.4) happen on the SIM task, and does the network then follow the linear
-theory's stages (Sec. 4.2, App. D)? Settings, measures, claim, null and thresholds, fixed
-before the judged runs.
-
-A ReLU run *passes* when its :func:`turn_share` (the share of the neurons' turning done
-before the weight norm has grown ``growth``-fold) is at least ``share_min``. The null is
-the two-layer linear network started from the same weights on the same data (paired).
-:func:`alignment_check` judges the ReLU runs against the linear runs' pass rate by the
-book's verdict rule; :func:`paired_sign_test` asks whether the ReLU network turns more.
+"""Q2 of ``book/open_questions.md``: does the *early alignment* of two-layer ReLU networks
+(App. E.4) happen on the SIM task, and do they then follow the linear theory's stages (Sec. 4.2)?
+A ReLU run passes when its ``turn_share`` (turning done before the weight norm has grown
+``growth``-fold) is at least ``share_min``; the null is the linear network started from the same
+weights on the same data. Settings and thresholds were fixed before the judged runs.
 """
 from __future__ import annotations
 
@@ -105,18 +100,18 @@ def neuron_weights(W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
 
 
 def turning(W1: np.ndarray, W2: np.ndarray) -> np.ndarray:
-    """Per step between records, the angles the neurons' directions turn, weighted by :func:`neuron_weights`."""
+    """Per step between records, the angles the neurons' directions turn, weighted by ``neuron_weights``."""
     return (_angles(_unit_rows(W1)) * neuron_weights(W1, W2)).sum(1)
 
 
 def turn_share(W1: np.ndarray, W2: np.ndarray, growth: float = ALIGNMENT_RULES.growth) -> float:
-    """Share of the neurons' :func:`turning` done before :func:`growth_step` (NaN if none turns)."""
+    """Share of the neurons' ``turning`` done before ``growth_step`` (NaN if none turns)."""
     return _share_before(turning(W1, W2), growth_step(W1, W2, growth))
 
 
 def cluster_alignment(W1: np.ndarray, W2: np.ndarray, centres: np.ndarray,
                       growth: float = ALIGNMENT_RULES.growth) -> float:
-    """At :func:`growth_step`, the weighted mean over neurons of ``max_p |cos(w_j, c_p)|`` (``c_p``: ``centres``)."""
+    """At ``growth_step``, the weighted mean over neurons of ``max_p |cos(w_j, c_p)|`` (``c_p``: ``centres``)."""
     k = growth_step(W1, W2, growth)
     cos = np.abs(_unit_rows(W1[k]) @ _unit_rows(centres).T).max(1)
     wt = neuron_weights(W1, W2)
@@ -129,7 +124,7 @@ def jacobian_share(J: np.ndarray, k: int) -> float:
 
 
 class StageTimes(NamedTuple):
-    """What :func:`stage_times` returns (steps; ``inf`` where a stage never happens)."""
+    """What ``stage_times`` returns (steps; ``inf`` where a stage never happens)."""
 
     strong: float      #: the stronger concept's major entry reaches ``growth_level``
     weak: float        #: the weaker concept's major entry does
@@ -158,7 +153,7 @@ def stage_match(times: StageTimes, predicted_ratio: float, tol: float = ALIGNMEN
 
 # ------------------------------------------------------------------ the check
 def alignment_passes(shares, rules: AlignmentRules = ALIGNMENT_RULES) -> np.ndarray:
-    """Per run, whether its :func:`turn_share` is at least ``share_min`` (NaN fails).
+    """Per run, whether its ``turn_share`` is at least ``share_min`` (NaN fails), ``(n,)`` bool.
 
     Parameters
     ----------
@@ -166,11 +161,6 @@ def alignment_passes(shares, rules: AlignmentRules = ALIGNMENT_RULES) -> np.ndar
         Turn shares of the runs (NaN allowed).
     rules : AlignmentRules
         Supplies ``share_min``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n,)`` bool.
     """
     x = _checks.array("shares", shares, ndim=1, finite=False)
     if not isinstance(rules, AlignmentRules):
@@ -193,13 +183,12 @@ class SignTest(NamedTuple):
 
 
 def paired_sign_test(relu_shares, linear_shares, rules: AlignmentRules = ALIGNMENT_RULES) -> SignTest:
-    """Does the ReLU network turn more before ``t_g`` than the linear one started from the
-    same weights on the same data? One-sided sign test over the pairs.
+    """One-sided sign test over the pairs: does the ReLU network turn more before ``t_g`` than the linear one?
 
     Parameters
     ----------
     relu_shares, linear_shares : array_like(float, ndim=1)
-        Paired :func:`turn_share` s, one length.
+        Paired ``turn_share`` s, one length.
     rules : AlignmentRules
         Supplies ``alpha``.
     """

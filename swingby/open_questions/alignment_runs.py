@@ -1,7 +1,6 @@
-"""The runs of Q2 of ``book/open_questions.md`` (early alignment, App. E.4), measured and
-checked with :mod:`swingby.open_questions.alignment`: two-layer MLPs trained with the
-batched engine's SGD step, their weights and input-output Jacobians recorded at
-log-spaced steps (a few seconds, made by the chapter itself).
+"""The runs of Q2 of ``book/open_questions.md`` (early alignment, App. E.4), measured and checked with
+:mod:`swingby.open_questions.alignment`: two-layer MLPs trained with the batched engine's SGD step,
+weights and input-output Jacobians recorded at log-spaced steps (seconds; the chapter makes them).
 """
 from __future__ import annotations
 
@@ -33,12 +32,12 @@ POINTS = ("cluster 1", "cluster 2", "origin", "x_hat")
 
 
 class AlignmentRecord(NamedTuple):
-    """What :func:`train_alignment` recorded for ``R`` runs at ``T`` steps."""
+    """What ``train_alignment`` recorded for ``R`` runs at ``T`` steps."""
 
     steps: np.ndarray      #: ``(T,)`` recorded SGD steps
     W1: np.ndarray         #: ``(R, T, width, d)`` first-layer weights
     W2: np.ndarray         #: ``(R, T, d, width)`` second-layer weights
-    jacobian: np.ndarray   #: ``(R, T, 4, d, d)`` at the points :data:`POINTS`
+    jacobian: np.ndarray   #: ``(R, T, 4, d, d)`` at the points ``POINTS``
     centres: np.ndarray    #: ``(R, 2, d)`` the two clusters' centres, input coordinates
     run_seeds: tuple       #: the seed of every run (data, initialisation, shuffling)
 
@@ -103,13 +102,13 @@ def theory_ratio(omega: float, rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> f
 class ModelRuns(NamedTuple):
     """Every measure of one model's runs (:func:`run_alignment`)."""
 
-    share: np.ndarray           #: ``(n,)`` :func:`~swingby.open_questions.alignment.turn_share`
+    share: np.ndarray           #: ``(n,)`` ``turn_share``
     step_growth: np.ndarray     #: ``(n,)`` the step ``t_g``
-    cluster_cos: np.ndarray     #: ``(n,)`` :func:`~swingby.open_questions.alignment.cluster_alignment`
+    cluster_cos: np.ndarray     #: ``(n,)`` ``cluster_alignment``
     jac_share: np.ndarray       #: ``(n, 4)`` Jacobian direction share before ``t_g`` per point
     jac_spread: np.ndarray      #: ``(n,)`` largest distance of the normalised Jacobians of the points at ``t_g``
     stages: np.ndarray          #: ``(n, 3)`` strong, weak growth and minor peak steps
-    stage_ok: np.ndarray        #: ``(n,)`` :func:`~swingby.open_questions.alignment.stage_match`
+    stage_ok: np.ndarray        #: ``(n,)`` ``stage_match``
     norm: np.ndarray            #: ``(n, T)`` weight norm over its start
     turned: np.ndarray          #: ``(n, T)`` share of the turning done by each record
     jac_xhat: np.ndarray        #: ``(n, T, d, d)`` the Jacobian at ``x_hat``
@@ -149,7 +148,7 @@ class AlignmentResult(NamedTuple):
     steps: np.ndarray           #: ``(T,)`` recorded steps
     relu: ModelRuns             #: the ReLU runs
     linear: ModelRuns           #: the linear runs (the null)
-    check: CellCheck            #: :func:`~swingby.open_questions.alignment.alignment_check`
+    check: CellCheck            #: ``alignment_check``
     sign: A.SignTest            #: :func:`~swingby.open_questions.alignment.paired_sign_test`
     ratio: float                #: the symmetric model's weak / strong growth-time ratio
     omega: float                #: the runs' median initial ``|J_pp|`` at ``x_hat`` the theory starts from
@@ -162,7 +161,6 @@ def run_alignment(rules: A.AlignmentRules = A.ALIGNMENT_RULES, seeds: Sequence[i
     Parameters
     ----------
     rules : AlignmentRules
-        The settings and thresholds.
     seeds : sequence of int, optional
         Default: the judged seeds ``range(rules.seeds)``.
     """
@@ -202,9 +200,9 @@ def stage_parts(runs: ModelRuns, steps, ratio: float, rules: A.AlignmentRules = 
     runs : ModelRuns
         One model's runs.
     steps : array_like(int, ndim=1)
-        ``(T,)`` the recorded steps (:attr:`AlignmentResult.steps`).
+        The recorded steps (:attr:`AlignmentResult.steps`).
     ratio : float
-        The symmetric model's ``weak / strong`` growth-time ratio, ``> 0``.
+        The symmetric model's ``weak / strong`` growth-time ratio.
     rules : AlignmentRules
     """
     _checks.instance("runs", runs, ModelRuns, "ModelRuns")

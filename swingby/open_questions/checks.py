@@ -1,7 +1,7 @@
-"""The claim checks of the open questions (``book/open_questions.md``,
-``book/open_questions_training.md``), with the thresholds of
-:mod:`swingby.open_questions.rules`: each cell's runs against its equal-signal null, the
-tests of a dependence on a setting, and the theory's prediction of the order (Q4).
+"""The claim checks of the open questions (``book/open_questions.md``, ``book/open_questions_training.md``)
+with the thresholds of :mod:`swingby.open_questions.rules`: each cell's runs against its equal-signal
+null, the tests of a dependence on a setting, and the theory's prediction of the order (Q4).
+``arrays`` are the stored arrays of an experiment (:func:`swingby.open_questions.store.load`).
 """
 from __future__ import annotations
 
@@ -22,26 +22,19 @@ WHATS = ("nonmonotone", "order", "reach")
 
 
 def pass_flags(arrays: dict, cell: int, null: bool, what: str, rules: OpenRules = OQ_RULES) -> np.ndarray:
-    """Per run of stored cell ``cell`` (real or null data): the pass flag of ``what``.
+    """Per run of stored cell ``cell``, ``(n_seeds,)`` bool: the pass flag of ``what``.
 
     Parameters
     ----------
     arrays : dict
-        Stored arrays (:func:`swingby.open_questions.store.load`).
     cell : int
         Index of the cell.
     null : bool
         The equal-signal runs instead of the real ones.
     what : {"nonmonotone", "order", "reach"}
-        Rise above ``rules.rise``; the predicted concept first; final distance below
-        ``rules.reach`` (a diverged run passes none of them).
+        Rise above ``rules.rise``; the predicted concept first; final distance below ``rules.reach``
+        (a diverged run passes none).
     rules : OpenRules
-        The thresholds.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n_seeds,)`` bool.
     """
     if not isinstance(arrays, dict) or "rise" not in arrays:
         raise ValueError("arrays must be the stored arrays of an experiment (with 'rise')")
@@ -94,13 +87,11 @@ def check_cells(arrays: dict, cells, what: str, rules: OpenRules = OQ_RULES) -> 
     Parameters
     ----------
     arrays : dict
-        Stored arrays (:func:`swingby.open_questions.store.load`).
     cells : sequence of int
         Indices of the cells.
     what : {"nonmonotone", "order", "reach"}
         Which pass flag (:func:`pass_flags`).
     rules : OpenRules
-        The thresholds.
     """
     return [cell_check(pass_flags(arrays, i, False, what, rules), pass_flags(arrays, i, True, what, rules))
             for i in cells]
@@ -111,10 +102,8 @@ def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
 
     Parameters
     ----------
-    k1, n1 : int
-        Passing and all runs of the first setting, ``0 <= k1 <= n1``, ``n1 > 0``.
-    k2, n2 : int
-        The same for the second.
+    k1, n1, k2, n2 : int
+        ``0 <= k <= n``, ``n > 0``.
     """
     n1, n2 = _checks.positive_int("n1", n1), _checks.positive_int("n2", n2)
     k1, k2 = _checks.integer("k1", k1, low=0, high=n1), _checks.integer("k2", k2, low=0, high=n2)
@@ -122,15 +111,14 @@ def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
 
 
 def seeds_to_decide(p1: float, p2: float, rules: OpenRules = OQ_RULES) -> int | None:
-    """Independent seeds per setting at which a one-sided Fisher test would tell rates ``p1``
-    and ``p2`` apart at the rules' ``alpha`` and ``power`` (None if equal or over 2000).
+    """Seeds per setting at which a one-sided Fisher test would tell rates ``p1`` and ``p2`` apart at
+    the rules' ``alpha`` and ``power`` (None if equal or over 2000).
 
     Parameters
     ----------
     p1, p2 : float
         The two observed rates, in ``[0, 1]``.
     rules : OpenRules
-        Supplies ``alpha`` and ``power``.
     """
     p1 = _checks.number("p1", p1, low=0, high=1)
     p2 = _checks.number("p2", p2, low=0, high=1)
@@ -152,11 +140,9 @@ def trend_test(levels, passes, *, n_resamples: int = 2000, seed: int = 0) -> Tre
     levels : array_like(float, ndim=1)
         The setting (e.g. depth) of each run.
     passes : array_like(bool, ndim=1)
-        The pass flag of each run (same length).
+        The pass flag of each run.
     n_resamples : int
-        Permutations, ``> 0``.
     seed : int
-        Seed of the permutations.
     """
     lv = _checks.array("levels", levels, ndim=1)
     x = _bools("passes", passes)
@@ -188,8 +174,8 @@ class PredictionTest(NamedTuple):
 
 
 def prediction_test(pred_norm, pred_raw, observed) -> PredictionTest:
-    """Does the theory under the normalised second moment predict the trained order better
-    than the theory under the raw one? A sign test over the runs where they differ.
+    """Sign test over the runs where they differ: does the theory under the normalised second moment
+    predict the trained order better than under the raw one?
 
     Parameters
     ----------
@@ -207,15 +193,15 @@ def prediction_test(pred_norm, pred_raw, observed) -> PredictionTest:
 
 
 def late_over_early(trajectory, epochs) -> float:
-    """Path length of the output trajectory in the second half of training over that in the
-    first half (Sec. 3.2: the slowing down makes it small).
+    """Path length of the output trajectory in the second half of training over that in the first
+    (Sec. 3.2: the slowing down makes it small).
 
     Parameters
     ----------
     trajectory : array_like(float, ndim=2)
-        ``(records, k)`` positions of the output at ``x_hat``, finite.
+        ``(records, k)`` positions of the output at ``x_hat``.
     epochs : array_like(float, ndim=1)
-        ``(records,)`` increasing epochs of the records.
+        Increasing epochs of the records.
     """
     tr = _checks.array("trajectory", trajectory, ndim=2)
     ep = _checks.array("epochs", epochs, ndim=1)

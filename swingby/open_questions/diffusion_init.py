@@ -1,11 +1,8 @@
-"""Q1 in a diffusion model (``book/open_questions_diffusion.md``): does the held-out class
-still generalise when the U-Net starts from a clearly larger initialisation? Everything
-that decides the answer is fixed here before any of its runs: the scale
-:data:`INIT_SCALE`, the separations :data:`SEPARATIONS`, the seeds :data:`SEEDS`, the
-runs (:func:`contrast_preset`: the ``cpu`` preset with these; each run is paired with the
-stored default run of the same separation and seed), the criterion (the position
-search's, :func:`seed_passes`) and the answer rule (:func:`contrast_answer`);
-:func:`fingerprint` hashes them. The runs are in :mod:`swingby.open_questions.diffusion_init_runs`.
+"""Q1 in a diffusion model (``book/open_questions_diffusion.md``): does the held-out class still
+generalise when the U-Net starts from a clearly larger initialisation? Fixed here before any of its
+runs: the scale, separations and seeds, the runs (the ``cpu`` preset with these, each paired with
+the stored default run of its separation and seed), the criterion (the position search's) and the
+answer rule; ``fingerprint`` hashes them. The runs: :mod:`swingby.open_questions.diffusion_init_runs`.
 """
 from __future__ import annotations
 
@@ -61,12 +58,12 @@ def contrast_preset(base: str = BASE, **overrides) -> Preset:
 
 
 def base_preset(base: str = BASE, **overrides) -> Preset:
-    """:data:`BASE_PRESET` if ``base`` is :data:`BASE`, else the preset ``base``, with ``overrides``.
+    """:data:`BASE_PRESET` if ``base`` is ``BASE``, else the preset ``base``, with ``overrides``.
 
     Parameters
     ----------
     base : str
-        :data:`BASE` or a preset name (:func:`~swingby.diffusion.presets.get_preset`).
+        ``BASE`` or a preset name (:func:`~swingby.diffusion.presets.get_preset`).
     **overrides
         Preset fields.
     """
@@ -85,7 +82,7 @@ def design() -> dict:
 
 
 def fingerprint() -> str:
-    """A short hash (16 hex digits) of :func:`design`."""
+    """A short hash (16 hex digits) of ``design``."""
     return verdicts.fingerprint(design())
 
 
@@ -113,7 +110,7 @@ def seed_passes(runs: list[dict], seeds) -> dict:
 class Answer(NamedTuple):
     """What :func:`contrast_answer` returns."""
 
-    word: str          #: one of :data:`ANSWERS`
+    word: str          #: one of ``ANSWERS``
     reference: tuple   #: seeds whose default runs pass the criterion
     passing: tuple     #: of these, seeds whose larger-initialisation runs pass
     other: tuple       #: seeds outside the reference whose larger-initialisation runs pass (not judged)
@@ -121,17 +118,15 @@ class Answer(NamedTuple):
 
 
 def contrast_answer(default_runs: list[dict], larger_runs: list[dict], seeds=SEEDS) -> Answer:
-    """The answer rule (:data:`ANSWER_RULE`) on the outcomes of both initialisations.
+    """The answer rule (``ANSWER_RULE``) on the outcomes of both initialisations.
 
     Parameters
     ----------
     default_runs : list of dict
-        :func:`~swingby.diffusion.runs.position_search.run_outcomes` of the default runs;
-        every (separation, seed) of the contrast must be there.
+        :func:`~swingby.diffusion.runs.position_search.run_outcomes` of the default runs (all there).
     larger_runs : list of dict
         The same for the larger-initialisation runs (missing ones: "pending").
     seeds : sequence of int
-        The contrast's seeds.
     """
     for name, runs in (("default_runs", default_runs), ("larger_runs", larger_runs)):
         if not isinstance(runs, list) or not all(isinstance(r, dict) and {"dc", "seed"} <= set(r) for r in runs):
@@ -165,17 +160,16 @@ class InitialMeasures(NamedTuple):
 
 
 def initial_measures(p: Preset, seed: int = 0, n: int = 48) -> InitialMeasures:
-    """How the scale acts inside the initial network of preset ``p``, on ``n`` noisy inputs over
-    the whole noise range (seconds; the evidence behind :data:`INIT_SCALE`).
+    """How the scale acts inside the initial network of preset ``p`` on ``n`` noisy inputs over the
+    whole noise range (the evidence behind :data:`INIT_SCALE`).
 
     Parameters
     ----------
     p : Preset
-        The preset (with its ``init_scale``).
+        With its ``init_scale``.
     seed : int
         Seeds the weights and the inputs.
     n : int
-        Inputs, ``> 1``.
     """
     import torch
 
@@ -185,8 +179,7 @@ def initial_measures(p: Preset, seed: int = 0, n: int = 48) -> InitialMeasures:
     p = check_preset("p", p)
     n = _checks.integer("n", n, low=2, high=4096)
     net = Run(p, _checks.seed("seed", seed), torch.device("cpu")).model.net
-    logits, share, c1 = [], [], {}
-    hooks = []
+    logits, share, c1, hooks = [], [], {}, []
     for m in net.modules():
         if isinstance(m, Attention):
             def on_qkv(mod, inp, out):

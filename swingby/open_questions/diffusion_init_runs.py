@@ -1,5 +1,5 @@
 """Q1 in a diffusion model (``book/open_questions_diffusion.md``): the runs of the contrast
-fixed in :mod:`swingby.open_questions.diffusion_init` (:func:`run_contrast`,
+fixed in :mod:`swingby.open_questions.diffusion_init` (``run_contrast``,
 ``python -m swingby.open_questions diffusion-init``) and their reader (:func:`read_contrast`).
 """
 from __future__ import annotations
@@ -73,18 +73,17 @@ def _curves(res: dict) -> dict:
 
 
 def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=None) -> Contrast:
-    """The outcomes of the larger-initialisation runs and of their stored default
-    counterparts, per (separation, seed), and the answer.
+    """The outcomes of the larger-initialisation runs and of their stored default counterparts per
+    (separation, seed), and the answer.
 
     Parameters
     ----------
     preset : Preset, optional
-        The contrast's preset (default :func:`~swingby.open_questions.diffusion_init.contrast_preset`).
+        Default ``contrast_preset``.
     out_dir : path-like, optional
-        Where its results file is (default :func:`contrast_dir`).
+        Where its results file is (default ``contrast_dir``).
     default_path : path-like, optional
-        The stored default sweep (default: the ``cpu`` preset's results file in
-        :func:`swingby.diffusion.runs.storage.results_dir`).
+        The stored default sweep (default: the ``cpu`` sweep of :func:`swingby.diffusion.runs.storage.results_dir`).
     """
     from swingby.diffusion.runs.identity import IDENTITY_KEY
     from swingby.diffusion.runs.storage import results_dir

@@ -1,11 +1,7 @@
-"""Two training tools the open questions need beyond :func:`swingby.sim.batched.train_batched`.
-
-* :func:`moment_points`: ``2 d`` points with the mean and covariance of a training set.
-  A linear network's mean squared loss, and every gradient of it, depends on the data
-  only through their mean and second moment, so full-batch gradient descent on these
-  points is full-batch gradient descent on the whole set (Q3's equal-steps runs).
-* :func:`train_pairs`: MLPs of one architecture trained together by SGD on pairs
-  (input, target) that may differ, as a fixed normalisation layer needs (Q4).
+"""Two training tools of the open questions beyond :func:`swingby.sim.batched.train_batched`:
+``moment_points`` (a linear network's mean squared loss depends on the data only through their
+mean and second moment, so full-batch descent on these points is full-batch descent on the whole
+set: Q3's equal-steps runs) and ``train_pairs`` (SGD on pairs (input, target) that may differ, Q4).
 """
 from __future__ import annotations
 

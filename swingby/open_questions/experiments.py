@@ -1,8 +1,6 @@
-"""The runs of the open questions (``book/open_questions.md``,
-``book/open_questions_training.md``): one *cell* is a model and a training setting,
-trained on the authors' Fig. 2(c) data at ``d = 2`` and on the equal-signal null for
-independent seeds; every run is reduced to the observations chapter's measures.
-:data:`EXPERIMENTS` lists the cells of each question.
+"""The runs of the open questions (``book/open_questions.md``, ``book/open_questions_training.md``): a
+*cell* is a model and training setting trained on the authors' Fig. 2(c) data at ``d = 2`` and on the
+equal-signal null, each run reduced to the observations chapter's measures; ``EXPERIMENTS`` lists them.
 """
 from __future__ import annotations
 
@@ -53,7 +51,7 @@ class Standardiser(NamedTuple):
 
 
 def standardiser(X: torch.Tensor) -> Standardiser:
-    """The :class:`Standardiser` of a training set ``X`` ``(N, d)`` (float64 statistics)."""
+    """The ``Standardiser`` of a training set ``X`` ``(N, d)`` (float64 statistics)."""
     std = X.double().std(0, unbiased=False)
     return Standardiser(X.double().mean(0).float(), std.float())
 
@@ -69,11 +67,11 @@ def _record(dat: SimData, outputs: np.ndarray, steps: np.ndarray, spe: int, conf
 
 
 class CellRuns(NamedTuple):
-    """What :func:`cell_records` returns."""
+    """What ``cell_records`` returns."""
 
     records: list        #: one :class:`~swingby.sim.train_loop.TrainRecord` per seed
     datas: list          #: the :class:`~swingby.sim.data.SimData` of each run
-    standardisers: list  #: the :class:`Standardiser` of each run (None for raw inputs)
+    standardisers: list  #: the ``Standardiser`` of each run (None for raw inputs)
 
 
 def cell_records(cell: Cell, seeds: Sequence[int], *, null: bool = False, config_index: int = 0,
@@ -154,7 +152,7 @@ EXPERIMENTS = {
 
 
 def experiment_cells(name: str, rules: OpenRules = OQ_RULES) -> tuple[list[Cell], int]:
-    """The cells of experiment ``name`` (one of :data:`EXPERIMENTS`) and its seeds per cell and data."""
+    """The cells of experiment ``name`` (one of ``EXPERIMENTS``) and its seeds per cell and data."""
     _checks.choice("name", name, tuple(EXPERIMENTS))
     make, seeds = EXPERIMENTS[name]
     return make(rules), int(getattr(rules, seeds))

@@ -1,6 +1,6 @@
 """Figures and the explorer of the open-question chapters (``book/open_questions.md``,
-``book/open_questions_training.md``, ``book/open_questions_diffusion.md``), drawn from the
-stored runs so that each chapter shows one call.
+``book/open_questions_training.md``, ``book/open_questions_diffusion.md``), drawn from the stored
+runs; ``arrays, meta`` are a stored experiment (:func:`swingby.open_questions.store.load`).
 """
 from __future__ import annotations
 
@@ -20,19 +20,16 @@ __all__ = ["cell_explorer", "plot_alignment", "plot_depth", "plot_init_contrast"
 
 def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequence[np.ndarray], *,
                ylabel: str = "share of runs") -> None:
-    """Bars of the share of passing runs per cell (real data) beside its null, with
-    binomial standard errors.
+    """Bars of the share of passing runs per cell beside its null, with binomial standard errors.
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-        Where to draw.
     labels : sequence of str
         One label per cell.
     real, null : sequence of numpy.ndarray
         Pass flags per cell (:func:`~swingby.open_questions.checks.pass_flags`), real data and null.
     ylabel : str
-        The y-axis label.
     """
     if not (len(labels) == len(real) == len(null)) or not labels:
         raise ValueError(f"labels, real and null must have one non-zero length, got {len(labels)}, "
@@ -49,10 +46,8 @@ def plot_rates(ax, labels: Sequence[str], real: Sequence[np.ndarray], null: Sequ
     ax.set_ylim(0, 1.05)
 
 
-def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = None) -> None:
+def plot_cell(axes, arrays: dict, meta: dict, cell: int, title: str) -> None:
     """The stored runs of one cell: trajectories at ``x_hat`` (``axes[0]``) and test losses (``axes[1]``)."""
-    if len(axes) != 2:
-        raise ValueError(f"axes must be two Axes, got {len(axes)}")
     ep = arrays[f"epochs_{cell}"]
     mu = np.array(meta["rules"]["mu"])
     for j, colours in ((1, ["0.6"] * 3), (0, [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]])):
@@ -71,13 +66,11 @@ def plot_cell(axes, arrays: dict, meta: dict, cell: int, *, title: str | None = 
         axes[1].set_yscale("log")
         axes[1].set_xlabel("epoch")
         axes[1].set_ylabel("OOD test loss")
-    if title:
-        axes[0].set_title(title, fontsize=9)
+    axes[0].set_title(title, fontsize=9)
 
 
 def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
-    """The chapters' explorer of the stored runs of any cell of any experiment; a static
-    figure at the defaults, controls in live mode (:func:`swingby.live.explorer`).
+    """Explorer of the stored runs of any cell of any experiment (``swingby.live.explorer``).
 
     Parameters
     ----------
@@ -135,13 +128,13 @@ def _rates(ax, arrays: dict, idx: list, labels: list, what: str, ylabel: str) ->
 
 
 def plot_init_rates(arrays: dict, meta: dict):
-    """Q1's figure: per model (one row) and initialisation scale, the share of runs that
-    reach ``x_hat`` (left) and that are non-monotone (right), the data beside the null.
+    """Q1's figure: per model (row) and initialisation scale, the share of runs that reach ``x_hat``
+    (left) and that are non-monotone (right), the data beside the null.
 
     Parameters
     ----------
     arrays, meta : dict
-        The stored experiment ``"init"`` (:func:`swingby.open_questions.store.load`).
+        The stored experiment ``"init"``.
     """
     cells = _cells(arrays, meta)
     models = list(dict.fromkeys((c["activation"], c["depth"]) for c in cells))
@@ -160,15 +153,14 @@ def plot_init_rates(arrays: dict, meta: dict):
 
 
 def plot_norm_rates(arrays: dict, meta: dict):
-    """Q4's figure: the share of one-layer runs that learn concept 2 first (top) and of
-    four-layer runs that are non-monotone (middle) per variant and layout, the data beside
-    the null; below, the trajectories of the one-layer cells with the concept axes as input
-    axes, raw and standardised.
+    """Q4's figure: the share of one-layer runs that learn concept 2 first (top) and of four-layer runs
+    that are non-monotone (middle) per variant and layout, beside the null; below, the one-layer
+    trajectories with the concept axes as input axes, raw and standardised.
 
     Parameters
     ----------
     arrays, meta : dict
-        The stored experiment ``"norm"`` (:func:`swingby.open_questions.store.load`).
+        The stored experiment ``"norm"``.
     """
     cells = _cells(arrays, meta)
     index = {(c["depth"], c["layout"], c["variant"]): i for i, c in enumerate(cells)}
@@ -188,14 +180,13 @@ def plot_norm_rates(arrays: dict, meta: dict):
 
 
 def plot_depth(arrays: dict, meta: dict, rules: OpenRules = OQ_RULES):
-    """Q5's figure: the share of non-monotone runs per depth for each hidden width, the
-    data (solid) beside the null (dashed), with binomial standard errors (left), and the
-    rise of every run on the data with the threshold (right).
+    """Q5's figure: the share of non-monotone runs per depth and width, data (solid) beside null
+    (dashed) (left), and the rise of every run on the data with the threshold (right).
 
     Parameters
     ----------
     arrays, meta : dict
-        The stored experiment ``"depth"`` (:func:`swingby.open_questions.store.load`).
+        The stored experiment ``"depth"``.
     rules : OpenRules
         Supplies the widths, the seeds per cell and the rise threshold.
     """
@@ -226,15 +217,13 @@ def plot_depth(arrays: dict, meta: dict, rules: OpenRules = OQ_RULES):
 
 
 def plot_alignment(axes, result, share_min: float, growth: float) -> None:
-    """The four panels of Q2: (a) the share of the neurons' turning done against the growth
-    of the weight norm, every run and the median, ReLU and linear; (b) the paired turn
-    shares; (c) the Jacobian's entries at ``x_hat`` over training (median over runs); (d) the
-    neuron directions of the first ReLU run on the two concept axes.
+    """The four panels of Q2: (a) the share of the neurons' turning done against the growth of the weight
+    norm, ReLU and linear; (b) the paired turn shares; (c) the median Jacobian at ``x_hat`` over
+    training; (d) the neuron directions of the first ReLU run on the two concept axes.
 
     Parameters
     ----------
     axes : sequence of 4 matplotlib.axes.Axes
-        Where to draw.
     result : AlignmentResult
         :func:`swingby.open_questions.alignment_runs.run_alignment`.
     share_min, growth : float
@@ -293,9 +282,8 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
 
 
 def plot_init_contrast(axes, contrast) -> None:
-    """Q1 in a diffusion model: class 11's blue-small fraction (pixel check) over training,
-    one panel per colour separation, every seed's default-initialisation run (solid) beside
-    its larger-initialisation run (dashed), with the criterion at the decisive separation.
+    """Q1 in a diffusion model: class 11's blue-small fraction (pixel check) over training per
+    separation, each seed's default run (solid) beside its larger-initialisation run (dashed).
 
     Parameters
     ----------

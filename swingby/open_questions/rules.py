@@ -1,11 +1,8 @@
 """Every setting and threshold of the open-question checks (``book/open_questions.md``,
-``book/open_questions_training.md``), fixed before the runs that judge them.
-
-The measures are the observations chapter's (non-monotone: rise above ``rise``; order:
-:func:`swingby.observations.learning.order_passes` with ``time_ratio``; reach: final
-distance below ``reach``); each cell's runs are judged against the same cell's runs on
-equal-signal data ``mu = (null_mu, null_mu)`` by the book's verdict rule, and a
-dependence on a setting by a two-sided Fisher exact test at ``alpha``.
+``book/open_questions_training.md``), fixed before the runs that judge them. The measures are the
+observations chapter's; each cell's runs are judged against its runs on equal-signal data
+``mu = (null_mu, null_mu)`` by the book's verdict rule, a dependence on a setting by a two-sided
+Fisher exact test at ``alpha``.
 """
 from __future__ import annotations
 
@@ -84,13 +81,7 @@ def fingerprint(rules: OpenRules = OQ_RULES) -> str:
 
 
 def answer(verdict_word: str) -> str:
-    """The answer word (:data:`ANSWER_OF_VERDICT`) of a verdict word.
-
-    Parameters
-    ----------
-    verdict_word : str
-        One of :data:`swingby.verdicts.WORDS`.
-    """
+    """The answer word (``ANSWER_OF_VERDICT``) of a verdict word."""
     if verdict_word not in ANSWER_OF_VERDICT:
         raise ValueError(f"verdict_word must be one of {sorted(ANSWER_OF_VERDICT)}, got {verdict_word!r}")
     return ANSWER_OF_VERDICT[verdict_word]

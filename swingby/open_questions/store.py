@@ -1,10 +1,7 @@
-"""Stored results of the open-question sweeps (``book/open_questions.md``,
-``book/open_questions_training.md``).
-
-The sweeps take longer than a chapter may run, so their per-run measures are kept in
-``<results>/open_questions/NAME.npz`` (:func:`swingby.results.part_dir`) with the rules'
-fingerprint, the cells, the seeds and the code identity (:func:`source_identity`) in its
-``meta``. ``python -m swingby.open_questions run [--only NAME]`` regenerates them.
+"""Stored results of the open-question sweeps (``book/open_questions.md``, ``book/open_questions_training.md``),
+which take longer than a chapter may run: per-run measures in ``<results>/open_questions/NAME.npz`` with
+the rules' fingerprint, cells, seeds and code identity (:func:`source_identity`) in its ``meta``;
+``python -m swingby.open_questions run [--only NAME]`` regenerates them.
 """
 from __future__ import annotations
 
@@ -43,9 +40,7 @@ def results_dir() -> Path:
 
 
 def source_identity() -> str:
-    """A short sha256 (12 hex digits) of the code of :data:`SOURCES`, docstrings and comments
-    left out (a file that has moved counts as empty).
-    """
+    """A short sha256 (12 hex digits) of the code of ``SOURCES`` without docstrings and comments."""
     h = hashlib.sha256()
     for rel in SOURCES:
         path = PKG / rel
@@ -87,7 +82,7 @@ def run_experiment(name: str, *, seeds: Sequence[int] | None = None, cells: Sequ
 
 
 def save(name: str, result: dict) -> Path:
-    """Write ``result`` (:func:`run_experiment`) to ``NAME.npz`` in :func:`results_dir`."""
+    """Write ``result`` (``run_experiment``) to ``NAME.npz`` in ``results_dir``."""
     directory = results_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.npz"
@@ -101,14 +96,9 @@ def load(name: str, directory: Path | None = None) -> tuple[dict, dict]:
     Parameters
     ----------
     name : str
-        One of :data:`~swingby.open_questions.experiments.EXPERIMENTS`.
+        One of ``EXPERIMENTS``.
     directory : pathlib.Path, optional
-        Default :func:`results_dir`.
-
-    Returns
-    -------
-    (dict, dict)
-        The arrays and the meta.
+        Default ``results_dir``.
     """
     _checks.choice("name", name, tuple(EXPERIMENTS))
     path = (results_dir() if directory is None else Path(directory)) / f"{name}.npz"

@@ -1,12 +1,8 @@
-"""What the one-layer theory predicts for normalised inputs (Q4 of
-``book/open_questions_training.md``; Sec. 4.1, Theorem 4.1 with a bias).
-
-A linear layer with bias, ``f(z) = W z + b``, trained by gradient flow on the mean squared
-error between ``f(z_i)`` and targets ``t_i``, follows ``Theta(t) = Theta* + (Theta(0) -
-Theta*) exp(-t M)`` with ``Theta = [W b]``, ``M = E[z~ z~^T]`` the second-moment matrix of
-the augmented input ``z~ = (z, 1)`` and ``Theta* = E[t z~^T] M^-1``. On raw inputs ``M`` is
-(up to the bias row) the ``A`` of eq. (C.13); on standardised inputs it is the
-*normalised* second-moment matrix, whose eigenvalues set which concept is learned first.
+"""What the one-layer theory predicts for normalised inputs (Q4 of ``book/open_questions_training.md``;
+Sec. 4.1, Theorem 4.1 with a bias). Under gradient flow on the mean squared error, ``Theta = [W b]``
+follows ``Theta* + (Theta(0) - Theta*) exp(-t M)`` with ``M = E[z~ z~^T]`` for ``z~ = (z, 1)`` and
+``Theta* = E[t z~^T] M^-1``: on raw inputs ``M`` is (up to the bias row) the ``A`` of eq. (C.13), on
+standardised ones the *normalised* second moment, whose eigenvalues set which concept is learned first.
 """
 from __future__ import annotations
 
@@ -28,13 +24,7 @@ class NormalisedMoment(NamedTuple):
 
 
 def normalised_moment(Z) -> NormalisedMoment:
-    """:class:`NormalisedMoment` of inputs ``Z`` ``(N, d)`` (raw or standardised).
-
-    Parameters
-    ----------
-    Z : torch.Tensor or numpy.ndarray
-        The inputs the model sees, finite, ``N >= 1``.
-    """
+    """:class:`NormalisedMoment` of the inputs ``Z`` ``(N, d)`` the model sees (raw or standardised)."""
     Z = np.asarray(Z.double().numpy() if isinstance(Z, torch.Tensor) else Z, dtype=float)
     if Z.ndim != 2 or Z.shape[0] < 1 or not np.all(np.isfinite(Z)):
         raise ValueError(f"Z must be a finite (N, d) array with N >= 1, got shape {Z.shape}")

@@ -1,7 +1,6 @@
-"""The batched engine: ``R`` MLPs of one architecture trained as one tensor program, each on
-its own data set with its own shuffling, recording what :func:`swingby.sim.train.train` would
-(to float32 rounding; ``tests/test_batched.py``). It runs the sweeps of Figs. 2, 3, 7 and 11-16
-(Sec. 3, App. B, App. F).
+"""``R`` MLPs of one architecture trained as one tensor program, each on its own data with its own
+shuffling, recording what :func:`swingby.sim.train.train` would (to float32 rounding): the engine of the
+sweeps of Figs. 2, 3, 7 and 11-16 (Sec. 3, App. B, App. F).
 """
 from __future__ import annotations
 
@@ -21,15 +20,12 @@ __all__ = ["train_batched"]
 
 def _check_models(models) -> tuple[list, dict]:
     """``models`` as a list of MLPs of one architecture, and that architecture."""
-    if isinstance(models, (str, bytes)) or not (isinstance(models, MLP) or hasattr(models, "__iter__")):
+    models = [models] if isinstance(models, MLP) else models
+    if isinstance(models, (str, bytes)) or not hasattr(models, "__iter__") or not (models := list(models)):
         raise ValueError(f"models must be a non-empty sequence of swingby.sim.models.MLP, got {models!r}")
-    models = list(models) if not isinstance(models, MLP) else [models]
-    if len(models) == 0:
-        raise ValueError("models must be a non-empty sequence of swingby.sim.models.MLP")
     specs = []
     for k, m in enumerate(models):
-        if not isinstance(m, MLP):
-            raise ValueError(f"models[{k}] must be a swingby.sim.models.MLP, got {type(m).__name__}")
+        _checks.instance(f"models[{k}]", m, MLP, "swingby.sim.models.MLP")
         specs.append(dict(d=m.d, depth=m.depth, width=m.width, activation=m.activation, bias=m.bias))
         if specs[k] != specs[0]:
             raise ValueError(f"all models must share one architecture; models[0] is {specs[0]} but "
@@ -39,11 +35,9 @@ def _check_models(models) -> tuple[list, dict]:
 
 def _check_datas(data, n_runs: int, d: int) -> list:
     """One finite SimData per run (a single one is shared by all runs)."""
-    if not isinstance(data, SimData) and (isinstance(data, (str, bytes)) or not hasattr(data, "__iter__")):
-        raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {type(data).__name__}")
-    datas = [data] * n_runs if isinstance(data, SimData) else list(data)
-    if len(datas) != n_runs:
-        raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {len(datas)}")
+    datas = [data] * n_runs if isinstance(data, SimData) else data
+    if isinstance(datas, (str, bytes)) or not hasattr(datas, "__iter__") or len(datas := list(datas)) != n_runs:
+        raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {_checks.short_repr(data)}")
     for k, dat in enumerate(datas):
         check_data(f"data[{k}]", dat)
         if dat.X.shape != datas[0].X.shape or dat.test_points.shape != datas[0].test_points.shape:
@@ -56,29 +50,19 @@ def _check_datas(data, n_runs: int, d: int) -> list:
 
 def train_batched(models, data, *, seed: int | Sequence[int] = 0, record_train_loss: bool = True,
                   progress: bool = False, **settings) -> list[TrainRecord]:
-    """Train ``R`` independent MLPs of one architecture as one batched tensor program.
-
-    Gives the numbers (to float32 rounding) of :func:`~swingby.sim.train.train` on each model in
-    turn with the same arguments: the weights are stacked into ``(R, out, in)`` tensors and
-    plain SGD is written out with batched matrix products.
+    """One ``TrainRecord`` per model: :func:`~swingby.sim.train.train` on each model in turn (to
+    float32 rounding), as plain SGD on weights stacked into ``(R, out, in)`` tensors.
 
     Parameters
     ----------
     models : sequence of MLP
-        :class:`~swingby.sim.models.MLP` s with identical ``d``, ``depth``, ``width``,
-        ``activation`` and ``bias``; trained in place.
+        Of one architecture (``d``, ``depth``, ``width``, ``activation``, ``bias``); trained in place.
     data : SimData or sequence of SimData
-        One data set shared by all runs, or one per model (same number of points and concepts).
+        One data set for all runs, or one per model (same number of points and concepts).
     seed : int or sequence of int
         Shuffling seed, one for all runs or one per model.
     record_train_loss, progress, **settings
-        ``lr``, ``batch_size``, ``epochs``, ``full_batch``, ``loss``, ``shuffle``,
-        ``record_every``, ``record_steps``: as in :func:`~swingby.sim.train.train`.
-
-    Returns
-    -------
-    list of TrainRecord
-        One per model.
+        As in :func:`~swingby.sim.train.train`.
     """
     models, spec = _check_models(models)
     n_runs = len(models)
@@ -126,21 +110,15 @@ def train_batched(models, data, *, seed: int | Sequence[int] = 0, record_train_l
             for i, dat in enumerate(datas)]
 
 
-#: widest layer for which ``StackedMLPs`` steps with features-first activations
-#: (``benchmarks/bench_train.py --layouts`` measures the crossover: about 3x faster at
-#: d = 2, 3, 1.8x at 8, 0.9x from 16, on a 2-core machine under load)
+#: widest layer for which ``StackedMLPs`` steps features-first (``benchmarks/bench_train.py --layouts``:
+#: about 3x faster at d = 2, 3, 1.8x at 8, 0.9x from 16, on a 2-core machine under load)
 FEATURES_FIRST_MAX = 8
 
 
 class StackedMLPs:
-    """The weights of ``R`` MLPs of one architecture stacked into ``(R, out, in)`` tensors, with a
-    batched forward pass and a hand-written SGD step.
-
-    Each layer is kept both as ``(R, out, in)`` and transposed, so that every batched product
-    reads contiguous memory. Networks at most :data:`FEATURES_FIRST_MAX` wide keep the
-    activations features-first, ``(R, features, B)``, in the SGD step (faster on CPU for tiny
-    matrices); both layouts compute the same sums in another order.
-    """
+    """``R`` MLPs' weights as ``(R, out, in)`` tensors (and transposed, so every product reads contiguous
+    memory), a batched forward pass and SGD step; networks at most ``FEATURES_FIRST_MAX`` wide step
+    with features-first activations ``(R, features, B)``, the same sums in another order."""
 
     def __init__(self, models: list, spec: dict):
         self.d, self.depth, self.relu = spec["d"], spec["depth"], spec["activation"] == "relu"
@@ -199,8 +177,7 @@ class StackedMLPs:
 
 
 def _divergence(out: np.ndarray, models, rec_steps: np.ndarray, sched) -> list:
-    """Per run, the first recorded step with non-finite outputs (``n_steps`` if only the final
-    weights are non-finite), or None; warns once for all diverged runs."""
+    """Per run, the first recorded step with non-finite outputs (or weights: ``n_steps``) or None; warns once."""
     bad = ~np.isfinite(out).all(axis=(2, 3))  # (R, records)
     steps = [int(rec_steps[np.argmax(b)]) if b.any() else None for b in bad]
     for i, m in enumerate(models):

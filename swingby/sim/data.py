@@ -1,17 +1,8 @@
-"""The structured identity mapping (SIM) task (Sec. 2.1): data, the test points of eq. (B.1),
-the second moments of eq. (C.13) and (4.1), and the out-of-distribution controls of App. F.3
-(origin cluster, random rotation, truncation). Chapter: ``book/sim_task.md``.
-
-Conventions used everywhere in the book:
-
-* ``mu`` has one entry per concept, ``s = len(mu)``; cluster ``p`` is centred at ``mu[p] * e_p``.
-* ``sigma`` is a **standard deviation** (the paper's ``diag(sigma)^2`` covariance); the
-  authors' code passes its numbers as variances, so their "0.05" is a standard deviation
-  ``sqrt(0.05) = 0.224`` (:func:`std_from_authors_sigma`). Only the first ``s`` directions
-  carry noise.
-* The authors' two-concept data hold a third cluster at the origin (``origin_cluster=True``).
-* "Concept coordinates" are the axes in which cluster ``p`` sits on ``e_p``; "input
-  coordinates" are what the model sees (rotated if ``rotate``).
+"""The structured identity mapping (SIM) task (Sec. 2.1, App. F.3; ``book/sim_task.md``): the
+training set, the test points of eq. (B.1), the second moment of eq. (C.13) and both sides of eq. (4.1).
+Cluster ``p`` is centred at ``mu[p] * e_p`` (``s = len(mu)`` concepts); ``sigma`` is a standard deviation
+(the authors' code passes variances: their "0.05" is 0.224). Concept coordinates put cluster ``p`` on
+``e_p``; input coordinates are what the model sees (rotated if ``rotate``).
 """
 from __future__ import annotations
 
@@ -26,11 +17,8 @@ __all__ = ["SimData", "make_sim", "second_moment", "empirical_second_moment", "s
 
 
 class SimData(NamedTuple):
-    """A sampled SIM training set and its test points.
-
-    All tensors are ``float32`` and in *input* coordinates (what the model sees),
-    except ``test_index``. ``rotation`` maps concept to input coordinates:
-    ``x_input = rotation @ x_concept``; :meth:`to_concept` maps back.
+    """A sampled SIM training set and its test points: ``float32`` tensors in input coordinates (but
+    ``test_index``); ``x_input = rotation @ x_concept``, and ``to_concept`` maps back.
     """
 
     X: torch.Tensor  #: training inputs, shape ``(N, d)``
@@ -90,22 +78,9 @@ def check_mu_sigma_d(mu, sigma, d) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def std_from_authors_sigma(sigma_authors) -> np.ndarray | float:
-    """The standard deviation the book uses for a ``sigma`` of the authors' code.
-
-    The authors' data code passes ``sigma`` as the covariance ``diag(sigma)``, i.e. as a
-    variance, so their figures were made with standard deviation ``sqrt(sigma)``:
-    0.05 -> 0.224, 0.5 -> 0.707, 2 -> 1.414.
-
-    Parameters
-    ----------
-    sigma_authors : float or array_like(float)
-        The numbers of the authors' scripts and the paper's captions, ``>= 0``.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        ``sqrt(sigma_authors)``, a float for a scalar input.
-    """
+    """``sqrt(sigma_authors)`` (a float for a scalar): the standard deviation of a ``sigma >= 0`` of the
+    authors' code and the paper's captions, which their code passes as the covariance ``diag(sigma)``
+    (0.05 -> 0.224, 0.5 -> 0.707, 2 -> 1.414)."""
     arr = _checks.array("sigma_authors", sigma_authors, min_size=0, finite=False)
     flat = _checks.nonneg_vector("sigma_authors", arr.reshape(-1) if arr.ndim else [float(arr)])
     out = np.sqrt(flat).reshape(arr.shape)
@@ -114,23 +89,14 @@ def std_from_authors_sigma(sigma_authors) -> np.ndarray | float:
 
 def second_moment(mu: Sequence[float], sigma: Sequence[float] | float, d: int, *,
                   origin_cluster: bool = False) -> np.ndarray:
-    """Diagonal ``a`` of the population second-moment matrix ``A = E[x x^T]`` (eq. C.13):
-    ``a_p = sigma_p^2 + mu_p^2 / s`` for ``p <= s`` and 0 beyond, in concept coordinates
-    (``s + 1`` equally likely clusters with the origin cluster).
+    """Diagonal ``a``, shape ``(d,)``, of the population second moment ``A = E[x x^T]`` (eq. C.13) in
+    concept coordinates: ``a_p = sigma_p^2 + mu_p^2 / n_c`` for ``p <= s`` (``n_c = s``, or ``s + 1``
+    with the origin cluster), 0 beyond.
 
     Parameters
     ----------
-    mu, sigma : sequence of float
-        ``s`` distances and standard deviations (``sigma`` may be one number), ``>= 0``.
-    d : int
-        Input dimension, ``>= s``.
-    origin_cluster : bool
-        Whether a cluster centred at 0 is part of the training set.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(d,)``.
+    mu, sigma, d, origin_cluster
+        As for :func:`make_sim`.
     """
     mu, sigma, d = check_mu_sigma_d(mu, sigma, d)
     n_clusters = len(mu) + int(_checks.flag("origin_cluster", origin_cluster))
@@ -140,16 +106,14 @@ def second_moment(mu: Sequence[float], sigma: Sequence[float] | float, d: int, *
 
 
 def random_rotation(d: int, generator: torch.Generator) -> torch.Tensor:
-    """A random ``d x d`` orthogonal ``float32`` matrix: the left singular vectors of a standard
-    normal matrix (the authors' construction, App. F.1)."""
+    """A random orthogonal ``float32`` matrix: the left singular vectors of a normal one (App. F.1)."""
     g = torch.randn(d, d, generator=generator, dtype=torch.float64)
     u, _, _ = torch.linalg.svd(g)
     return u.to(torch.float32)
 
 
 def test_points(mu: np.ndarray, d: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The test points of eq. (B.1) in concept coordinates, ``points[k] = sum_p v_p mu_p e_p``
-    for the k-th ``v`` of ``{0,1}^s`` in lexicographic order, and ``index[k] = v``."""
+    """Eq. (B.1) in concept coordinates: ``points[k] = sum_p v_p mu_p e_p``, ``index[k] = v`` (lexicographic)."""
     s = len(mu)
     bits = torch.arange(2**s)[:, None] >> torch.arange(s - 1, -1, -1)  # first concept most significant
     index = (bits & 1).to(torch.float32)
@@ -169,39 +133,25 @@ def _sample_clusters(mu, sigma, d, n, n_clusters, generator):
     return centres[:, None, :] + noise * std
 
 
-def make_sim(
-    mu: Sequence[float],
-    sigma: Sequence[float] | float,
-    d: int,
-    n_per_cluster: int = 5000,
-    *,
-    origin_cluster: bool = False,
-    rotate: bool = False,
-    truncate: bool = False,
-    seed: int = 0,
-) -> SimData:
-    """Sample a SIM training set (Sec. 2.1, App. F.3): cluster ``p`` has ``n_per_cluster``
-    i.i.d. points from ``N(mu_p e_p, diag(sigma)^2)``, ``sigma`` zero beyond the first ``s``
-    directions.
+def make_sim(mu: Sequence[float], sigma: Sequence[float] | float, d: int, n_per_cluster: int = 5000, *,
+             origin_cluster: bool = False, rotate: bool = False, truncate: bool = False, seed: int = 0) -> SimData:
+    """Sample a SIM training set (Sec. 2.1, App. F.3): ``n_per_cluster`` i.i.d. points per cluster
+    from ``N(mu_p e_p, diag(sigma)^2)``, no noise beyond the first ``s`` directions.
 
     Parameters
     ----------
-    mu : sequence of float
-        Distances of the ``s`` cluster centres from the origin, each ``>= 0``.
-    sigma : sequence of float or float
-        Standard deviations, one per concept (or one number for all), ``>= 0``.
-    d : int
-        Input dimension, ``>= s``.
-    n_per_cluster : int
-        Points per cluster, ``> 0``.
+    mu, sigma : sequence of float
+        Distances of the ``s`` cluster centres from the origin, and standard deviations (one per concept,
+        or one number), ``>= 0``.
+    d, n_per_cluster
+        Input dimension ``>= s``, and points per cluster.
     origin_cluster : bool
         Add a cluster centred at the origin (label ``s``).
-    rotate : bool
-        Rotate data and test points by a random orthogonal matrix (App. F.1).
-    truncate : bool
-        Resample every point within ``min(mu)/2`` of ``x_hat`` (App. F.3, Fig. 16).
+    rotate, truncate
+        Rotate data and test points by a random orthogonal matrix (App. F.1); resample every point within
+        ``min(mu)/2`` of ``x_hat`` (App. F.3, Fig. 16).
     seed : int
-        Seed of the ``torch.Generator`` used for sampling and rotation.
+        Seed of the sampling and the rotation.
     """
     mu, sigma, d = check_mu_sigma_d(mu, sigma, d)
     n = _checks.positive_int("n_per_cluster", n_per_cluster)
@@ -236,10 +186,7 @@ def make_sim(
 
 
 def empirical_second_moment(X: torch.Tensor) -> torch.Tensor:
-    """``A = (1/N) sum_k x_k x_k^T`` of a training set (the matrix in eq. 4.1).
-
-    ``X`` is ``(N, d)`` with ``N >= 1`` finite rows (a tensor or an array); the result is float64.
-    """
+    """``A = (1/N) sum_k x_k x_k^T`` (float64) of a training set ``X``, ``(N, d)`` finite (the matrix in eq. 4.1)."""
     X = torch.from_numpy(_checks.array("X", X, shape=(None, None)))
     _checks.memory(8.0 * X.shape[1] ** 2, f"X with d = {X.shape[1]} columns")
     return X.T @ X / X.shape[0]

@@ -1,6 +1,4 @@
-"""The explorer of the SIM data (``book/sim_task.md``), an ipywidgets explorer in
-Neuromatch's pattern (``swingby.live.explorer``: a plain image when the book is built).
-"""
+"""The explorer of the SIM data (``book/sim_task.md``; ``swingby.live.explorer``: a plain image in the built book)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -14,22 +12,15 @@ __all__ = ["sim_data_explorer"]
 
 
 def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: int = 300) -> Explorer | None:
-    """Explore the SIM training set (Fig. 1c) for chosen ``mu`` and ``sigma`` (``s = 3``,
-    ``d = 3``): sliders redraw the clusters, the test points and ``a = diag(A)``.
+    """The live explorer of the SIM training set (Fig. 1c, ``s = d = 3``), ``None`` in static mode (the
+    default view is drawn either way): sliders redraw the clusters, the test points and ``a = diag(A)``.
 
     Parameters
     ----------
-    mu : sequence of float
-        3 cluster distances in ``[0, 4]`` (the sliders' range).
-    sigma : sequence of float
-        3 standard deviations in ``[0, 1.5]``.
+    mu, sigma : sequence of float
+        3 cluster distances in ``[0, 4]`` and 3 standard deviations in ``[0, 1.5]`` (the sliders' ranges).
     n_per_cluster : int
         Points per cluster, in ``[1, MAX_POINTS]``.
-
-    Returns
-    -------
-    swingby.live.Explorer or None
-        The live explorer; ``None`` in static mode (the default view is drawn either way).
     """
     mu, sigma = slider_values("mu", mu, 3, 0.0, 4.0), slider_values("sigma", sigma, 3, 0.0, 1.5)
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)

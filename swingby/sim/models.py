@@ -1,6 +1,5 @@
-"""Models trained on the SIM task: the authors' MLPs (Sec. 3, App. F.1) and the symmetric
-two-layer linear model ``f(x) = U U^T x`` of Sec. 4.2. Every constructor takes a ``seed``.
-"""
+"""Models trained on the SIM task: the authors' MLPs (Sec. 3, App. F.1) and the symmetric two-layer linear
+model ``f(x) = U U^T x`` of Sec. 4.2; ``seed`` seeds the initialisation."""
 from __future__ import annotations
 
 import torch
@@ -14,6 +13,7 @@ ACTIVATIONS = ("linear", "relu")
 
 
 def _check_input(x, d: int, dtype: torch.dtype) -> None:
+    """A ValueError unless ``x`` is a ``dtype`` tensor of shape ``(..., d)``."""
     if not isinstance(x, torch.Tensor) or x.ndim == 0 or x.shape[-1] != d or x.dtype != dtype:
         got = f"{x.dtype} tensor of shape {tuple(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__
         raise ValueError(f"x must be a {dtype} torch.Tensor of shape (..., d) with d = {d} (the model's "
@@ -25,33 +25,18 @@ class MLP(nn.Module):
 
     Parameters
     ----------
-    d : int
-        Input and output dimension.
-    depth : int
-        Number of Linear layers (``1`` is the one-layer linear model ``W x + b``).
-    width : int, optional
-        Hidden width (default ``d``; unused when ``depth == 1``).
+    d, depth, width
+        Input and output dimension; number of Linear layers (1: ``W x + b``); hidden width (default ``d``).
     activation : {"linear", "relu"}
         Applied between layers.
     bias : bool
         Every Linear layer has a bias (the authors' code: yes).
-    init_scale : float
-        Factor on every weight and bias of PyTorch's default initialisation.
-    seed : int
-        Seed of the initialisation.
+    init_scale, seed
+        Factor on every weight and bias of PyTorch's default initialisation; its seed.
     """
 
-    def __init__(
-        self,
-        d: int,
-        depth: int = 1,
-        width: int | None = None,
-        *,
-        activation: str = "linear",
-        bias: bool = True,
-        init_scale: float = 1.0,
-        seed: int = 0,
-    ) -> None:
+    def __init__(self, d: int, depth: int = 1, width: int | None = None, *, activation: str = "linear",
+                 bias: bool = True, init_scale: float = 1.0, seed: int = 0) -> None:
         super().__init__()
         d = _checks.positive_int("d", d)
         depth = _checks.positive_int("depth", depth)
@@ -64,9 +49,7 @@ class MLP(nn.Module):
         dims = [d] + [width] * (depth - 1) + [d]
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.layers = nn.ModuleList(
-                nn.Linear(dims[k], dims[k + 1], bias=bias) for k in range(depth)
-            )
+            self.layers = nn.ModuleList(nn.Linear(dims[k], dims[k + 1], bias=bias) for k in range(depth))
         with torch.no_grad():
             for p in self.parameters():
                 p.mul_(init_scale)
@@ -96,28 +79,17 @@ class SymmetricModel(nn.Module):
 
     Parameters
     ----------
-    d : int
-        Input dimension.
-    d_prime : int, optional
-        Inner width ``d' >= d`` (default ``d``).
+    d, d_prime
+        Input dimension and inner width ``d' >= d`` (default ``d``).
     init : {"uniform", "gaussian"}
         Entries ``U[0,1) * init_scale`` (the authors' Fig. 5, ``init_scale = 1/5``) or
         ``N(0, init_scale^2)`` (the ``tau`` of App. E.2).
-    init_scale : float
-        Scale of the initial ``U``.
-    seed : int
-        Seed of the initialisation.
+    init_scale, seed
+        Scale of the initial ``U``, and the seed.
     """
 
-    def __init__(
-        self,
-        d: int,
-        d_prime: int | None = None,
-        *,
-        init: str = "uniform",
-        init_scale: float = 0.2,
-        seed: int = 0,
-    ) -> None:
+    def __init__(self, d: int, d_prime: int | None = None, *, init: str = "uniform", init_scale: float = 0.2,
+                 seed: int = 0) -> None:
         super().__init__()
         d = _checks.positive_int("d", d)
         d_prime = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
@@ -127,11 +99,8 @@ class SymmetricModel(nn.Module):
         init_scale = _checks.positive_float("init_scale", init_scale)
         _checks.memory(8.0 * d * d_prime, f"U of shape (d, d_prime) = ({d}, {d_prime})")
         gen = torch.Generator().manual_seed(_checks.seed("seed", seed))
-        if init == "uniform":
-            U = torch.rand(d, d_prime, generator=gen) * init_scale
-        else:
-            U = torch.randn(d, d_prime, generator=gen) * init_scale
-        self.U = nn.Parameter(U)
+        draw = torch.rand if init == "uniform" else torch.randn
+        self.U = nn.Parameter(draw(d, d_prime, generator=gen) * init_scale)
         self.d, self.d_prime = d, d_prime
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

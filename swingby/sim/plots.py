@@ -12,10 +12,8 @@ __all__ = ["plot_sim_3d"]
 
 
 def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0):
-    """Fig. 1(c): training clusters at vertices of a box and the OOD test point.
-
-    Plots the first three concept coordinates of ``data`` (rotated back), the
-    box spanned by the cluster centres, every eq. (B.1) test point and ``x_hat``.
+    """Fig. 1(c), drawn on and returning a 3-D ``ax``: the first three concept coordinates of the training
+    clusters, the box their centres span, every test point of eq. (B.1) and ``x_hat``.
 
     Parameters
     ----------
@@ -23,15 +21,8 @@ def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0)
         From :func:`swingby.sim.data.make_sim`.
     ax : matplotlib 3-D Axes or None
         Where to draw (``projection="3d"``); ``None`` makes a new figure.
-    max_points : int
-        Most points drawn per cluster, ``> 0`` (a random subset).
-    seed : int
-        Seed of the subset.
-
-    Returns
-    -------
-    matplotlib 3-D Axes
-        The axes drawn on.
+    max_points, seed
+        Most points drawn per cluster (a random subset), and the subset's seed.
     """
     _checks.instance("data", data, SimData, "swingby.sim.data.SimData (from make_sim)")
     max_points = _checks.positive_int("max_points", max_points)

@@ -1,7 +1,5 @@
-"""Checks of training runs shared by the SIM, observation and theory code: a list of seeds,
-the compute budget of a call (at most ``MAX_FLOPS``), and the warning a diverging run
-gives (:class:`TrainingDiverged`).
-"""
+"""Checks of training runs shared by the SIM, observation and theory code: a list of seeds, the compute
+budget of a call (``MAX_FLOPS``), and the warning a diverging run gives (:class:`TrainingDiverged`)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,12 +1,7 @@
-"""Training on the SIM task, recording the output trajectory (Sec. 3, App. F.1).
-
-:func:`train` runs plain SGD on one model and records, at chosen steps, its output at every
-test point of eq. (B.1) (in concept coordinates), the OOD test loss
-``0.5 * ||f(x_hat) - x_hat||^2`` and the training loss (2.1). Settings the paper leaves open
-default to the authors' code: ``lr = 0.1``, batch 128, 40 epochs, data shuffled once, and the
-loss averaged over batch *and* dimensions (``loss="mean"``; ``"paper"`` is eq. 2.1, a factor
-``2 / d`` apart in the gradient). A run whose loss becomes NaN or infinite warns
-:class:`~swingby.sim.run_checks.TrainingDiverged` and records NaN from there on.
+"""One SIM run with plain SGD, recording the output at every test point of eq. (B.1) (Sec. 3, App. F.1).
+Settings the paper leaves open default to the authors' code: ``lr = 0.1``, batch 128, 40 epochs, data
+shuffled once, the loss averaged over batch *and* dimensions (``loss="mean"``; ``"paper"`` is eq. 2.1, a
+factor ``2 / d`` apart in the gradient). A diverging run warns ``TrainingDiverged`` and records NaN.
 """
 from __future__ import annotations
 
@@ -32,23 +27,11 @@ from swingby.sim.train_loop import (
 __all__ = ["train"]
 
 
-def train(
-    model: nn.Module,
-    data: SimData,
-    *,
-    lr: float = 0.1,
-    batch_size: int = 128,
-    epochs: int = 40,
-    full_batch: bool = False,
-    loss: str = "mean",
-    shuffle: str = "once",
-    record_every: int | None = None,
-    record_steps: Sequence[int] | None = None,
-    record_train_loss: bool = True,
-    seed: int = 0,
-    progress: bool = False,
-) -> TrainRecord:
-    """Train ``model`` to be the identity on ``data.X`` with plain SGD (App. F.1).
+def train(model: nn.Module, data: SimData, *, lr: float = 0.1, batch_size: int = 128, epochs: int = 40,
+          full_batch: bool = False, loss: str = "mean", shuffle: str = "once", record_every: int | None = None,
+          record_steps: Sequence[int] | None = None, record_train_loss: bool = True, seed: int = 0,
+          progress: bool = False) -> TrainRecord:
+    """Train ``model`` to be the identity on ``data.X`` with plain SGD (App. F.1); its record at chosen steps.
 
     Parameters
     ----------
@@ -56,28 +39,20 @@ def train(
         Any module mapping ``(B, d) -> (B, d)``; trained in place.
     data : SimData
         From :func:`~swingby.sim.data.make_sim`, finite.
-    lr : float
-        Learning rate, ``> 0``.
-    batch_size : int
-        Mini-batch size, ``> 0`` (ignored when ``full_batch``).
-    epochs : int
-        Passes over the data (full batch: one step per epoch).
+    lr, batch_size, epochs
+        Learning rate, mini-batch size and passes over the data.
     full_batch : bool
-        Use the whole training set at every step (the rebuttal's setting).
+        Use the whole training set at every step, one per epoch (the rebuttal's setting).
     loss : {"mean", "paper"}
         ``"mean"`` (authors' code) or ``"paper"`` (eq. 2.1).
     shuffle : {"once", "every_epoch", "none"}
         ``"once"``: one permutation reused every epoch (the authors' code).
-    record_every : int, optional
-        Record every ``k`` steps (step 0 is the initial model); default about 200 records.
-    record_steps : sequence of int, optional
-        Record at these steps instead.
+    record_every, record_steps : int or sequence of int, optional
+        Record every ``k`` steps (step 0 is the initial model; default about 200 records), or at these steps.
     record_train_loss : bool
         Evaluate eq. (2.1) on the whole training set at each record.
-    seed : int
-        Seed of the shuffling.
-    progress : bool
-        Show a progress bar.
+    seed, progress
+        Seed of the shuffling; show a progress bar.
     """
     _check_model_data(model, data)
     X = data.X
@@ -119,10 +94,8 @@ def _check_model_data(model, data) -> None:
     """``model`` an ``nn.Module`` mapping ``(B, d) -> (B, d)`` for the ``d`` of ``data``."""
     _checks.instance("model", model, nn.Module, "torch.nn.Module")
     check_data("data", data)
-    if hasattr(model, "d"):
-        if model.d != data.d:
-            raise ValueError(f"model has d = {model.d} but data has d = {data.d}; they must match")
-        return
+    if getattr(model, "d", data.d) != data.d:
+        raise ValueError(f"model has d = {model.d} but data has d = {data.d}; they must match")
     with torch.no_grad():
         try:
             y = model(data.test_points[:1])

@@ -1,6 +1,5 @@
-"""What both training engines share (Sec. 3, App. F.1): the record of a run, the schedule
-of its steps, its mini-batches, its loss and the recording loop, so that
-:func:`swingby.sim.batched.train_batched` records what :func:`swingby.sim.train.train` would.
+"""What both training engines share (Sec. 3, App. F.1): a run's record, schedule, mini-batches, loss and
+recording loop, so that :func:`swingby.sim.batched.train_batched` records what :func:`swingby.sim.train.train` would.
 """
 from __future__ import annotations
 
@@ -23,11 +22,8 @@ SHUFFLES = ("once", "every_epoch", "none")
 
 @dataclass
 class TrainRecord:
-    """What :func:`~swingby.sim.train.train` recorded; arrays are NumPy ``float64``.
-
-    ``outputs[r, k]`` is the model output at test point ``k`` (eq. B.1, index
-    ``test_index[k]``) at record ``r``, in concept coordinates. The last test point
-    is ``x_hat``, so ``trajectory = outputs[:, -1]`` is the paper's output trajectory.
+    """What :func:`~swingby.sim.train.train` recorded, as ``float64`` arrays: ``outputs[r, k]`` is the output at
+    test point ``k`` (eq. B.1) at record ``r`` in concept coordinates; the last is ``x_hat``'s (the trajectory).
     """
 
     steps: np.ndarray  #: optimisation steps at which records were taken, ``(R,)``
@@ -76,7 +72,7 @@ def log_steps(n_steps: int, n: int = 100) -> np.ndarray:
 
 
 def check_data(name: str, data) -> SimData:
-    """``data`` if it is a :class:`SimData` with finite training points, else raise."""
+    """``data`` if it is a ``SimData`` with finite training points, else raise."""
     _checks.instance(name, data, SimData, "swingby.sim.data.SimData (from make_sim)")
     if not bool(torch.isfinite(data.X).all()):
         raise ValueError(f"{name}.X must be finite: the training data hold "
@@ -116,8 +112,7 @@ class Schedule(NamedTuple):
 
 def schedule(n, *, lr=0.1, batch_size=128, epochs=40, full_batch=False, loss="mean", shuffle="once",
              record_every=None, record_steps=None, bytes_per_record: float = 0.0, params: int = 0) -> Schedule:
-    """Checked settings of runs on ``n`` points; ``params`` (summed over runs) bounds their work
-    and ``bytes_per_record`` (all runs' outputs at one record) their memory."""
+    """Checked settings of runs on ``n`` points, their work bounded by ``params`` and memory by ``bytes_per_record``."""
     lr = _checks.positive_float("lr", lr)
     epochs = _checks.positive_int("epochs", epochs)
     _checks.choice("loss", loss, LOSSES)
@@ -152,15 +147,13 @@ def make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sche
 
 
 def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Tensor:
-    """Loss of a batch: ``"mean"`` over batch and dims (PyTorch's ``MSELoss``, the authors'
-    code) or ``"paper"``, ``0.5 * ||pred - target||^2`` averaged over the batch (eq. 2.1)."""
+    """``"mean"``: mean over batch and dims (``MSELoss``, the authors' code); ``"paper"``: eq. (2.1)."""
     sq = (pred - target) ** 2
     return sq.mean() if loss == "mean" else 0.5 * sq.sum(dim=-1).mean()
 
 
 def batches(X: torch.Tensor, sched: Schedule, shuffle: str, seeds: list[int], progress: bool):
-    """The mini-batches of every SGD step, in order: ``X`` is one training set ``(N, d)``
-    with ``seeds = [seed]`` or one per run ``(R, N, d)``, each run shuffled by its own generator."""
+    """Mini-batches of every step of one run ``(N, d)`` or of runs ``(R, N, d)``, each shuffled by its seed."""
     n, bs = X.shape[-2], sched.batch_size
     gens = [torch.Generator().manual_seed(seed) for seed in seeds]
 
@@ -178,8 +171,7 @@ def batches(X: torch.Tensor, sched: Schedule, shuffle: str, seeds: list[int], pr
 
 
 def record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
-    """Call ``record()`` at step 0 (if listed) and after every step in ``rec_steps``, ``update(xb)``
-    for every mini-batch; stop when ``update`` returns ``False`` and return the updates made."""
+    """``update`` on every batch, ``record`` at ``rec_steps``; the number of updates made if one returns False."""
     n_recorded = 0
     if rec_steps[0] == 0:
         record()
@@ -194,7 +186,7 @@ def record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
 
 
 def warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
-    """Warn :class:`TrainingDiverged` for runs that diverged ``where``."""
+    """Warn ``TrainingDiverged`` for runs that diverged ``where``."""
     warnings.warn(f"training diverged: the loss or the outputs became NaN or infinite {where} with "
                   f"lr = {lr}; the record holds NaN from there on and its metrics are refused "
                   "(use a smaller lr)", TrainingDiverged, stacklevel=stacklevel)

@@ -1,10 +1,11 @@
-"""Argument checks shared by the entry points of :mod:`swingby.theory` (thin wrappers of
-:mod:`swingby._checks` that name the array in the error)."""
+"""Argument checks shared by the entry points of :mod:`swingby.theory` (wrappers of ``swingby._checks``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from swingby import _checks
+
+__all__ = []
 
 
 def square(name: str, M, d: int) -> np.ndarray:

@@ -1,20 +1,18 @@
-"""The claim checks of App. E.1 and E.3 (``book/beyond_two_concepts.md``,
-``book/failure_mode.md``): multiple descents and the alignment of their stages (Figs. 8,
-9), and the failure mode (Fig. 10), one unit per initialisation of ``U U^T`` (gradient
-steps on ``U``), each beside its wrong model: equal signal (:func:`equal_signal_a`),
-shifted minor entries (:func:`shifted_minor_record`), no minor initialisation
-(:func:`failure_units`). Designs and the reasons each wrong model lacks the mechanism:
-:mod:`swingby.claims.beyond_two_concepts`.
+"""The claim checks of App. E.1 and E.3 (``book/beyond_two_concepts.md``, ``book/failure_mode.md``;
+designs: :mod:`swingby.claims.beyond_two_concepts`): multiple descents and the alignment of their
+stages (Figs. 8, 9), and the failure mode (Fig. 10), one unit per initialisation, each beside its
+wrong model (equal signal, shifted minor entries, no minor initialisation).
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 import numpy as np
 
 from swingby import _checks
 from swingby.sim.run_checks import seed_list
-from swingby.theory.rules import THEORY_RULES, circular_shift, suppression_timing
+from swingby.theory.rules import THEORY_RULES, shifted_minor, suppression_timing
 from swingby.theory.settings import TheorySetting
 from swingby.theory.simulation import SymmetricRecord, simulate_symmetric
 from swingby.theory.stages import count_descents, detect_stages, escape_time, stage_alignment
@@ -34,12 +32,7 @@ def equal_signal_a(a: np.ndarray, s: int) -> np.ndarray:
 def shifted_minor_record(record: SymmetricRecord, seed: int,
                          shift_min: float = THEORY_RULES.shift_min) -> SymmetricRecord:
     """``record`` (single) with every off-diagonal entry circularly shifted in time by one seeded shift."""
-    k = circular_shift(np.random.default_rng(seed), record.W.shape[0], shift_min)
-    off = ~np.eye(record.W.shape[-1], dtype=bool)
-    W = record.W.copy()
-    W[:, off] = np.roll(record.W, k, axis=0)[:, off]
-    return SymmetricRecord(record.steps, record.time, W, record.output, record.test_loss,
-                           record.train_loss, record.a, record.x_hat, record.eta, dict(record.config))
+    return dataclasses.replace(record, W=shifted_minor(record.W, seed, shift_min), config=dict(record.config))
 
 
 class DescentUnits(NamedTuple):
@@ -72,19 +65,16 @@ def _aligned(record: SymmetricRecord, stages) -> bool:
 
 def descent_units(setting: TheorySetting, seeds, *, matrix: str = "authors", rel_tol: float = 0.01,
                   record_every: int = 10) -> DescentUnits:
-    """Multiple descents and their stages at one setting of Figs. 8, 9 (App. E.1), one
-    unit per seed, beside the equal-signal wrong model from the same ``U(0)``. A run with
-    ``s`` or more descents is checked for aligned stages
-    (:func:`~swingby.theory.stages.stage_alignment`) with every ascent timed
-    (:func:`~swingby.theory.rules.suppression_timing`), and so is the same run with its
-    minor entries shifted.
+    """Multiple descents and their stages at one setting of Figs. 8, 9 (App. E.1), one unit per
+    seed, beside the equal-signal wrong model from the same ``U(0)``; a run with ``s`` or more
+    descents is checked for aligned stages with every ascent timed
+    (:func:`~swingby.theory.stages.stage_alignment`, :func:`~swingby.theory.rules.suppression_timing`),
+    and so is the same run with its minor entries shifted.
 
     Parameters
     ----------
-    setting : TheorySetting
-        E.g. ``THEORY_SETTINGS["fig8_script"]``.
-    seeds : sequence of int
-        Distinct seeds, one initialisation each.
+    setting, seeds
+        E.g. ``THEORY_SETTINGS["fig8_script"]``; distinct seeds, one initialisation each.
     matrix : {"authors", "paper"}
         As in :meth:`~swingby.theory.settings.TheorySetting.a`.
     rel_tol, record_every
@@ -136,8 +126,7 @@ def failure_parts(record: SymmetricRecord, *, minor_growth: float = 2.0, major_d
     w11 = record.W[:, :, 0, 0]
     minor = np.max(np.abs(record.W[:, :, 0, 1:]), axis=-1)
     k = np.argmax(minor, axis=1)
-    rows = np.arange(w11.shape[0])
-    grows = minor[rows, k] > minor_growth * minor[:, 0]
+    grows = minor.max(axis=1) > minor_growth * minor[:, 0]
     after = np.where(np.arange(w11.shape[1])[None, :] >= k[:, None], w11, np.inf)
     pushed = after.min(axis=1) < major_drop * w11[:, 0]
     return FailureParts(grows, pushed, w11[:, -1] < growth_level)
@@ -196,14 +185,12 @@ def failure_units(setting: TheorySetting, seeds, *, matrix: str = "authors", hor
 
     Parameters
     ----------
-    setting : TheorySetting
-        ``THEORY_SETTINGS["fig10"]``, or another with ``d >= 2``.
-    seeds : sequence of int
-        Distinct seeds.
+    setting, seeds
+        ``THEORY_SETTINGS["fig10"]`` (or another with ``d >= 2``); distinct seeds.
     matrix : {"authors", "paper"}
         As in :meth:`~swingby.theory.settings.TheorySetting.a`.
     horizon, long_horizon : float, optional
-        Times ``> 0`` (default the setting's ``steps * eta``; ``long_horizon >= horizon``).
+        Times (default the setting's ``steps * eta``; ``long_horizon >= horizon``).
     minor_growth, major_drop, growth_level : float
         ``> 1``, in ``(0, 1)``, ``> 0``.
     record_every : int

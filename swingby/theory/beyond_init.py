@@ -1,8 +1,6 @@
-"""The initialisation checks of App. E.2 (``book/beyond_two_concepts.md``): the
-expectations of eq. (E.1) against wrong variants, and how often swing-by occurs at a
-narrow and a wide model started at the same initial scale (a comparative claim: the
-widest model is the comparator). Designs: :mod:`swingby.claims.beyond_two_concepts`.
-"""
+"""The initialisation checks of App. E.2 (``book/beyond_two_concepts.md``; designs:
+:mod:`swingby.claims.beyond_two_concepts`): eq. (E.1) against wrong variants, and how often
+swing-by occurs at narrow and wide models started at the same initial scale."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -13,8 +11,8 @@ from swingby import _checks
 from swingby.sim.run_checks import seed_list
 from swingby.theory import _args
 from swingby.theory.simulation import initial_U
-from swingby.theory.statistics import swing_matrix, x_hat_of
-from swingby.theory.symmetric import dynamics_a
+from swingby.theory.statistics import swing_matrix
+from swingby.theory.symmetric import dynamics_a, x_hat_of
 
 __all__ = ["E1_FORMULAS", "E1Units", "WidthCounts", "e1_units", "width_counts"]
 
@@ -67,16 +65,12 @@ def e1_units(d: int, d_primes, tau: float, seeds_per_width, n_se: float = 5.0) -
 
     Parameters
     ----------
-    d : int
-        Dimension, ``>= 2``.
-    d_primes : sequence of int
-        Widths, each ``>= d``.
-    tau : float
-        ``> 0``.
+    d, d_primes
+        Dimension, ``>= 2``; widths, each ``>= d``.
+    tau, n_se : float
+        The standard deviation of ``U``; the tolerance in standard errors.
     seeds_per_width : sequence of sequences of int
-        The seeds of each width (at least 2 each), one sequence per width.
-    n_se : float
-        ``> 0``.
+        The seeds of each width (at least 2 each).
     """
     d = _checks.integer("d", d, low=2)
     d_primes = _widths(d_primes, d)
@@ -97,11 +91,9 @@ def e1_units(d: int, d_primes, tau: float, seeds_per_width, n_se: float = 5.0) -
         stats[:, i] = diag.mean(), off.mean(), diag.std(ddof=1) / np.sqrt(diag.size), \
             off.std(ddof=1) / np.sqrt(off.size)
     mean_d, mean_o, se_d, se_o = stats
-    passes = {}
-    for name, (f_diag, f_off) in E1_FORMULAS.items():
-        want_d = np.array([f_diag(dp, tau) for dp in d_primes])
-        want_o = np.array([f_off(dp, tau) for dp in d_primes])
-        passes[name] = (np.abs(mean_d - want_d) <= n_se * se_d) & (np.abs(mean_o - want_o) <= n_se * se_o)
+    passes = {name: (np.abs(mean_d - [f_diag(dp, tau) for dp in d_primes]) <= n_se * se_d)
+              & (np.abs(mean_o - [f_off(dp, tau) for dp in d_primes]) <= n_se * se_o)
+              for name, (f_diag, f_off) in E1_FORMULAS.items()}
     return E1Units(d_primes, passes, mean_d, mean_o, se_d, se_o)
 
 
@@ -131,10 +123,8 @@ def width_counts(mu, sigma, d: int, d_primes, w0s, seeds_per_width, *, matrix: s
     ----------
     mu, sigma, d, matrix
         As in :func:`~swingby.theory.symmetric.dynamics_a`.
-    d_primes : sequence of int
-        Widths, each ``>= d``.
-    w0s : sequence of float
-        Initial scales ``> 0``.
+    d_primes, w0s : sequence
+        Widths, each ``>= d``; initial scales.
     seeds_per_width : sequence of sequences of int
         One sequence of seeds per width, all of one length.
     eta, steps, rel_tol

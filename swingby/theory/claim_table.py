@@ -1,7 +1,5 @@
-"""The small result table under a claim box (the SIM, theory and diffusion chapters): one
-row per judged setting, with its units, the wrong model's units, the p-value and the
-verdict of :func:`swingby.verdicts.judge`.
-"""
+"""The small result table under a claim box (the SIM, theory and diffusion chapters), one row
+per setting judged by :func:`swingby.verdicts.judge`."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -14,23 +12,16 @@ __all__ = ["judgement_table"]
 
 def judgement_table(rows: Sequence[tuple[str, Judgement]], *, setting: str = "setting",
                     wrong_model: str = "wrong model") -> str:
-    """A Markdown table of judged settings: setting, ``k of n`` passing units, the wrong
-    model's ``k of n``, the p-value of the comparison (and of the share test, where the
-    form has one) and the verdict word.
+    """A Markdown table (for ``IPython.display.Markdown``) of judged settings: setting, ``k of n``
+    passing units, the wrong model's ``k of n``, the p-value of the comparison (and of the share
+    test, where the form has one) and the verdict word.
 
     Parameters
     ----------
     rows : sequence of (str, Judgement)
         One row per setting: its name and its :func:`~swingby.verdicts.judge` result.
-    setting : str
-        Header of the first column.
-    wrong_model : str
-        Header of the wrong model's column.
-
-    Returns
-    -------
-    str
-        Markdown, for ``IPython.display.Markdown``.
+    setting, wrong_model : str
+        Headers of the first column and of the wrong model's column.
     """
     rows = list(rows) if hasattr(rows, "__iter__") and not isinstance(rows, str) else None
     if not rows or any(not (isinstance(r, tuple) and len(r) == 2 and isinstance(r[1], Judgement)) for r in rows):

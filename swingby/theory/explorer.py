@@ -1,6 +1,5 @@
-"""The explorer of the symmetric two-layer dynamics (``book/two_layer_theory.md``): an
-ipywidgets explorer (:func:`swingby.live.explorer`), a plain image when the book is built.
-"""
+"""The explorer of the symmetric two-layer dynamics (``book/two_layer_theory.md``): ipywidgets
+(``swingby.live.explorer``), a plain image when the book is built."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -16,16 +15,16 @@ from swingby.theory.symmetric import dynamics_a
 
 __all__ = ["symmetric_dynamics_explorer"]
 
+
 def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: float = 0.2,
                                 seed: int = 0, steps: int = 2000, eta: float = 0.01) -> Explorer | None:
-    """Explore the symmetric two-layer dynamics (Fig. 5) at ``d = 3``, ``s = 2``.
+    """Explore the symmetric two-layer dynamics (Fig. 5) at ``d = 3``, ``s = 2``; ``None`` in
+    static mode (the default view is drawn either way).
 
     Sliders for ``mu``, ``sigma``, the initialisation scale and the seed, and a switch
     between the authors' ``A^2`` (default, :func:`swingby.theory.symmetric.authors_a`) and the
-    paper's ``A`` (eq. C.13 with the origin cluster), redraw the Jacobian entries, the
-    test loss and the output trajectory (uniform initialisation; gradient descent on
-    ``U``, i.e. eq. D.2 up to ``O(eta^2)`` per step, which unlike iterating D.2 on ``W``
-    cannot leave the PSD cone).
+    paper's ``A`` (eq. C.13 with the origin cluster), redraw the Jacobian entries, the test
+    loss and the output trajectory (uniform initialisation; gradient descent on ``U``).
 
     Parameters
     ----------
@@ -33,15 +32,8 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
         2 cluster distances in ``[0.2, 3]`` (the sliders' range).
     sigma, init_scale : float
         Standard deviation in ``[0, 1.5]``, scale of the uniform initial ``U`` in ``[0.001, 1]``.
-    seed, steps : int
-        Seed of the initialisation, gradient steps in ``[2, MAX_STEPS]``.
-    eta : float
-        Step size, ``> 0``.
-
-    Returns
-    -------
-    swingby.live.Explorer or None
-        ``None`` in static mode (the default view is drawn either way).
+    seed, steps, eta
+        Seed of the initialisation, gradient steps in ``[2, MAX_STEPS]``, step size.
     """
     mu = slider_values("mu", mu, 2, 0.2, 3.0)
     sigma = _checks.number("sigma", sigma, low=0.0, high=1.5)
@@ -59,7 +51,8 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
         U0 = initial_U(3, [seed], init="uniform", init_scale=init_scale)[0]
         rec = simulate_symmetric(U0, a, eta, steps, x_hat, record_every=max(1, steps // 1000), iterate="U")
         if not np.all(np.isfinite(rec.test_loss)):
-            print("the simulation overflowed for these settings; try a smaller mu or sigma")
+            print(f"the simulation overflowed for these settings: the step eta = {eta:g} is stable only below "
+                  f"1 / max(a) = {1 / a.max():.3g}; try a smaller mu or sigma, or a smaller eta")
             return None
         stages = detect_stages(rec, 2)
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8.5, 3.8))  # legible at page width

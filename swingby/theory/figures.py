@@ -1,7 +1,6 @@
 """Figures of the theory chapters that draw several runs side by side: Fig. 5
 (``book/two_layer_theory.md``), Figs. 8-10 and App. E (``book/beyond_two_concepts.md``,
-``book/failure_mode.md``).
-"""
+``book/failure_mode.md``)."""
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
@@ -14,6 +13,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from swingby import _checks
+from swingby.theory import _args
 from swingby.theory.plots import ASCENT_GREY, ENTRY_COLOURS, plot_output_trajectory, shade_loss_segments
 from swingby.theory.simulation import SymmetricRecord, initial_U, single_record
 from swingby.theory.stages import Stages, count_descents
@@ -32,11 +32,7 @@ class StagePanel(NamedTuple):
 
 def _panels(panels) -> list[StagePanel]:
     """``panels`` as a non-empty list of :class:`StagePanel`."""
-    if isinstance(panels, (str, bytes)) or not hasattr(panels, "__iter__"):
-        raise ValueError(f"panels must be a non-empty sequence of (record, stages, title), got {panels!r}")
-    panels = list(panels)
-    if not panels:
-        raise ValueError("panels must be a non-empty sequence of (record, stages, title), got an empty one")
+    panels = _args.sequence("panels", panels)
     for k, panel in enumerate(panels):
         if not isinstance(panel, tuple) or len(panel) != 3 or not isinstance(panel[2], str):
             raise ValueError(f"panels[{k}] must be a (record, stages, title) tuple, got {_checks.short_repr(panel)}")
@@ -48,13 +44,6 @@ def descents_text(n: int) -> str:
     """``"1 descent"``, ``"2 descents"``: a number of descents of a test loss in words."""
     n = _checks.integer("n", n, low=0)
     return f"{n} descent" + ("" if n == 1 else "s")
-
-
-def _minor_colour(i: int, j: int, s: int, grouped: bool, k: int) -> str:
-    """Colour of the ``k``-th line, minor ``w_ij``: its own, or when ``grouped`` its concept's."""
-    if grouped:
-        return ENTRY_COLOURS[(j if j < s else i) % len(ENTRY_COLOURS)]
-    return ENTRY_COLOURS[k % len(ENTRY_COLOURS)]
 
 
 def _entries(ax, record, s: int, max_minor: int = 6) -> list:
@@ -69,8 +58,8 @@ def _entries(ax, record, s: int, max_minor: int = 6) -> list:
         colour = ENTRY_COLOURS[p % len(ENTRY_COLOURS)]
         ax.plot(record.time, record.W[:, p, p], color=colour, lw=1.8)
         handles.append(Line2D([], [], color=colour, lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$"))
-    for k, (i, j) in enumerate(minors, start=s):
-        colour = _minor_colour(i, j, s, grouped, k)
+    for k, (i, j) in enumerate(minors, start=s):  # a colour per line, or when grouped its concept's
+        colour = ENTRY_COLOURS[((j if j < s else i) if grouped else k) % len(ENTRY_COLOURS)]
         ax.plot(record.time, record.W[:, i, j], color=colour, lw=1.2, ls="--")
         groups.setdefault(colour, []).append(f"w_{{{i + 1}{j + 1}}}")
     for colour, names in groups.items():
@@ -79,28 +68,17 @@ def _entries(ax, record, s: int, max_minor: int = 6) -> list:
     return handles
 
 
-def _entry_legend(handles: list) -> list:
-    """Legend handles of the entries' lines, the shaded ascents and the growth lines."""
-    return handles + [Patch(color=ASCENT_GREY, alpha=0.25, lw=0, label="test loss rises"),
-                      Line2D([], [], color="0.3", ls=":", lw=1.5,
-                             label="major entry passes 1/2\n(dotted, in its colour)")]
-
-
 def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | None = None) -> Figure:
-    """The paper's Fig. 5, one row per run: on the left, the major (solid) and minor
-    (dashed) entries of ``W(t)`` above the test loss, with the ascents shaded and a dotted
-    line where each major entry passes 1/2; on the right, the output trajectory at
-    ``x_hat`` in the plane of concepts 1 and 2. Legends sit outside the axes; each row's
-    title is the panel's title and the number of descents of its test loss.
+    """The paper's Fig. 5, one row per run: the major (solid) and minor (dashed) entries of
+    ``W(t)`` above the test loss, ascents shaded and a dotted line where each major entry passes
+    1/2; beside them the output at ``x_hat`` in the plane of concepts 1 and 2.
 
     Parameters
     ----------
     panels : sequence of StagePanel
         ``(record, stages, title)`` for each row, top to bottom.
-    mu : array_like
-        The cluster distances of the setting (``s = len(mu) >= 2`` major entries).
-    figsize : tuple, optional
-        Default ``(8, 0.9 + 4 * len(panels))``.
+    mu, figsize
+        The cluster distances (``s = len(mu) >= 2`` major entries); default ``(8, 0.9 + 4 * len(panels))``.
     """
     return _stage_figure(panels, mu, dims=(0, 1), logx=False, figsize=figsize)
 
@@ -128,8 +106,7 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
                      **(title_kw or {}))
         ax.set_ylabel("entry of $W$")
         ax.tick_params(labelbottom=False)
-        lax.set_ylabel("test loss")
-        lax.set_xlabel(r"time $t = \eta \times$ iterations" + (" (log scale)" if logx else ""))
+        lax.set(ylabel="test loss", xlabel=r"time $t = \eta \times$ iterations" + (" (log scale)" if logx else ""))
         if logx:
             lax.set_xscale("log")
             lax.set_xlim(left=0.1)
@@ -138,7 +115,9 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
         plane.set_title(r"output $W(t)\hat{x}$" + ("" if dims == (0, 1) else f", concepts {dims[0] + 1} and {dims[1] + 1}"))
         for a in (plane.xaxis, plane.yaxis) if logx else (lax.xaxis, plane.xaxis, plane.yaxis):
             a.set_major_locator(MaxNLocator(5))  # few ticks: no label runs into the next
-    fig.legend(handles=_entry_legend(handles), loc="outside upper center", ncols=4)
+    handles += [Patch(color=ASCENT_GREY, alpha=0.25, lw=0, label="test loss rises"),
+                Line2D([], [], color="0.3", ls=":", lw=1.5, label="major entry passes 1/2\n(dotted, in its colour)")]
+    fig.legend(handles=handles, loc="outside upper center", ncols=4)
     handles, names = plane.get_legend_handles_labels()
     fig.legend(handles, names, loc="outside lower center", ncols=len(names))
     return fig
@@ -153,16 +132,14 @@ def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size
     ----------
     panels, mu, figsize
         As in :func:`plot_swing_by_stages`.
-    dims : tuple of int
-        The two concepts of the output trajectory's plane.
-    title_size : float, optional
-        Font size of the rows' titles (default: the style's).
+    dims, title_size
+        The two concepts of the output trajectory's plane; font size of the rows' titles.
     """
     title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
     return _stage_figure(panels, mu, dims=tuple(dims), logx=True, figsize=figsize, title_kw=title_kw)
 
 
-def _descent_bars(ax, n_descents: dict, max_descents: int) -> np.ndarray:
+def _descent_bars(ax, n_descents: dict, max_descents: int) -> None:
     """Grouped bars of the % of runs with 1 .. ``max_descents`` descents, one per label of ``n_descents``."""
     width = 0.8 / len(n_descents)
     x = np.arange(1, max_descents + 1)
@@ -170,9 +147,7 @@ def _descent_bars(ax, n_descents: dict, max_descents: int) -> np.ndarray:
         counts = np.asarray(counts, dtype=int)
         share = np.bincount(counts, minlength=max_descents + 1)[1:max_descents + 1] / counts.size
         ax.bar(x + (k - (len(n_descents) - 1) / 2) * width, 100 * share, width, label=label)
-    ax.set_xticks(x)
-    ax.set_xlabel("number of descents of the test loss")
-    return x
+    ax.set(xticks=x, xlabel="number of descents of the test loss")
 
 
 def plot_descent_counts(ax, n_descents: dict, labels: dict, max_descents: int = 3) -> None:
@@ -181,12 +156,8 @@ def plot_descent_counts(ax, n_descents: dict, labels: dict, max_descents: int = 
 
     Parameters
     ----------
-    ax : matplotlib.axes.Axes
-        Where to draw.
-    n_descents : dict of str to array_like
-        Per data set (at most four), the number of descents of each run.
-    labels : dict of str to str
-        The legend's label of each key of ``n_descents``.
+    ax, n_descents, labels
+        Where to draw; per data set (at most four), the descents of each run and the legend's label.
     max_descents : int
         Bars for 1 to ``max_descents`` descents.
     """
@@ -208,17 +179,14 @@ def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *
     test_losses : dict of str to array_like
         Per setting (its name, the legend entry), the ``(n, R)`` test losses of its runs.
     tolerances : sequence of float
-        One panel per tolerance, each ``>= 0``: a rise counts if it exceeds this share of
-        the initial test loss.
+        One panel per tolerance: a rise counts if it exceeds this share of the initial test loss.
     max_descents : int
-        The largest number of descents shown, ``>= 1``.
+        The largest number of descents shown.
     """
     if not isinstance(test_losses, dict) or not test_losses:
         raise ValueError(f"test_losses must be a non-empty mapping of setting name to test losses, "
                          f"got {_checks.short_repr(test_losses)}")
-    tolerances = [_checks.number("tolerances", t, low=0) for t in tolerances]
-    if not tolerances:
-        raise ValueError("tolerances must hold at least one tolerance, got none")
+    tolerances = [_checks.number("tolerances", t, low=0) for t in _args.sequence("tolerances", tolerances)]
     max_descents = _checks.positive_int("max_descents", max_descents)
     fig, axes = plt.subplots(1, len(tolerances), figsize=(8, 3.6), sharey=True, layout="constrained",
                              squeeze=False)
@@ -237,14 +205,12 @@ def plot_initial_entries(d: int, d_primes: Sequence[int], tau: float, seeds_per_
 
     Parameters
     ----------
-    d : int
-        Dimension, ``>= 2``.
-    d_primes : sequence of int
-        The widths, one panel each.
+    d, d_primes
+        Dimension, ``>= 2``; the widths, one panel each.
     tau : float
-        ``> 0``, the standard deviation of the entries of ``U``.
+        The standard deviation of the entries of ``U``.
     seeds_per_width : sequence of sequences of int
-        The seeds of the draws at each width (one block per width).
+        The seeds of the draws at each width.
     """
     d = _checks.integer("d", d, low=2)
     tau = _checks.positive_float("tau", tau)
@@ -260,8 +226,7 @@ def plot_initial_entries(d: int, d_primes: Sequence[int], tau: float, seeds_per_
         ax.hist(W[:, 0, 1], bins=60, alpha=0.6, density=True, label="minor $w_{12}$")
         ax.hist(W[:, 0, 0], bins=60, alpha=0.6, density=True, label="major $w_{11}$")
         ax.axvline(d_prime * tau**2, color="k", ls="--", label=r"$d'\tau^2$")
-        ax.set_title(f"$d' = {d_prime}$")
-        ax.set_xlabel("initial entry value")
+        ax.set(title=f"$d' = {d_prime}$", xlabel="initial entry value")
     axes[0, 0].set_ylabel("density")
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
     return fig
@@ -277,14 +242,10 @@ def plot_percent_grids(grids: dict, x_values: Sequence, y_values: Sequence, *,
     ----------
     grids : dict of str to array_like(float)
         Per panel (its title), the ``(len(y_values), len(x_values))`` percentages.
-    x_values, y_values : sequence
-        The tick labels of the columns and of the rows.
-    xlabel, ylabel : str
-        The axis labels.
-    vmax : float
-        ``> 0``, the percentage at the top of the colour scale.
-    figsize : tuple
-        The figure's size in inches.
+    x_values, y_values, xlabel, ylabel
+        The tick labels of the columns and of the rows; the axis labels.
+    vmax, figsize
+        The percentage at the top of the colour scale; the figure's size in inches.
     """
     if not isinstance(grids, dict) or not grids:
         raise ValueError(f"grids must be a non-empty mapping of title to percentages, got "
@@ -299,9 +260,7 @@ def plot_percent_grids(grids: dict, x_values: Sequence, y_values: Sequence, *,
         ax.set_yticks(range(len(y_values)), [str(v) for v in y_values])
         for (i, j), v in np.ndenumerate(grid):
             ax.text(j, i, f"{v:.0f}", ha="center", va="center", color="w" if v < vmax / 2 else "k")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        ax.set_title(title)
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
         ax.grid(False)
     fig.colorbar(im, ax=axes[0], label="% of runs that swing by")
     return fig

@@ -1,14 +1,9 @@
-"""The link test between the Jacobian stages and the output stages of trained MLPs
-(``book/jacobian_link.md``): the check on every swinging run beside its wrong model, the
-shares of the output's fall per Jacobian entry, and the figure of one run.
-
-The wrong model (:func:`shifted_minor_null`): each run's own Jacobian with its
-off-diagonal entries circularly shifted in time. Sec. 4.2.2 names the minor entry's
-growth and suppression, timed with the output's turn, as the cause of the detour; the
-shifted run keeps the shape, size and suppression of its minor entry and the timing of its
-major entries, and loses only that timing (it can pass every condition, when the shifted
-peak lands at the turn).
-"""
+"""The link between the Jacobian's stages and the output's stages in trained MLPs (Sec. 4.2.2,
+``book/jacobian_link.md``): the check on every swinging run beside its wrong model (the run's
+own Jacobian with its minor entries shifted in time, which keeps their shape and loses only
+their timing), the shares of the output's fall per Jacobian entry, and the figure of one run.
+Everywhere ``record`` is a :class:`~swingby.theory.trained_jacobian.JacobianRecord` from
+:func:`~swingby.theory.trained_jacobian.train_with_jacobian`, and ``rules`` its thresholds."""
 from __future__ import annotations
 
 import dataclasses
@@ -20,7 +15,7 @@ import numpy as np
 from swingby import _checks
 from swingby.exact_tests import discordant_pairs
 from swingby.theory.jacobian_stages import run_stages, stage_check
-from swingby.theory.rules import THEORY_RULES, circular_shift
+from swingby.theory.rules import THEORY_RULES, shifted_minor
 from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, JacobianRules
 
 __all__ = ["FallShares", "LinkUnits", "fall_shares", "link_units", "plot_link_run", "shifted_minor_null"]
@@ -40,20 +35,17 @@ class FallShares(NamedTuple):
 
 def fall_shares(record: JacobianRecord, runs: Sequence[int],
                 rules: JacobianRules = JACOBIAN_RULES, *, phase: str = "fall") -> FallShares:
-    """Split the fall of the output's weak coordinate, ``y_w(t_back) - y_w(t_turn)``, into
+    """The fall of the output's weak coordinate, ``y_w(t_back) - y_w(t_turn)``, split into
     the shares the minor entry moves (``mu_s * delta w_ws``), the major entry moves
     (``mu_w * delta w_ww``) and the rest (the bias, or a ReLU net's active pattern); Sec.
-    4.2.2 says the minor entry's suppression causes it. ``phase="approach"`` splits the
-    move from step 0 to the turn instead.
+    4.2.2 says the minor entry's suppression causes it.
 
     Parameters
     ----------
-    record : JacobianRecord
-        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
+    record, rules
+        See the module docstring.
     runs : sequence of int
         Indices of the runs.
-    rules : JacobianRules
-        The thresholds of the output's stages.
     phase : {"fall", "approach"}
         The fall (turn to return) or the approach (step 0 to the turn).
     """
@@ -86,14 +78,10 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
 
     Parameters
     ----------
-    axes : sequence of three matplotlib Axes
-        Where to draw.
-    record : JacobianRecord
-        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
-    run : int
-        Index of the run.
-    rules : JacobianRules
-        The thresholds of the stages.
+    axes, run
+        Three matplotlib Axes to draw in; the index of the run.
+    record, rules
+        See the module docstring.
     """
     from swingby.style import PALETTE
 
@@ -114,8 +102,7 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
         if math.isfinite(tt):
             ax.axvline(tt + 1, color=c, ls=":", lw=1)
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0, label="fall of $y_w$")
-    ax.set_xlabel("SGD step + 1")
-    ax.set_ylabel("entry of the Jacobian at $\\hat{x}$")
+    ax.set(xlabel="SGD step + 1", ylabel="entry of the Jacobian at $\\hat{x}$")
     ax.legend()
     ax = axes[1]
     ax.plot(y[:, 0], y[:, 1], color=PALETTE["vermillion"])
@@ -124,14 +111,12 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
         ax.plot(y[k, 0], y[k, 1], mk, color="k", ms=8)
     ax.plot(*record.x_hat[:2], "*", color=PALETTE["vermillion"], ms=14)
     ax.plot([record.mu[0], 0], [0, record.mu[1]], "o", color="0.4")
-    ax.set_xlabel("$y_1$")
-    ax.set_ylabel("$y_2$")
+    ax.set(xlabel="$y_1$", ylabel="$y_2$")
     ax.set_title("output path at $\\hat{x}$ (turns: v, ^)", fontsize=10)
     ax = axes[2]
     ax.semilogx(t, record.test_loss[run], color=PALETTE["vermillion"])
     ax.axvspan(o.t_turn + 1, o.t_back + 1, color="0.85", zorder=0)
-    ax.set_xlabel("SGD step + 1")
-    ax.set_ylabel("OOD test loss")
+    ax.set(xlabel="SGD step + 1", ylabel="OOD test loss")
 
 
 def shifted_minor_null(record: JacobianRecord, shift_min: float = THEORY_RULES.shift_min) -> JacobianRecord:
@@ -143,18 +128,13 @@ def shifted_minor_null(record: JacobianRecord, shift_min: float = THEORY_RULES.s
     Parameters
     ----------
     record : JacobianRecord
-        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
+        See the module docstring.
     shift_min : float
         In ``(0, 0.5]``: the smallest shift, a share of the records.
     """
     _record("record", record)
     shift_min = _checks.number("shift_min", shift_min, low=0, high=0.5, low_open=True)
-    T, d = record.jacobian.shape[1], record.jacobian.shape[-1]
-    off = ~np.eye(d, dtype=bool)
-    J = record.jacobian.copy()
-    for r, seed in enumerate(record.seeds):
-        k = circular_shift(np.random.default_rng(seed), T, shift_min)
-        J[r][:, off] = np.roll(record.jacobian[r], k, axis=0)[:, off]
+    J = np.stack([shifted_minor(J, seed, shift_min) for J, seed in zip(record.jacobian, record.seeds)])
     return dataclasses.replace(record, jacobian=J)
 
 
@@ -179,12 +159,10 @@ def link_units(record: JacobianRecord, null_record: JacobianRecord,
 
     Parameters
     ----------
-    record : JacobianRecord
-        The deep networks, from :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
+    record, rules
+        The deep networks (see the module docstring).
     null_record : JacobianRecord
         The wrong model, with the same seeds and recorded steps.
-    rules : JacobianRules
-        The thresholds.
     """
     _record("record", record)
     _record("null_record", null_record)

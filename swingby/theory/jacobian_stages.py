@@ -1,7 +1,6 @@
 """The stages of a trained MLP's Jacobian and output at ``x_hat`` (``book/jacobian_link.md``):
-when the strong, weak and minor Jacobian entries and the output turn, read from a
-:class:`~swingby.theory.trained_jacobian.JacobianRecord`, and the per-seed check that
-they coincide (Sec. 4.2.2).
+when the strong, weak and minor Jacobian entries and the output turn, and the per-seed check
+that they coincide (Sec. 4.2.2). ``rules`` is a :class:`~swingby.theory.trained_jacobian.JacobianRules`.
 """
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ class JacobianStages(NamedTuple):
 
 
 class OutputStages(NamedTuple):
-    """The output path's stages in one run: whether it swings by (from the OOD test
-    loss) and when its coordinate along the weaker concept turns back and forth."""
+    """The output's stages in one run: whether it swings by, and when ``y_w`` turns away and back."""
 
     rise: float  #: largest rise above the running minimum, in units of ``0.5 ||x_hat||^2``
     swings: bool  #: the loss rises by more than ``rise_min`` and falls back by as much
@@ -101,13 +99,10 @@ def stage_conditions(steps, out: OutputStages, jac: JacobianStages, w_minor,
 
     Parameters
     ----------
-    steps : array_like
-        The recorded steps, increasing.
+    steps, w_minor : array_like
+        The recorded steps, increasing; the minor entry ``w_ws`` of the run ``jac`` comes from.
     out, jac : OutputStages, JacobianStages
-        The output's and the Jacobian's stages (:func:`run_stages`; ``jac`` of the same run,
-        or of a wrong model).
-    w_minor : array_like
-        The minor entry ``w_ws`` of the run ``jac`` comes from.
+        The output's and the Jacobian's stages (:func:`run_stages`; ``jac`` of the same run or of a wrong model).
     rules : JacobianRules
         The thresholds.
     """
@@ -137,19 +132,13 @@ class RunStages(NamedTuple):
 
 
 def run_stages(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES) -> RunStages:
-    """The output's and the Jacobian's stages of every run of ``record``, with the levels of
-    :data:`~swingby.theory.trained_jacobian.JACOBIAN_RULES`: the swing-by of the output
-    read from the OOD test loss (its largest rise above the running minimum, and a fall
-    back by as much), the turn and return of its weak coordinate ``y_w`` (top and bottom of
-    its largest fall), the growth times of the two major entries and the peak and
-    suppression of the minor entry ``w_ws``.
+    """The output's stages (:class:`OutputStages`) and the Jacobian's (:class:`JacobianStages`)
+    of every run of ``record``, and the lag of the minor peak behind the output's turn.
 
     Parameters
     ----------
-    record : JacobianRecord
-        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`.
-    rules : JacobianRules
-        The thresholds.
+    record, rules
+        From :func:`~swingby.theory.trained_jacobian.train_with_jacobian`; the thresholds.
     """
     record = _checks.instance("record", record, JacobianRecord, "JacobianRecord (from train_with_jacobian)")
     rules = _checks.instance("rules", rules, JacobianRules, "swingby.theory.trained_jacobian.JacobianRules")

@@ -1,6 +1,8 @@
-"""The one-layer closed form (Sec. 4.1, Theorem 4.1, App. C.2): gradient flow of a
-one-layer linear model in concept coordinates, without and with a bias.
-Chapter: ``book/one_layer_theory.md``."""
+"""The one-layer closed form (Sec. 4.1, Theorem 4.1, App. C.2; ``book/one_layer_theory.md``):
+gradient flow of a one-layer linear model in concept coordinates, without and with a bias.
+Shared parameters: ``W0`` the initial weight ``(d, d)`` (``f = W z``, as ``nn.Linear``), ``a``
+the diagonal of ``A`` (``>= 0``), ``z`` the input ``(d,)`` (``x_hat`` in the paper), ``t`` a
+time ``>= 0`` or ``T`` of them, ``mean`` the data mean ``(d,)`` (:func:`mean_vector`)."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -42,14 +44,8 @@ def one_layer_output(W0, a, z, t) -> OneLayerOutput:
 
     Parameters
     ----------
-    W0 : array_like
-        Initial weight ``(d, d)``, row convention of ``nn.Linear`` (``f = W z``).
-    a : array_like
-        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-    z : array_like
-        Input ``(d,)`` (the test point ``x_hat`` in the paper).
-    t : float or array_like
-        Time ``>= 0``, a number or ``T`` times.
+    W0, a, z, t
+        See the module docstring.
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size
@@ -73,26 +69,17 @@ def _augmented(a: np.ndarray, mean: np.ndarray) -> np.ndarray:
 
 
 def one_layer_output_with_bias(W0, b0, a, mean, z, t) -> np.ndarray:
-    """Model output ``W(t) z + b(t)`` of a one-layer model *with bias* (the authors'
-    ``nn.Linear``) under gradient flow on the loss (2.1): Theorem 4.1 for the input
-    ``(x, 1)``, ``[W b](t) = [I 0] + ([W0 b0] - [I 0]) exp(-A_aug t)`` with
+    """Model output ``W(t) z + b(t)`` (``(T, d)`` for ``T`` times) of a one-layer model *with
+    bias* (the authors' ``nn.Linear``) under gradient flow on the loss (2.1): Theorem 4.1 for
+    the input ``(x, 1)``, ``[W b](t) = [I 0] + ([W0 b0] - [I 0]) exp(-A_aug t)`` with
     :func:`augmented_moment` ``A_aug``, whose mean couples the directions.
 
     Parameters
     ----------
-    W0 : array_like
-        Initial weight ``(d, d)``.
+    W0, a, z, t, mean
+        See the module docstring; ``diag(a) - mean mean^T`` must be a covariance (PSD).
     b0 : array_like
         Initial bias ``(d,)``.
-    a : array_like
-        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
-    mean : array_like
-        The data mean ``(d,)`` (:func:`mean_vector`); ``diag(a) - m m^T`` must be positive
-        semi-definite (a covariance).
-    z : array_like
-        Input ``(d,)``.
-    t : float or array_like
-        Time ``>= 0``, a number or ``T`` times (then the output is ``(T, d)``).
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size
@@ -119,11 +106,8 @@ def mean_vector(mu, n_clusters: int, d: int) -> np.ndarray:
     ----------
     mu : array_like
         Cluster distances ``mu_p >= 0``, one per concept.
-    n_clusters : int
-        Equally likely training clusters, ``>= len(mu)`` (``s + 1`` with the authors'
-        origin cluster).
-    d : int
-        Dimension, ``>= len(mu)``.
+    n_clusters, d : int
+        Equally likely training clusters (``s + 1`` with the origin cluster); dimension ``>= s``.
     """
     mu = _checks.nonneg_vector("mu", mu)
     n_clusters = _checks.positive_int("n_clusters", n_clusters)
@@ -144,10 +128,8 @@ def augmented_moment(a, mean, s: int | None = None) -> np.ndarray:
 
     Parameters
     ----------
-    a : array_like
-        ``(d,)``, the diagonal of ``A``, entries ``>= 0``.
-    mean : array_like
-        ``(d,)``, the data mean (:func:`mean_vector`).
+    a, mean
+        See the module docstring.
     s : int, optional
         Keep only the first ``s`` directions and the constant input (default all ``d``).
     """

@@ -1,24 +1,30 @@
-"""The claim checks of ``book/one_layer_theory.md`` (claims:
-:mod:`swingby.claims.one_layer_theory`, whose ``wrong_model`` texts say why each wrong
-model lacks the paper's mechanism): Theorem 4.1 against small-step gradient descent, the
-trained networks against the closed forms, the learning order of Sec. 4.1 and the
-monotone one-layer test loss, each returning the passing units of the claim and of its
-wrong model (:class:`~swingby.theory.two_layer_checks.Counts`). Thresholds:
-:data:`~swingby.theory.rules.ONE_LAYER_RULES`.
+"""The claim checks of ``book/one_layer_theory.md`` (claims: :mod:`swingby.claims.one_layer_theory`):
+Theorem 4.1 against small-step gradient descent, trained networks against the closed forms,
+the learning order of Sec. 4.1 and the monotone one-layer test loss, each returning the passing
+units of the claim and of its wrong model (:class:`~swingby.theory.two_layer_checks.Counts`).
+``rules`` is a :class:`~swingby.theory.rules.OneLayerRules` (default :data:`ONE_LAYER_RULES`).
 """
 from __future__ import annotations
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
 
 from swingby import _checks
-from swingby.sim.data import second_moment
+from swingby.live import progress
+from swingby.observations.learning import learning_times
+from swingby.observations.runs import FIG2A, FIG2B, run_seed
+from swingby.sim.batched import train_batched
+from swingby.sim.data import make_sim, second_moment
+from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
 from swingby.theory import _args
 from swingby.theory.one_layer import mean_vector, one_layer_output, one_layer_output_with_bias
 from swingby.theory.rules import ONE_LAYER_RULES, OneLayerRules
-from swingby.theory.two_layer_checks import Counts
+from swingby.theory.stages import count_descents
+from swingby.theory.symmetric import x_hat_of
+from swingby.theory.two_layer_checks import Counts, fig5_record
 
 __all__ = ["ONE_LAYER_RULES", "THM41_VARIANTS", "OrderRun", "clear_configs", "default_init_descents", "gd_draws",
            "monotone_counts", "order_counts", "order_runs", "trained_counts"]
@@ -47,10 +53,8 @@ def gd_draws(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 8) -> Co
 
     Parameters
     ----------
-    seeds : sequence of int
-        One draw per seed.
-    rules : OneLayerRules
-        The thresholds.
+    seeds, rules
+        One draw per seed; the thresholds.
     d : int
         Dimension (>= 3).
     """
@@ -62,8 +66,7 @@ def gd_draws(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 8) -> Co
         mu, sigma = rng.uniform(0.5, 2.5, size=3), rng.uniform(0.05, 0.5, size=3)
         a = second_moment(mu, sigma, d)
         W0 = rng.uniform(-1 / np.sqrt(d), 1 / np.sqrt(d), size=(d, d))
-        z = np.zeros(d)
-        z[:3] = mu
+        z = x_hat_of(mu, d)
         T = rules.gd_horizon
         forms = [one_layer_output(W0, a, z, T).output, one_layer_output(W0, 2 * a, z, T).output,
                  _noise_at_output_rate(W0, a, z, T)]
@@ -89,20 +92,13 @@ def clear_configs(rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) -> lis
 
     Parameters
     ----------
-    rules : OneLayerRules
-        Supplies ``order_margin``.
-    d : int
-        Dimension.
+    rules, d
+        Supplies ``order_margin``; the dimension.
     """
-    from swingby.observations.runs import FIG2A, FIG2B
-
     rules = _rules(rules)
-    out = []
-    for cfg in FIG2A + FIG2B[1:]:  # FIG2B[0] is FIG2A[0]
-        a = second_moment(cfg["mu"], cfg["sigma"], d, origin_cluster=True)[:2]
-        if a.max() > rules.order_margin * a.min():
-            out.append(cfg)
-    return out
+    configs = FIG2A + FIG2B[1:]  # FIG2B[0] is FIG2A[0]
+    a = [second_moment(cfg["mu"], cfg["sigma"], d, origin_cluster=True)[:2] for cfg in configs]
+    return [cfg for cfg, ak in zip(configs, a) if ak.max() > rules.order_margin * ak.min()]
 
 
 class OrderRun(NamedTuple):
@@ -123,21 +119,9 @@ def order_runs(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) ->
 
     Parameters
     ----------
-    seeds : sequence of int
-        Independent seeds.
-    rules : OneLayerRules
-        Supplies ``order_epochs`` and ``order_margin``.
-    d : int
-        Dimension.
+    seeds, rules, d
+        Independent seeds; supplies ``order_epochs`` and ``order_margin``; the dimension.
     """
-    import copy
-
-    from swingby.observations.learning import learning_times
-    from swingby.observations.runs import run_seed
-    from swingby.sim.batched import train_batched
-    from swingby.sim.data import make_sim
-    from swingby.sim.models import MLP
-
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     units = [(s, c, cfg, run_seed(s, c, d=d, depth=1)) for s in seeds for c, cfg in enumerate(clear_configs(rules, d=d))]
     datas = [make_sim(cfg["mu"], cfg["sigma"], d, origin_cluster=True, rotate=True, seed=rs) for *_, cfg, rs in units]
@@ -152,8 +136,7 @@ def order_runs(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) ->
     out = []
     for (_, _, cfg, _), (W0, b0), rec in zip(units, starts, records):
         a = second_moment(cfg["mu"], cfg["sigma"], d, origin_cluster=True)
-        x_hat = np.zeros(d)
-        x_hat[:2] = cfg["mu"]
+        x_hat = x_hat_of(cfg["mu"], d)
         t = 0.1 * rec.steps * 2 / d  # loss="mean": the gradient is 2/d times that of eq. (2.1)
         mean = mean_vector(cfg["mu"], 3, d)
         right = one_layer_output_with_bias(W0, b0, a, mean, x_hat, t)
@@ -192,10 +175,8 @@ def trained_counts(runs: list[OrderRun], rules: OneLayerRules = ONE_LAYER_RULES)
 
     Parameters
     ----------
-    runs : list of OrderRun
-        From :func:`order_runs`.
-    rules : OneLayerRules
-        Supplies ``trained_err_max``.
+    runs, rules
+        From :func:`order_runs`; supplies ``trained_err_max``.
     """
     runs, rules = _order_runs(runs), _rules(rules)
     return Counts(np.array([r.gap < rules.trained_err_max for r in runs]),
@@ -210,14 +191,9 @@ def monotone_counts(seeds, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
 
     Parameters
     ----------
-    seeds : sequence of int
-        One initialisation per seed.
-    rules : OneLayerRules
-        Supplies ``monotone_rel_tol``.
+    seeds, rules
+        One initialisation per seed; supplies ``monotone_rel_tol``.
     """
-    from swingby.theory.stages import count_descents
-    from swingby.theory.two_layer_checks import fig5_record
-
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     two = fig5_record(seeds)
     one = np.stack([one_layer_output(w, two.a, two.x_hat, two.time).output for w in two.W[:, 0]])
@@ -236,16 +212,11 @@ def default_init_descents(a, x_hat, mean, *, n_init: int = 200, seed: int = 0,
     ----------
     a, x_hat, mean : array_like
         The diagonal of ``A``, the test point and the data mean, each ``(d,)``.
-    n_init : int
-        Number of initial weights, ``> 0``.
-    seed : int
-        Seed of the generator that draws them (weights, then bias, per draw).
+    n_init, seed : int
+        Number of draws; seed of the generator that draws them (weights, then bias, per draw).
     rel_tol : float
         Hysteresis of :func:`~swingby.theory.stages.count_descents`.
     """
-    from swingby.live import progress
-    from swingby.theory.stages import count_descents
-
     a = _checks.nonneg_vector("a", a)
     d = a.size
     x_hat, mean = _args.vector("x_hat", x_hat, d), _args.vector("mean", mean, d)
@@ -257,9 +228,7 @@ def default_init_descents(a, x_hat, mean, *, n_init: int = 200, seed: int = 0,
     for _ in progress(range(n_init), desc="initialisations"):
         W0 = rng.uniform(-bound, bound, size=(d, d))
         b0 = rng.uniform(-bound, bound, size=d)
-        outputs = {False: one_layer_output(W0, a, x_hat, t_grid).output,
-                   True: one_layer_output_with_bias(W0, b0, a, mean, x_hat, t_grid)}
-        for bias, f in outputs.items():
-            loss = 0.5 * ((f - x_hat) ** 2).sum(axis=1)
-            descents[bias].append(count_descents(loss, rel_tol=rel_tol)[0])
+        for bias, f in ((False, one_layer_output(W0, a, x_hat, t_grid).output),
+                        (True, one_layer_output_with_bias(W0, b0, a, mean, x_hat, t_grid))):
+            descents[bias].append(count_descents(0.5 * ((f - x_hat) ** 2).sum(axis=1), rel_tol=rel_tol)[0])
     return {bias: np.array(v) for bias, v in descents.items()}

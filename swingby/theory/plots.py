@@ -1,8 +1,7 @@
-"""Figures of the theory chapters: the major / minor / irrelevant entries of the Jacobian
-(Fig. 4), the entries of ``W(t)`` with the test loss and its ascents shaded (the explorer
-of ``book/two_layer_theory.md``), the output trajectory of the symmetric model in the
-concept plane, the one-layer figures of ``book/one_layer_theory.md``, and the schematic
-of the swing-by that opens the book (``book/intro.md``).
+"""Figures of the theory chapters: the kinds of entries of the Jacobian (Fig. 4), the entries
+of ``W(t)`` with the test loss (the explorer of ``book/two_layer_theory.md``), the output
+trajectory in the concept plane, the one-layer figures of ``book/one_layer_theory.md`` and the
+swing-by schematic of ``book/intro.md``. ``ax`` is the matplotlib Axes to draw in, and is returned.
 """
 from __future__ import annotations
 
@@ -23,11 +22,10 @@ __all__ = ["plot_entry_types", "plot_growth_noise", "plot_output_trajectory", "p
 
 #: Largest ``d`` of :func:`plot_entry_types` (it writes one label per entry of a d x d grid).
 MAX_ENTRY_GRID = 30
-#: Colours of the entries of ``W(t)`` in :func:`plot_jacobian_entries` (majors first,
-#: then minors; repeated beyond six): the Okabe-Ito palette without orange (the output
-#: at ``x_hat``, :func:`plot_output_trajectory`) and black (the test loss).
+#: Colours of the entries of ``W(t)`` (majors, then minors): Okabe-Ito without orange (the
+#: output at ``x_hat``) and black (the test loss).
 ENTRY_COLOURS = tuple(PALETTE[name] for name in ("blue", "purple", "green", "sky", "vermillion", "yellow"))
-#: Grey of the shaded ascents of the test loss (:func:`shade_loss_segments`)
+#: Grey of the shaded ascents of the test loss (``shade_loss_segments``)
 ASCENT_GREY = "0.5"
 
 
@@ -37,18 +35,12 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
 
     Parameters
     ----------
-    d : int
-        Dimension, in ``[1, MAX_ENTRY_GRID]``.
-    s : int
-        Number of concepts, in ``[1, d]``.
+    d, s : int
+        Dimension, in ``[1, MAX_ENTRY_GRID]``; number of concepts, in ``[1, d]``.
     ax : matplotlib Axes or None
         Where to draw; ``None`` makes a new figure.
     group : int or None
         Outline the minor entries of group ``p`` (row and column ``p``, 0-based, ``< s``).
-
-    Returns
-    -------
-    matplotlib Axes
     """
     d = _checks.integer("d", d, low=1, high=MAX_ENTRY_GRID)
     s = _checks.integer("s", s, low=1, high=d)
@@ -60,19 +52,14 @@ def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
     kind[np.arange(s), np.arange(s)] = 2
     colours = ["#dddddd", PALETTE["orange"], PALETTE["blue"]]
     ax.imshow(kind, cmap=ListedColormap(colours), vmin=0, vmax=2)
-    for i in range(d):
-        for j in range(d):
-            ax.text(j, i, f"$w_{{{i + 1}{j + 1}}}$", ha="center", va="center", fontsize=9,
-                    color="white" if kind[i, j] == 2 else "black")
-    if group is not None:
-        for i in range(d):
-            for j in range(d):
-                if i != j and (i == group or j == group):
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2, ec="k"))
+    for (i, j), k in np.ndenumerate(kind):
+        ax.text(j, i, f"$w_{{{i + 1}{j + 1}}}$", ha="center", va="center", fontsize=9,
+                color="white" if k == 2 else "black")
+        if group is not None and i != j and group in (i, j):
+            ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2, ec="k"))
     ax.set_xticks(range(d), [str(j + 1) for j in range(d)])
     ax.set_yticks(range(d), [str(i + 1) for i in range(d)])
-    ax.set_xlabel("column $j$")
-    ax.set_ylabel("row $i$")
+    ax.set(xlabel="column $j$", ylabel="row $i$")
     ax.grid(False)
     handles = [Patch(color=c, label=n) for c, n in zip(colours, ["irrelevant", "minor", "major"])]
     if group is not None:
@@ -111,8 +98,7 @@ def plot_jacobian_entries(ax, record, s: int, stages):
     lax.set_ylim(bottom=0)
     lax.grid(False)
     shade_loss_segments(ax, stages)
-    ax.set_xlabel(r"time $t = \eta \times$ iterations (eq. 4.3 clock)")
-    ax.set_ylabel("entry value")
+    ax.set(xlabel=r"time $t = \eta \times$ iterations (eq. 4.3 clock)", ylabel="entry value")
     handles, labels = ax.get_legend_handles_labels()
     lh, ll = lax.get_legend_handles_labels()
     # below the axes, off the data (seven entries would cover the curves)
@@ -125,20 +111,14 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
-    record : SymmetricRecord
-        One simulated run (not a batch).
+    ax, record
+        Where to draw; one simulated run (not a batch).
     mu : array_like
         Cluster distances, at most ``d`` of them.
     dims : pair of int
         The two concept axes drawn.
     centres : bool
         Also draw the outputs at the training-cluster centres ``mu_p e_p``.
-
-    Returns
-    -------
-    matplotlib Axes
     """
     check_axes(ax)
     record = single_record("record", record)
@@ -147,13 +127,13 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
         raise ValueError(f"mu has {mu.size} entries but the record has d = {record.W.shape[-1]}")
     dims = check_dims(dims, mu.size)
     centres = _checks.flag("centres", centres)
+    marks = np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int))
     plot_trajectory(ax, record.output, label=r"output at $\hat{x}$", color=PALETTE["orange"], dims=dims,
-                    marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
+                    marker_steps=marks)
     if centres:
         for p, c in zip(dims, [PALETTE["blue"], PALETTE["green"]]):
-            traj = record.W[:, :, p] * mu[p]
-            plot_trajectory(ax, traj, label=f"output at centre {p + 1}", color=c, dims=dims,
-                            marker_steps=np.unique(np.geomspace(1, len(record.time) - 1, 12).astype(int)))
+            plot_trajectory(ax, record.W[:, :, p] * mu[p], label=f"output at centre {p + 1}", color=c, dims=dims,
+                            marker_steps=marks)
     mark_concept_plane(ax, mu, dims=dims)
     ax.legend()
     return ax
@@ -171,12 +151,6 @@ def _stage_words(strong: int, weak: int) -> list[str]:
             f"suppression: ${big}$ pushes ${minor}$\nback to 0, the output turns to\nthe cluster $\\mu_{strong} e_{strong}$;"
             " test loss rises",
             f"second growth: ${small}$ grows, the\noutput leaves the cluster for $\\hat{{x}}$;\ntest loss falls"]
-
-
-def _blob(ax, centre, sigma: float) -> None:
-    """A training cluster as a grey Gaussian blob: discs out to 2.5 ``sigma``."""
-    for r in np.linspace(2.5, 0.5, 6):
-        ax.add_patch(plt.Circle(centre, r * sigma, color="0.35", alpha=0.3 * np.exp(-r**2 / 2), lw=0, zorder=1))
 
 
 def _stage_paths(ax, out, bounds, labels=None, *, lw: float = 2.6) -> list[int]:
@@ -203,14 +177,9 @@ def plot_swing_by_schematic(ax, setting=None):
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
-    setting : TheorySetting or None
-        A setting with two concepts whose run swings by once; ``None`` is Fig. 5's.
-
-    Returns
-    -------
-    matplotlib Axes
+    ax, setting
+        Where to draw; a :class:`~swingby.theory.settings.TheorySetting` with two concepts whose
+        run swings by once (``None``: Fig. 5's).
     """
     check_axes(ax)
     setting = THEORY_SETTINGS["fig5"] if setting is None else _checks.instance(
@@ -232,7 +201,8 @@ def plot_swing_by_schematic(ax, setting=None):
     inset = ax.inset_axes([0.6, 0.3, 0.38, 0.36])
     for a in (ax, inset):
         for c in centres:
-            _blob(a, c, sigma)
+            for r in np.linspace(2.5, 0.5, 6):  # a training cluster as a grey Gaussian blob, to 2.5 sigma
+                a.add_patch(plt.Circle(c, r * sigma, color="0.35", alpha=0.3 * np.exp(-r**2 / 2), lw=0, zorder=1))
         a.plot(*zip(near, out[closest]), ls=(0, (1, 2)), color="k", lw=1.2, zorder=2,
                label="closest approach to the cluster\n(the swing-by)" if a is ax else None)
         a.plot(*out[closest], "o", ms=3, color="k", zorder=5)
@@ -249,10 +219,7 @@ def plot_swing_by_schematic(ax, setting=None):
     turn = out[bounds[1]:bounds[2] + 1]
     half = 0.6 * max(np.ptp(turn, axis=0).max(), 0.1)
     mid = (turn.max(0) + turn.min(0)) / 2
-    inset.set_xlim(mid[0] - half, mid[0] + half)
-    inset.set_ylim(mid[1] - half, mid[1] + half)
-    inset.set_xticks([])
-    inset.set_yticks([])
+    inset.set(xlim=(mid[0] - half, mid[0] + half), ylim=(mid[1] - half, mid[1] + half), xticks=[], yticks=[])
     ax.indicate_inset_zoom(inset, edgecolor="0.4", alpha=0.8)
     ax.plot(*out[0], "o", ms=5, color="k", mfc="white", zorder=5)
     ax.annotate("start", out[0], xytext=(7, -6), textcoords="offset points", fontsize=8)
@@ -264,10 +231,8 @@ def plot_swing_by_schematic(ax, setting=None):
     for (x, y), name in zip(centres, names):
         ax.annotate(name, (x, y - 2.5 * sigma), xytext=(0, -2), textcoords="offset points",
                     ha="center", va="top", fontsize=8, color="0.25")
-    ax.set_xlim(-0.45, mu[0] + 0.45)
-    ax.set_ylim(-0.4, mu[1] + 0.42)
-    ax.set_xlabel("output along concept 1")
-    ax.set_ylabel("output along concept 2")
+    ax.set(xlim=(-0.45, mu[0] + 0.45), ylim=(-0.4, mu[1] + 0.42), xlabel="output along concept 1",
+           ylabel="output along concept 2")
     handles, labels = ax.get_legend_handles_labels()  # the stages first, then the closest approach
     ax.legend(handles[1:] + handles[:1], labels[1:] + labels[:1], loc="upper left", bbox_to_anchor=(1.03, 1.0),
               frameon=False, handlelength=1.6, labelspacing=1.1,
@@ -283,20 +248,12 @@ def plot_growth_noise(ax, t, out, a, *, s: int = 2):
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
-    t : array_like
-        The times of ``out``.
-    out : OneLayerOutput
-        :func:`~swingby.theory.one_layer.one_layer_output` at ``x_hat`` over ``t``.
+    ax, t, out
+        Where to draw; the times; :func:`~swingby.theory.one_layer.one_layer_output` at ``x_hat`` over them.
     a : array_like
         The diagonal of ``A`` (for the legend).
     s : int
         Number of concept coordinates drawn, 1 or 2.
-
-    Returns
-    -------
-    matplotlib Axes
     """
     check_axes(ax)
     t = _checks.array("t", t, ndim=1)
@@ -310,8 +267,7 @@ def plot_growth_noise(ax, t, out, a, *, s: int = 2):
         ax.plot(t, out.noise[:, k], color=c, ls=":", label=rf"noise $\tilde N_{k + 1}$")
     ax.plot(t, np.abs(out.noise[:, s:]).max(axis=1), color="grey", ls=":",
             label=rf"max$_{{k>{s}}}|\tilde N_k|$")
-    ax.set_xlabel("gradient-flow time $t$")
-    ax.set_ylabel(r"output at $\hat{x}$ (concept coordinates)")
+    ax.set(xlabel="gradient-flow time $t$", ylabel=r"output at $\hat{x}$ (concept coordinates)")
     ax.legend(fontsize=8, ncol=2, loc="center right")
     return ax
 
@@ -323,19 +279,13 @@ def plot_trained_vs_theory(ax, runs: dict, mu, *, title: str | None = None):
 
     Parameters
     ----------
-    ax : matplotlib Axes
-        Where to draw.
+    ax, title
+        Where to draw; the panel's title.
     runs : dict
-        ``{False: r, True: r}`` with ``r["rec"]`` the TrainRecord, ``r["plain"]`` and
+        ``{False: r, True: r}`` (bias) with ``r["rec"]`` the TrainRecord, ``r["plain"]`` and
         ``r["aug"]`` the closed forms at its records, ``(R, d)``.
     mu : sequence of float
         The cluster centres' distances (for the concept plane's marks).
-    title : str or None
-        Panel title.
-
-    Returns
-    -------
-    matplotlib Axes
     """
     check_axes(ax)
     if set(runs) != {False, True}:

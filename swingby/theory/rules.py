@@ -1,15 +1,8 @@
-"""Every definition and threshold of the theory chapters' claim checks, fixed before the
-runs that judge them (:data:`THEORY_RULES`, :data:`ONE_LAYER_RULES`; hashed into the
-claim register's fingerprint through :func:`values`), and the checks they define:
-
-* a run *swings by* when its test loss descends at least twice (Fig. 5); a setting shows
-  a phenomenon *typically* when more than ``typical_fraction`` of its initialisations
-  do (exact binomial test, Clopper-Pearson interval: :func:`frequency`);
-* the *suppression timing* of an ascent (Sec. 4.2.2): the minor entries of the group of
-  the major entry that grew last peak at most ``suppression_lag`` ascent-durations before
-  the ascent starts and shrink throughout it (:func:`suppression_timing`); its null
-  shifts the run's own minor entries circularly in time (:func:`shifted_timing`).
-"""
+"""The definitions and thresholds of the theory chapters' claim checks, fixed before the runs
+that judge them (:data:`THEORY_RULES`, :data:`ONE_LAYER_RULES`, hashed into the claim register
+through ``values``), and the checks they define: how often a phenomenon occurs
+(:func:`frequency`) and the suppression timing of an ascent (Sec. 4.2.2,
+:func:`suppression_timing`), whose null shifts the minor entries in time."""
 from __future__ import annotations
 
 import dataclasses
@@ -41,12 +34,10 @@ class TheoryRules:
     alpha: float = 0.05             #: level of every test
     ci_level: float = 0.95          #: level of the exact intervals
     fig10_horizon: float = 100.0    #: the authors' Fig. 10 script runs to this time
-    #: Fig. 10's mechanism: while w_11 falls, the paper's "suppression" holds if S_11 is at
-    #: least this share of S_11 + N_11 (eq. 4.3); below it, the noise N_11 drives the fall
+    #: Fig. 10: while w_11 falls, "suppression" holds if S_11 is at least this share of S_11 + N_11 (eq. 4.3)
     fig10_suppression_share: float = 0.5
-    #: the checks of book/two_layer_theory.md: eq. (4.3) on this many random draws, to this
-    #: absolute tolerance at this eta, and a step on U at these learning rates, whose error
-    #: must shrink by a factor in the band
+    #: eq. (4.3) on this many random draws, to this tolerance at this eta, and a step on U at
+    #: these learning rates, whose error must shrink by a factor in the band
     n_gsn_draws: int = 60
     gsn_eta: float = 0.01
     gsn_tol: float = 1e-12
@@ -60,8 +51,7 @@ class TheoryRules:
     fig17_eta_wrong: float = 1.0
     #: Fig. 18: at the peak of the absolute value of w_12 the later major entry is at most this
     fig18_later_max: float = 0.25
-    #: the phase diagram with the initial scale w_ii(0) = d' tau^2 held fixed while the
-    #: width d' varies (App. E.2): swing-by rarer at the largest d' than at the smallest
+    #: App. E.2 at a fixed initial scale w_ii(0) = d' tau^2 over the width d'
     phase_d: int = 3
     phase_d_primes: tuple = (3, 12, 48)
     phase_w0: tuple = (0.01, 0.04, 0.16)
@@ -73,8 +63,7 @@ THEORY_RULES = TheoryRules()
 
 @dataclasses.dataclass(frozen=True)
 class OneLayerRules:
-    """Thresholds and units of the checks of ``book/one_layer_theory.md``
-    (:mod:`swingby.theory.one_layer_checks`). One frozen instance, :data:`ONE_LAYER_RULES`."""
+    """The thresholds of :mod:`swingby.theory.one_layer_checks`. One frozen instance, :data:`ONE_LAYER_RULES`."""
 
     gd_steps: tuple = (2e-3, 1e-3)     #: Euler step sizes; the error must halve with the step
     gd_horizon: float = 10.0           #: gradient-flow time of the comparison
@@ -84,8 +73,7 @@ class OneLayerRules:
     trained_err_max: float = 0.03      #: trained path vs. its closed form, largest coordinate gap
     order_margin: float = 1.2          #: a setting is clear when max a_k > order_margin * min a_k
     n_order_seeds: int = 12            #: independent seeds per clear setting of Figs. 2(a)-(b)
-    #: epochs of the order runs (also judged against the closed form): the first of the
-    #: authors' 40, after every learning time of the development seeds (at most 7 epochs)
+    #: epochs of the order runs: the first of the authors' 40, after every learning time of the development seeds
     order_epochs: int = 12
     monotone_rel_tol: float = 1e-3     #: a rise above this share of the initial test loss ends a descent
     n_monotone: int = 200              #: initialisations of the monotone check
@@ -123,7 +111,7 @@ def frequency(k: int, n: int, rules: TheoryRules = THEORY_RULES) -> Frequency:
     Parameters
     ----------
     k, n : int
-        Runs that show it, and runs; ``0 <= k <= n``, ``n >= 1``.
+        Runs that show it, and runs.
     rules : TheoryRules
         Supplies ``ci_level`` and ``typical_fraction``.
     """
@@ -136,12 +124,12 @@ def frequency(k: int, n: int, rules: TheoryRules = THEORY_RULES) -> Frequency:
 
 def paired_p(first, second) -> float:
     """Two-sided exact McNemar p-value for two yes/no outcomes of the *same* units (e.g.
-    the same seeds run on two data sets); 1.0 when no pair is discordant.
+    the same seeds on two data sets); 1.0 when no pair is discordant.
 
     Parameters
     ----------
     first, second : array_like of bool
-        The outcomes, one per unit, same length.
+        The outcomes, one per unit.
     """
     try:
         n10, n01 = discordant_pairs(first, second)
@@ -153,14 +141,8 @@ def paired_p(first, second) -> float:
 def ascent_groups(stages: Stages) -> list[list[tuple]]:
     """Per ascent, the minor entries ``(p, q)`` linking the ``k``-th major entry to grow with the later ones."""
     order = list(stages.growth_order) + list(stages.failed)
-    groups = []
-    for k in range(len(stages.ascents)):
-        if k >= len(stages.growth_order):
-            groups.append([])
-            continue
-        p = order[k]
-        groups.append([(min(p, q), max(p, q)) for q in order[k + 1:]])
-    return groups
+    return [[(min(order[k], q), max(order[k], q)) for q in order[k + 1:]] if k < len(stages.growth_order) else []
+            for k in range(len(stages.ascents))]
 
 
 def _timing_ok(t: np.ndarray, m: np.ndarray, t0: float, t1: float, lag: float) -> bool:
@@ -184,10 +166,8 @@ def suppression_timing(record: SymmetricRecord, stages: Stages,
 
     Parameters
     ----------
-    record : SymmetricRecord
-        A single trajectory.
-    stages : Stages
-        Its stages (:func:`~swingby.theory.stages.detect_stages`).
+    record, stages
+        A single trajectory and its :func:`~swingby.theory.stages.detect_stages`.
     rules : TheoryRules
         Supplies ``suppression_lag``.
     """
@@ -202,6 +182,15 @@ def circular_shift(rng: np.random.Generator, n: int, shift_min: float) -> int:
     """A random circular shift of ``n`` records, at least ``shift_min`` of them from either end."""
     lo = max(1, int(shift_min * n))
     return int(rng.integers(lo, n - lo + 1)) if n - lo >= lo else 1
+
+
+def shifted_minor(W: np.ndarray, seed: int, shift_min: float) -> np.ndarray:
+    """``W`` ``(T, d, d)`` with its off-diagonal entries circularly shifted in time by one seeded shift."""
+    k = circular_shift(np.random.default_rng(seed), W.shape[0], shift_min)
+    off = ~np.eye(W.shape[-1], dtype=bool)
+    out = W.copy()
+    out[:, off] = np.roll(W, k, axis=0)[:, off]
+    return out
 
 
 def shifted_timing(record: SymmetricRecord, stages: Stages, seed: int, rules: TheoryRules = THEORY_RULES) -> float:

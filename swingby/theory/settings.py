@@ -11,8 +11,8 @@ import numpy as np
 from swingby import _checks
 from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
 from swingby.theory.stages import Stages, detect_stages
-from swingby.theory.statistics import DescentStats, descent_statistics, x_hat_of
-from swingby.theory.symmetric import authors_a, dynamics_a
+from swingby.theory.statistics import DescentStats, descent_statistics
+from swingby.theory.symmetric import authors_a, dynamics_a, x_hat_of
 
 __all__ = ["THEORY_SETTINGS", "AssumptionConstants", "AssumptionReport", "Inequality", "StagedRun", "TheorySetting",
            "check_assumptions"]
@@ -44,8 +44,8 @@ class AssumptionConstants(NamedTuple):
 
 @dataclass(frozen=True)
 class AssumptionReport:
-    """Output of :func:`check_assumptions`. ``report[name]`` is the :class:`Inequality`
-    called ``name`` (e.g. ``"D.3 P omega beta <= 0.4"``); iterating gives the names."""
+    """Output of :func:`check_assumptions`: ``report[name]`` is the :class:`Inequality` called
+    ``name`` (e.g. ``"D.3 P omega beta <= 0.4"``); iterating gives the names."""
 
     inequalities: dict  #: name -> :class:`Inequality`, in the order of App. D.1
     constants: AssumptionConstants
@@ -74,11 +74,9 @@ def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int 
     a : array_like
         The diagonal of ``A``, entries ``>= 0``, at least one ``> 0``.
     omega, beta : float
-        The initialisation: ``omega <= |w_ij(0)| <= beta omega``, ``omega > 0``, ``beta >= 1``.
-    eta : float
-        ``> 0``, the step of (D.2).
-    d : int, optional
-        The dimension (default ``len(a)``).
+        The initialisation: ``omega <= |w_ij(0)| <= beta omega``, ``beta >= 1``.
+    eta, d
+        The step of (D.2); the dimension (default ``len(a)``).
     K, P, kappa, C : float
         The free constants of App. D.1: ``K >= 20``, ``P > 1``, ``kappa > 1.1``, ``C > 0``
         (default the largest value D.4 allows, ``K / (2 (kappa - 1))``).
@@ -130,10 +128,9 @@ class StagedRun(NamedTuple):
 
 @dataclass(frozen=True)
 class TheorySetting:
-    """One setting of the paper's theory figures (Sec. 4.2, App. E), as the authors'
-    scripts ran it. The scripts seed PyTorch with ``seed`` and draw ``U = torch.rand(d, d)
-    * init_scale``; :meth:`U0` draws the same numbers, so :meth:`run` starts from the
-    authors' own initialisation."""
+    """One setting of the paper's theory figures (Sec. 4.2, App. E) as the authors' scripts
+    ran it: they seed PyTorch with ``seed`` and draw ``U = torch.rand(d, d) * init_scale``,
+    the numbers ``U0`` draws, so ``run`` starts from the authors' initialisation."""
 
     name: str  #: e.g. ``"Fig. 5"``
     mu: tuple  #: cluster distances ``mu_p``, ``s = len(mu)``
@@ -146,8 +143,7 @@ class TheorySetting:
     origin_cluster: bool = False  #: count a cluster at 0 in eq. (C.13) (``matrix="paper"`` only)
 
     def __post_init__(self):
-        if not isinstance(self.name, str):
-            raise ValueError(f"name must be a str, got {self.name!r}")
+        _checks.instance("name", self.name, str)
         authors_a(self.mu, self.sigma, self.d)  # checks mu, sigma, d
         _checks.positive_float("init_scale", self.init_scale)
         _checks.positive_int("steps", self.steps)
@@ -172,27 +168,45 @@ class TheorySetting:
 
     def U0(self, seeds=None) -> np.ndarray:
         """Initial ``U``: the authors' (``seeds=None``, ``(d, d)``) or one per seed (``(B, d, d)``)."""
-        if seeds is None:
-            return initial_U(self.d, [self.seed], init_scale=self.init_scale)[0]
-        return initial_U(self.d, seeds, init_scale=self.init_scale)
+        U = initial_U(self.d, [self.seed] if seeds is None else seeds, init_scale=self.init_scale)
+        return U[0] if seeds is None else U
 
     def run(self, matrix: str = "authors", *, iterate: str = "W", seeds=None,
             record_every: int = 1, steps: int | None = None) -> SymmetricRecord:
-        """:func:`~swingby.theory.simulation.simulate_symmetric` from :meth:`U0` (the
-        defaults repeat the authors' run, up to their float32 arithmetic); ``seeds`` gives
-        a batched record, one trajectory per seed."""
+        """:func:`~swingby.theory.simulation.simulate_symmetric` from ``U0`` (the defaults repeat
+        the authors' run, up to their float32 arithmetic).
+
+        Parameters
+        ----------
+        matrix, iterate, record_every, steps
+            As in ``a`` and :func:`~swingby.theory.simulation.simulate_symmetric` (default: the setting's steps).
+        seeds : sequence of int, optional
+            One trajectory per seed (a batched record); ``None``: the authors' seed.
+        """
         return simulate_symmetric(self.U0(seeds), self.a(matrix), self.eta, self.steps if steps is None else steps,
                                   self.x_hat, record_every=record_every, iterate=iterate)
 
     def run_with_stages(self, matrix: str = "authors", *, rel_tol: float = 0.01,
                         record_every: int = 10) -> StagedRun:
-        """:meth:`run` from the authors' seed and :func:`~swingby.theory.stages.detect_stages` on it."""
+        """``run`` from the authors' seed and :func:`~swingby.theory.stages.detect_stages` on it.
+
+        Parameters
+        ----------
+        matrix, record_every, rel_tol
+            As in ``run`` and :func:`~swingby.theory.stages.detect_stages`.
+        """
         record = self.run(matrix, record_every=record_every)
         return StagedRun(record, detect_stages(record, self.s, rel_tol=rel_tol))
 
     def statistics(self, matrix: str = "authors", *, n_seeds: int = 200, iterate: str = "U",
                    rel_tol: float = 0.01, record_every: int = 10) -> DescentStats:
-        """:func:`~swingby.theory.statistics.descent_statistics` over seeds ``0..n_seeds-1`` at this setting."""
+        """:func:`~swingby.theory.statistics.descent_statistics` over seeds ``0..n_seeds-1`` at this setting.
+
+        Parameters
+        ----------
+        matrix, n_seeds, iterate, rel_tol, record_every
+            As in :func:`~swingby.theory.statistics.descent_statistics`.
+        """
         return descent_statistics(self.mu, self.sigma, self.d, n_seeds=n_seeds, init_scale=self.init_scale,
                                   eta=self.eta, steps=self.steps, rel_tol=rel_tol, record_every=record_every,
                                   iterate=iterate, matrix=matrix,

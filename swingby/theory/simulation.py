@@ -1,7 +1,5 @@
-"""Simulating the symmetric two-layer model ``U U^T`` (Sec. 4.2, App. D;
-``book/two_layer_theory.md``): eq. (D.2), or gradient descent on ``U``, from many
-initialisations at once, with the weights, loss and output at ``x_hat`` recorded.
-"""
+"""Simulating the symmetric two-layer model ``U U^T`` (Sec. 4.2, App. D; ``book/two_layer_theory.md``):
+eq. (D.2), or gradient descent on ``U``, from many initialisations at once."""
 from __future__ import annotations
 
 import warnings
@@ -20,8 +18,7 @@ __all__ = ["SymmetricRecord", "initial_U", "simulate_symmetric"]
 
 @dataclass
 class SymmetricRecord:
-    """A trajectory of :func:`simulate_symmetric`. With a batch of ``B`` initialisations
-    every array has a leading batch axis ``B``; records are along the next axis."""
+    """A trajectory of :func:`simulate_symmetric`; a batch of ``B`` runs adds a leading axis ``B``."""
 
     steps: np.ndarray  #: ``(R,)`` iteration numbers of the records
     time: np.ndarray  #: ``(R,)`` ``steps * eta``, the clock of eq. (4.3)
@@ -53,29 +50,19 @@ def single_record(name: str, record) -> SymmetricRecord:
 
 def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int = 1,
                        *, iterate: str = "W", progress: bool = False) -> SymmetricRecord:
-    """Iterate eq. (D.2) from ``W(0) = U0 U0^T`` (Sec. 4.2, App. D) for one or a batch of
-    initialisations and record the trajectory; a divergence leaves ``inf``/``nan`` entries
-    and a ``RuntimeWarning``.
+    """The trajectory of eq. (D.2) from ``W(0) = U0 U0^T`` for one or a batch of
+    initialisations; a divergence leaves ``inf``/``nan`` entries and a ``RuntimeWarning``.
 
     Parameters
     ----------
-    U0 : array_like
-        Initial ``U``, ``(d, d')`` or a batch ``(B, d, d')``.
-    a : array_like
-        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
+    U0, a, x_hat : array_like
+        Initial ``U``, ``(d, d')`` or ``(B, d, d')``; the diagonal of ``A``; the OOD test point.
     eta : float
-        Step size ``> 0`` (0.01 in the authors' scripts); steps below ``1 / max(a)`` are
-        stable near the minimum.
-    steps : int
-        Number of iterations ``> 0``.
-    x_hat : array_like
-        OOD test point ``(d,)``, in concept coordinates.
-    record_every : int
-        Record every ``k``-th iterate (step 0 and the last one always).
+        Step size (the authors' 0.01); stable near the minimum below ``1 / max(a)``.
+    steps, record_every : int
+        Iterations; record every ``k``-th (step 0 and the last one always).
     iterate : {"W", "U"}
-        ``"W"`` iterates (D.2) (the authors' scripts); ``"U"`` takes gradient steps on ``U``
-        with learning rate ``eta / 2``: the same dynamics up to ``O(eta^2)`` per step,
-        keeping ``W`` positive semi-definite, which (D.2) does not.
+        (D.2) itself (the authors' scripts), or gradient steps on ``U`` at learning rate ``eta / 2``.
     progress : bool
         Show a progress bar.
     """
@@ -139,8 +126,7 @@ def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate:
             MW *= -0.5 * eta
             W += MW
         else:
-            # U <- (I - eta/2 M) U, so W <- B W B with B = I - eta/2 M symmetric:
-            # a congruence, which keeps W positive semi-definite
+            # U <- (I - eta/2 M) U, so W <- B W B: a congruence, which keeps W positive semi-definite
             B = W * apa  # M = (W - I) A + A (W - I) = W * (a_i + a_j) - 2 A
             B -= two_a
             B *= -0.5 * eta
@@ -154,22 +140,17 @@ def _iterate(W: np.ndarray, a: np.ndarray, eta: float, rec: np.ndarray, iterate:
 
 def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform",
               init_scale: float = 0.2) -> np.ndarray:
-    """Initial ``U`` of :class:`swingby.sim.models.SymmetricModel` for each seed, stacked
-    ``(len(seeds), d, d')``.
+    """Initial ``U`` of :class:`swingby.sim.models.SymmetricModel` for each seed, ``(len(seeds), d, d')``.
 
     Parameters
     ----------
-    d : int
-        Dimension.
+    d, d_prime : int
+        Dimension; width ``d' >= d`` (default ``d``).
     seeds : int or sequence of int
         One seed per initialisation (``SymmetricModel``'s ``seed``).
-    d_prime : int, optional
-        Width ``d' >= d`` (default ``d``).
-    init : {"uniform", "gaussian"}
-        ``"uniform"``: entries ``U[0, 1) * init_scale`` (the authors' Figs. 5, 8-10);
-        ``"gaussian"``: ``N(0, init_scale^2)``, the ``tau`` of App. E.2.
-    init_scale : float
-        ``> 0``.
+    init, init_scale
+        ``"uniform"``, entries ``U[0, 1) * init_scale`` (Figs. 5, 8-10), or ``"gaussian"``,
+        ``N(0, init_scale^2)`` (the ``tau`` of App. E.2).
     """
     d = _checks.positive_int("d", d)
     dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)

@@ -1,7 +1,7 @@
-"""Stages of a simulated trajectory (Sec. 4.2.1-4.2.2, App. E): the growth of the major
-entries, the suppression of the minor ones, the descents and ascents of the test loss,
-whether they line up, and the escape time of a major entry. Chapters:
-``book/two_layer_theory.md``, ``book/beyond_two_concepts.md``, ``book/failure_mode.md``."""
+"""Stages of a simulated trajectory (Sec. 4.2.1-4.2.2, App. E): growth of the major entries,
+suppression of the minor ones, descents and ascents of the test loss, whether they line up,
+and the escape time of a major entry. Chapters: ``book/two_layer_theory.md``,
+``book/beyond_two_concepts.md``, ``book/failure_mode.md``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -91,12 +91,8 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
         A single, finite trajectory.
     s : int
         Number of major entries, ``1 <= s <= d``.
-    growth_level : float
-        The value a major entry must reach to count as grown.
-    rel_tol : float
-        ``>= 0``.
-    suppression_drop : float
-        In ``(0, 1]``.
+    growth_level, rel_tol, suppression_drop : float
+        The thresholds above; ``rel_tol >= 0``, ``suppression_drop`` in ``(0, 1]``.
     """
     record = single_record("record", record)
     if not (np.all(np.isfinite(record.W)) and np.all(np.isfinite(record.test_loss))):
@@ -110,13 +106,9 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
     rel_tol = _checks.number("rel_tol", rel_tol, low=0)
     suppression_drop = _checks.number("suppression_drop", suppression_drop, low=0, high=1, low_open=True)
     t = record.time
-    growth, failed = {}, []
-    for p in range(s):
-        hit = np.flatnonzero(record.W[:, p, p] >= growth_level)
-        if hit.size:
-            growth[p] = float(t[hit[0]])
-        else:
-            failed.append(p)
+    grown = record.W[:, range(s), range(s)] >= growth_level  # (R, s)
+    growth = {p: float(t[np.argmax(grown[:, p])]) for p in range(s) if grown[:, p].any()}
+    failed = [p for p in range(s) if p not in growth]
     suppression = {}
     for i in range(s):
         for j in range(i + 1, d):
@@ -141,8 +133,7 @@ def count_descents(test_loss, rel_tol: float = 0.01) -> np.ndarray:
     test_loss : array_like
         ``(B, R)`` finite curves (or one ``(R,)``).
     rel_tol : float
-        ``>= 0``, a fraction of each curve's initial value: a smaller rise does not
-        separate two descents.
+        A rise below this share of a curve's initial value does not separate two descents.
     """
     L = _checks.array("test_loss", test_loss, ndim=(1, 2), finite=False)
     if not np.all(np.isfinite(L)):
@@ -158,8 +149,7 @@ def count_descents(test_loss, rel_tol: float = 0.01) -> np.ndarray:
 
 
 class StageAlignment(NamedTuple):
-    """Output of :func:`stage_alignment`: the two halves of the check that the stages of
-    the weights line up with the stages of the test loss."""
+    """Output of :func:`stage_alignment`: the two halves of the check."""
 
     in_descents: bool  #: the ``k``-th major entry to grow does so during the ``k``-th descent
     by_a: bool  #: the major entries grow in the order of decreasing ``a_p``
@@ -178,10 +168,8 @@ def stage_alignment(stages: Stages, a) -> StageAlignment:
 
     Parameters
     ----------
-    stages : Stages
-        From :func:`detect_stages`.
-    a : array_like
-        The diagonal the dynamics ran with (``record.a``).
+    stages, a
+        From :func:`detect_stages`; the diagonal the dynamics ran with (``record.a``).
     """
     _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     a = _checks.nonneg_vector("a", a)
@@ -203,21 +191,16 @@ def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.n
     ----------
     record : SymmetricRecord
         Single or batched.
-    p : int
-        Index of the major entry.
-    level : float
-        In ``(0, 1)``.
+    p, level
+        Index of the major entry; the level, in ``(0, 1)``.
     """
     _checks.instance("record", record, SymmetricRecord, "swingby.theory.simulation.SymmetricRecord")
     p = _checks.index("p", p, record.W.shape[-1])
     level = _checks.number("level", level, low=0, high=1, low_open=True, high_open=True)
     w = np.atleast_2d(record.W[..., p, p])  # (B, R)
-    t = record.time
-    out = np.full(w.shape[0], np.inf)
-    for b, row in enumerate(w):
-        hit = np.flatnonzero(row >= level)
-        if hit.size:
-            out[b] = t[hit[0]]
-        elif np.isfinite(row[-1]) and 0 < row[-1] < level:
-            out[b] = t[-1] + (np.log(1 / row[-1] - 1) - np.log(1 / level - 1)) / (2 * record.a[p])
+    hit, last = w >= level, w[:, -1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        law = record.time[-1] + (np.log(1 / last - 1) - np.log(1 / level - 1)) / (2 * record.a[p])
+    out = np.where(hit.any(axis=1), record.time[np.argmax(hit, axis=1)],
+                   np.where(np.isfinite(last) & (0 < last) & (last < level), law, np.inf))
     return out if record.W.ndim == 4 else out[0]

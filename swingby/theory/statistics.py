@@ -1,6 +1,5 @@
-"""Statistics over many initialisations (App. E.1-E.3): how often the test loss descends
-more than once and how often a run is unfinished at one setting, and how often swing-by
-occurs over the dimension and the initialisation scale (the phase diagram of App. E.2).
+"""Statistics over many initialisations (App. E.1-E.3): the descents of the test loss at one
+setting, and the phase diagram of swing-by over the dimension and the initial scale (App. E.2).
 Chapters: ``book/authors_code.md``, ``book/beyond_two_concepts.md``."""
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from swingby import _checks
 from swingby.theory import _args
 from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
 from swingby.theory.stages import count_descents
-from swingby.theory.symmetric import dynamics_a
+from swingby.theory.symmetric import dynamics_a, x_hat_of
 
 __all__ = ["DescentStats", "PhaseDiagram", "descent_statistics", "phase_diagram"]
 
@@ -27,21 +26,14 @@ class DescentStats(NamedTuple):
     record: SymmetricRecord  #: the batched trajectories
 
 
-def x_hat_of(mu, d: int) -> np.ndarray:
-    """The test point ``sum_p mu_p e_p`` in ``d`` dimensions."""
-    x_hat = np.zeros(d)
-    x_hat[:len(np.atleast_1d(mu))] = mu
-    return x_hat
-
-
 def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "uniform",
                        init_scale: float = 0.1, d_prime: int | None = None, eta: float = 0.01,
                        steps: int = 10_000, rel_tol: float = 0.01, record_every: int = 10,
                        iterate: str = "U", origin_cluster: bool = False,
                        matrix: str = "authors") -> DescentStats:
-    """Simulate initialisations ``0..n_seeds-1`` at one SIM setting (``x_hat = sum_p mu_p
-    e_p``) and count, for each, the descents of the test loss and whether it is unfinished
-    (App. E.1-E.3); runs that diverge (only ``iterate="W"``) are flagged.
+    """The descents of the test loss at ``x_hat = sum_p mu_p e_p``, and whether the run is
+    unfinished, from each of the initialisations ``0..n_seeds-1`` (App. E.1-E.3); runs that
+    diverge (only ``iterate="W"``) are flagged.
 
     Parameters
     ----------
@@ -91,26 +83,19 @@ class PhaseDiagram(NamedTuple):
 
 
 def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds: int = 100,
-                  eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01,
-                  independent_seeds: bool = False) -> PhaseDiagram:
-    """How often swing-by occurs over the dimension and the initialisation scale (App. E.2).
-
-    For each ``d`` in ``d_values`` (``d' = d``) and ``tau`` in ``taus``, initialisations
-    ``U ~ N(0, tau^2)`` (seeds ``0..n_seeds-1`` for every ``d``: a paired design) run with
-    gradient steps on ``U``.
+                  eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> PhaseDiagram:
+    """How often swing-by occurs over the dimension ``d = d'`` and the initial scale ``tau``
+    (App. E.2): ``U ~ N(0, tau^2)``, gradient steps on ``U``, seeds ``0..n_seeds-1`` at every
+    ``d`` (a paired design).
 
     Parameters
     ----------
     mu, sigma, matrix
         As in :func:`~swingby.theory.symmetric.dynamics_a`.
-    d_values : sequence of int
-        Dimensions ``>= len(mu)``.
-    taus : sequence of float
-        Initialisation scales ``> 0``.
+    d_values, taus : sequence
+        Dimensions ``>= len(mu)``; initial scales.
     n_seeds, eta, steps, rel_tol
         As in :func:`descent_statistics`.
-    independent_seeds : bool
-        Row ``i`` uses seeds ``i n_seeds .. (i + 1) n_seeds - 1`` (independent rows).
     """
     d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_args.sequence("d_values", d_values)))
     taus = tuple(_checks.positive_float(f"taus[{k}]", tau) for k, tau in enumerate(_args.sequence("taus", taus)))
@@ -120,8 +105,7 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
     percent = np.zeros((len(d_values), len(taus)))
     for i, d in enumerate(d_values):
         a = dynamics_a(mu, sigma, d, matrix=matrix)
-        seeds = range(i * n, (i + 1) * n) if independent_seeds else range(n)
-        base = initial_U(d, seeds, init="gaussian", init_scale=1.0)
+        base = initial_U(d, range(n), init="gaussian", init_scale=1.0)
         swings = swing_matrix(a, x_hat_of(mu, d), base, taus, eta, steps, rel_tol,
                               f"the dynamics overflowed at d = {d}: eta = {eta} is too large for the largest "
                               f"a = {a.max():.3g} (mu, sigma) or tau = {max(taus)}; use a smaller eta")

@@ -1,7 +1,7 @@
-"""The symmetric two-layer model ``W = U U^T`` and eq. (D.2) (Sec. 4.2, App. D): the
-diagonal ``a`` the dynamics run with, one step of (D.2), its split (4.3) into growth,
+"""The symmetric two-layer model ``W = U U^T`` and eq. (D.2) (Sec. 4.2, App. D): the diagonal
+``a`` of ``A`` the dynamics run with, one step of (D.2), its split (4.3) into growth,
 suppression and noise, and the loss (4.1). Chapters: ``book/two_layer_theory.md``,
-``book/beyond_two_concepts.md``.
+``book/beyond_two_concepts.md``. Everywhere ``a`` is the diagonal of ``A``, ``(d,)``, ``>= 0``.
 """
 from __future__ import annotations
 
@@ -20,12 +20,18 @@ __all__ = ["GSN", "MATRICES", "EquivalentMu", "authors_a", "dynamics_a", "equiva
 MATRICES = ("paper", "authors")
 
 
+def x_hat_of(mu, d: int) -> np.ndarray:
+    """The test point ``sum_p mu_p e_p`` in ``d`` dimensions."""
+    x_hat = np.zeros(d)
+    x_hat[:len(np.atleast_1d(mu))] = mu
+    return x_hat
+
+
 def authors_a(mu, sigma, d: int) -> np.ndarray:
-    """The diagonal ``(x_hat_k^2 / s + sigma_k^2)^2`` the authors' theory scripts iterate
-    eq. (D.2) with: their scripts (Figs. 5, 8-10, 17, 18) build ``A = diag(x_hat^2 / s +
-    sigma^2)`` on all ``d`` axes and iterate (D.2) with ``A^2`` for ``A``. Unlike eq. (C.13)
-    the entries are squared, ``sigma^2`` is added on the other axes too, and the divisor is
-    ``s`` even with an origin cluster.
+    """The diagonal ``(x_hat_k^2 / s + sigma_k^2)^2`` that the authors' theory scripts (Figs.
+    5, 8-10, 17, 18) iterate eq. (D.2) with: they build ``A = diag(x_hat^2 / s + sigma^2)``
+    on all ``d`` axes and use ``A^2`` for ``A``. Unlike eq. (C.13) the entries are squared,
+    ``sigma^2`` is added on the other axes too, and the divisor is ``s`` even with an origin cluster.
 
     Parameters
     ----------
@@ -48,9 +54,7 @@ def authors_a(mu, sigma, d: int) -> np.ndarray:
     else:
         sig_d = np.zeros(d)
         sig_d[:s] = _checks.nonneg_vector("sigma", sig, length=s)
-    x_hat = np.zeros(d)
-    x_hat[:s] = mu
-    return (x_hat**2 / s + sig_d**2) ** 2
+    return (x_hat_of(mu, d) ** 2 / s + sig_d**2) ** 2
 
 
 def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bool = False) -> np.ndarray:
@@ -61,10 +65,9 @@ def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bo
     mu, sigma, d
         As in :func:`authors_a`.
     matrix : {"authors", "paper"}
-        ``"authors"``: :func:`authors_a`, what the paper's theory figures were made with;
-        ``"paper"``: eq. (C.13), :func:`swingby.sim.data.second_moment`.
+        :func:`authors_a` (the paper's theory figures) or eq. (C.13) (:func:`swingby.sim.data.second_moment`).
     origin_cluster : bool
-        Only for ``matrix="paper"``: count a cluster at the origin (divisor ``s + 1``).
+        Only with ``matrix="paper"``: count a cluster at the origin (divisor ``s + 1``).
     """
     _checks.choice("matrix", matrix, MATRICES)
     if matrix == "paper":
@@ -86,11 +89,11 @@ def equivalent_mu(mu, sigma, d: int, *, origin_cluster: bool = False, ref: int =
     """The ``mu`` at which the paper's matrix (eq. C.13) runs the dynamics that the
     authors' scripts ran with ``A^2`` at ``mu``.
 
-    (D.2) is linear in ``A``: scaling ``a`` by ``c`` rescales time by ``c``. So the authors'
-    run is the paper's dynamics for any data whose ``a'_p`` have the ratios ``a_p / a_ref``
-    of :func:`authors_a`. Keeping ``mu'_ref = mu_ref`` and ``sigma`` gives
-    ``mu'_p = sqrt(n (r_p a'_ref - sigma_p^2))``, ``n = s`` (``s + 1`` with an origin
-    cluster), ``r_p = a_p / a_ref``. The non-informative axes are not matched (both tiny).
+    (D.2) is linear in ``A`` (scaling ``a`` by ``c`` rescales time by ``c``), so the authors'
+    run is the paper's dynamics for any data whose ``a'_p`` have the ratios ``r_p = a_p /
+    a_ref`` of :func:`authors_a`. Keeping ``mu'_ref = mu_ref`` and ``sigma`` gives ``mu'_p =
+    sqrt(n (r_p a'_ref - sigma_p^2))``, ``n = s`` (``s + 1`` with an origin cluster); the
+    non-informative axes are not matched (both tiny).
 
     Parameters
     ----------
@@ -120,22 +123,11 @@ def equivalent_mu(mu, sigma, d: int, *, origin_cluster: bool = False, ref: int =
 
 
 def u_step_to_w_eta(lr: float) -> float:
-    """The step ``eta = 2 lr`` of eq. (D.2) that one gradient step on ``U`` with learning
-    rate ``lr`` (loss 4.1) corresponds to.
-
-    With ``M = (W - I) A + A (W - I)``, ``dL/dU = M U``, so ``U' U'^T = W - lr (M W + W M)
-    + O(lr^2)``, and ``-(M W + W M)`` is twice the bracket of (D.2). The paper's (D.1)
-    drops this factor 2; (D.2) and (4.3) are the paper's clock.
+    """The step ``eta = 2 lr`` of eq. (D.2) that one gradient step on ``U`` at learning rate
+    ``lr`` (loss 4.1) makes: with ``M = (W - I) A + A (W - I)``, ``dL/dU = M U``, so ``U' U'^T
+    = W - lr (M W + W M) + O(lr^2)``, twice the bracket of (D.2); the paper's (D.1) drops this 2.
     """
     return 2.0 * _checks.positive_float("lr", lr)
-
-
-def _update(W: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Bracket of eq. (D.2), batched over leading axes of ``W``."""
-    W2 = W @ W
-    WAW = (W * a) @ W
-    ac = a[:, None]
-    return W * a + ac * W - 0.5 * (ac * W2 + W2 * a + 2.0 * WAW)
 
 
 def loss_41(W: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -144,15 +136,13 @@ def loss_41(W: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 def population_loss(W, a) -> np.ndarray:
-    """The loss (4.1) of the symmetric model, ``0.5 ||(W - I) A^{1/2}||_F^2`` with
-    ``A = diag(a)``, for one Jacobian or a trajectory of them.
+    """The loss (4.1) of the symmetric model, ``0.5 ||(W - I) A^{1/2}||_F^2``, for one
+    Jacobian or a trajectory of them.
 
     Parameters
     ----------
-    W : array_like
-        ``(..., d, d)``: one Jacobian ``U U^T`` or a stack of them (``record.W``).
-    a : array_like
-        ``(d,)``, the diagonal of ``A``, entries ``>= 0``.
+    W, a : array_like
+        ``(..., d, d)``, one Jacobian ``U U^T`` or a stack of them (``record.W``); ``(d,)``.
     """
     a = _checks.nonneg_vector("a", a)
     return loss_41(_args.square("W", W, a.size), a)
@@ -160,22 +150,21 @@ def population_loss(W, a) -> np.ndarray:
 
 def symmetric_step(W, a, eta: float) -> np.ndarray:
     """One step of the discrete symmetric dynamics, eq. (D.2):
-    ``W(t+1) = W + eta [W A + A W - (A W^2 + W^2 A + 2 W A W) / 2]``, ``A = diag(a)``.
+    ``W(t+1) = W + eta [W A + A W - (A W^2 + W^2 A + 2 W A W) / 2]``.
 
     Parameters
     ----------
-    W : array_like
-        The Jacobian ``U U^T``, ``(d, d)`` or a batch ``(..., d, d)``.
-    a : array_like
-        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
+    W, a : array_like
+        The Jacobian ``U U^T``, ``(d, d)`` or a batch ``(..., d, d)``; ``(d,)``.
     eta : float
-        Step size ``> 0``.
+        Step size.
     """
     a = _checks.nonneg_vector("a", a)
     W = _args.square("W", W, a.size)
     eta = _checks.positive_float("eta", eta)
     with np.errstate(over="ignore", invalid="ignore"):
-        out = W + eta * _update(W, a)
+        W2, WAW, ac = W @ W, (W * a) @ W, a[:, None]
+        out = W + eta * (W * a + ac * W - 0.5 * (ac * W2 + W2 * a + 2.0 * WAW))
     if not np.all(np.isfinite(out)):
         raise ValueError(f"W is too large for a step of (D.2): the step overflows (largest |w_ij| = "
                          f"{np.abs(W).max():.3g}, eta = {eta:g}); the entries of W must keep W^2 A finite")
@@ -201,10 +190,8 @@ def gsn_terms(W, a) -> GSN:
 
     Parameters
     ----------
-    W : array_like
-        Symmetric ``(d, d)`` (or a batch ``(..., d, d)``).
-    a : array_like
-        Diagonal of ``A``, ``(d,)``, entries ``>= 0``.
+    W, a : array_like
+        Symmetric ``(d, d)`` (or a batch ``(..., d, d)``); ``(d,)``.
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size

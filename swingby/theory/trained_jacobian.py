@@ -1,15 +1,8 @@
-"""The paper's central link tested on trained networks (Sec. 4.2.2; ``book/jacobian_link.md``):
-do the stages of the output's swing-by at ``x_hat`` coincide with the stages of the
-input-output Jacobian of a *trained* MLP?
-
-Sec. 4.2 explains the detour of the output at ``x_hat`` by the stages of the Jacobian
-``W``: the stronger concept's major entry grows first, the minor entry ``w_ws`` (row of
-the weaker concept ``w``, column of the stronger ``s``) grows with it and moves the output
-toward ``x_hat``, then is suppressed, which turns the output back toward the stronger
-training cluster (the test loss rises), and the weaker concept's major entry grows last.
-:func:`train_with_jacobian` records that Jacobian over training; the stages and the check
-are in :mod:`swingby.theory.jacobian_stages`, the link test in
-:mod:`swingby.theory.jacobian_link`.
+"""The input-output Jacobian of *trained* MLPs at ``x_hat`` over training (Sec. 4.2.2;
+``book/jacobian_link.md``), whose stages Sec. 4.2 says time the output's swing-by: the
+stronger concept's major entry grows first, the minor entry ``w_ws`` (row of the weaker
+concept, column of the stronger) grows with it and is then suppressed, and the weaker
+concept's major entry grows last. Stages: :mod:`~swingby.theory.jacobian_stages`.
 """
 from __future__ import annotations
 
@@ -40,30 +33,24 @@ FIG13_SETTING = dict(mu=(1.0, 2.0), sigma=(float(std_from_authors_sigma(0.05)),)
 
 @dataclasses.dataclass(frozen=True)
 class JacobianRules:
-    """The definitions and thresholds of the stage check, fixed before the seeds that
-    judge them were run. One frozen instance, :data:`JACOBIAN_RULES`. Times are SGD
-    steps; "log time" is ``log(1 + step)``."""
+    """The thresholds of the stage check, fixed before the seeds that judge them were run
+    (one frozen instance, :data:`JACOBIAN_RULES`). Times are SGD steps, "log time" ``log(1 + step)``."""
 
-    #: a major entry ``w_pp`` has grown at the first record where it reaches this
-    #: (the level of ``detect_stages`` in the symmetric model)
+    #: a major entry ``w_pp`` has grown at the first record where it reaches this (as in ``detect_stages``)
     growth_level: float = 0.5
-    #: a run swings by when its OOD test loss rises above its running minimum by more
-    #: than this share of ``0.5 ||x_hat||^2`` (the threshold of ``book/observations.md``)
+    #: a run swings by when its OOD test loss rises above its running minimum by more than
+    #: this share of ``0.5 ||x_hat||^2`` (as in ``book/observations.md``)
     rise_min: float = 0.05
-    #: the minor entry ``w_ws`` counts as grown and suppressed when its largest value
-    #: comes after the first record, is above its initial value and positive, and is
-    #: followed by a fall below this share of it
+    #: the minor entry ``w_ws`` is grown and suppressed when its largest value comes after the
+    #: first record, is above its initial value and positive, and is followed by a fall below this share of it
     suppression_drop: float = 0.5
-    #: the minor entry's peak and the output's turn coincide when their log times
-    #: differ by at most this (a factor 1.5 in time)
+    #: the minor entry's peak and the output's turn coincide within this in log time (a factor 1.5)
     peak_tol: float = math.log(1.5)
-    #: during the fall of ``y_w`` the minor entry must decrease over at least this share
-    #: of the recorded steps
+    #: during the fall of ``y_w`` the minor entry must decrease over at least this share of the records
     shrink_min: float = 0.8
     #: records per run, log-spaced (``swingby.sim.train_loop.log_steps``)
     n_records: int = 200
-    #: the minor entry's peak is its largest signed value (a positive ``w_ws`` moves the
-    #: output toward ``x_hat``)
+    #: the minor entry's peak is its largest signed value (a positive ``w_ws`` moves the output toward ``x_hat``)
     minor_peak: str = "signed"
     #: the output turns where its weak coordinate ``y_w`` does
     turn_from: str = "y_weak"
@@ -117,8 +104,6 @@ def stacked_jacobian(net: StackedMLPs, x: torch.Tensor) -> torch.Tensor:
     return J
 
 
-
-
 def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
                         mu=FIG13_SETTING["mu"], sigma=FIG13_SETTING["sigma"],
                         d: int = FIG13_SETTING["d"], width: int = FIG13_SETTING["width"],
@@ -134,10 +119,8 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
 
     Parameters
     ----------
-    depth : int
-        Number of Linear layers, ``>= 1``.
-    activation : {"linear", "relu"}
-        Between the layers.
+    depth, activation
+        Number of Linear layers; ``"linear"`` or ``"relu"`` between them.
     seeds : sequence of int
         Distinct seeds, one run each.
     mu, sigma, d, rotate, origin_cluster, n_per_cluster

@@ -1,7 +1,8 @@
-"""The claim checks of ``book/two_layer_theory.md`` and ``book/two_layer_checks.md``
-(claims: :mod:`swingby.claims.two_layer_theory`, whose ``wrong_model`` texts say why each
-wrong model lacks the paper's mechanism), each returning the passing units of the claim
-and of its wrong model (:class:`Counts`). Thresholds: :data:`~swingby.theory.rules.THEORY_RULES`.
+"""The claim checks of ``book/two_layer_theory.md`` and ``book/two_layer_checks.md`` (claims:
+:mod:`swingby.claims.two_layer_theory`), each returning the passing units of the claim and of
+its wrong model (:class:`Counts`). ``rules`` is a :class:`~swingby.theory.rules.TheoryRules`
+(default :data:`~swingby.theory.rules.THEORY_RULES`); ``record`` and ``null_record`` are
+:func:`fig5_record` of the same seeds, of the claim's model and of its wrong model.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import dataclasses
 from typing import NamedTuple
 
 import numpy as np
+import torch
 
 from swingby import _checks, verdicts
 from swingby.sim.run_checks import seed_list
@@ -68,8 +70,6 @@ def _rules(rules) -> TheoryRules:
 
 def _step_errors(U0: np.ndarray, a: np.ndarray, lr: float) -> tuple[float, float]:
     """Largest gap of one autograd step on ``U`` (loss 4.1) to (D.2) with ``eta = 2 lr`` and with ``eta = lr``."""
-    import torch
-
     U = torch.tensor(U0, dtype=torch.float64, requires_grad=True)
     eye, root_A = torch.eye(a.size, dtype=torch.float64), torch.diag(torch.tensor(np.sqrt(a)))
     (grad,) = torch.autograd.grad(0.5 * (((U @ U.T - eye) @ root_A) ** 2).sum(), U)
@@ -116,10 +116,8 @@ def gsn_draws(seeds, rules: TheoryRules = THEORY_RULES) -> Counts:
 
     Parameters
     ----------
-    seeds : sequence of int
-        One draw per seed.
-    rules : TheoryRules
-        The thresholds.
+    seeds, rules
+        One draw per seed; the thresholds.
     """
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     out = [_gsn_draw(s, rules) for s in seeds]
@@ -137,10 +135,8 @@ def fig5_record(seeds, *, equal_signal: bool = False, eta: float | None = None,
         One initialisation per seed (:meth:`~swingby.theory.settings.TheorySetting.U0`).
     equal_signal : bool
         The equal-signal wrong model: both ``mu_p`` at ``equal_signal_mu``.
-    eta : float, optional
-        Step of (D.2) (default the setting's 0.01), over the figure's time.
-    rules : TheoryRules
-        Supplies ``equal_signal_mu``.
+    eta, rules
+        Step of (D.2) over the figure's time (default the setting's 0.01); supplies ``equal_signal_mu``.
     """
     fig5, rules = THEORY_SETTINGS["fig5"], _rules(rules)
     eta = fig5.eta if eta is None else _checks.positive_float("eta", eta)
@@ -180,10 +176,8 @@ def swing_counts(record: SymmetricRecord, null_record: SymmetricRecord,
 
     Parameters
     ----------
-    record, null_record : SymmetricRecord
-        :func:`fig5_record` of the same seeds, without and with ``equal_signal``.
-    rules : TheoryRules
-        Supplies ``rel_tol``.
+    record, null_record, rules
+        See the module docstring (``null_record`` with ``equal_signal``).
     """
     return _paired(swings, record, null_record, _rules(rules))
 
@@ -196,12 +190,10 @@ def stage_counts(record: SymmetricRecord, seeds, rules: TheoryRules = THEORY_RUL
 
     Parameters
     ----------
-    record : SymmetricRecord
-        :func:`fig5_record` of ``seeds``.
+    record, rules
+        See the module docstring.
     seeds : sequence of int
         The seeds of the record's trajectories (they seed the shifts).
-    rules : TheoryRules
-        The thresholds.
     """
     record, rules = _batched("record", record), _rules(rules)
     seeds = seed_list("seeds", seeds, distinct=True)
@@ -233,8 +225,8 @@ def training_loss_counts(record: SymmetricRecord, null_record: SymmetricRecord) 
 
     Parameters
     ----------
-    record, null_record : SymmetricRecord
-        :func:`fig5_record` of the same seeds, with the figure's step and the wrong one.
+    record, null_record
+        See the module docstring (``null_record`` with ``eta=fig17_eta_wrong``).
     """
     return _paired(_monotone, record, null_record, None)
 
@@ -246,10 +238,8 @@ def fig18_stage_gap(record: SymmetricRecord, rules: TheoryRules = THEORY_RULES) 
 
     Parameters
     ----------
-    record : SymmetricRecord
-        Batched, ``s = 2`` concepts on the first two axes.
-    rules : TheoryRules
-        The thresholds.
+    record, rules
+        Batched, ``s = 2`` concepts on the first two axes; the thresholds.
     """
     record, rules = _batched("record", record), _rules(rules)
     W = record.W
@@ -265,10 +255,8 @@ def fig18_counts(record: SymmetricRecord, null_record: SymmetricRecord,
 
     Parameters
     ----------
-    record, null_record : SymmetricRecord
-        :func:`fig5_record` of the same seeds, without and with ``equal_signal``.
-    rules : TheoryRules
-        The thresholds.
+    record, null_record, rules
+        See the module docstring (``null_record`` with ``equal_signal``).
     """
     return _paired(fig18_stage_gap, record, null_record, _rules(rules))
 
@@ -288,12 +276,10 @@ def clock_errors(U0, a, lrs) -> ClockErrors:
 
     Parameters
     ----------
-    U0 : array_like
-        ``(d, d')``, the first layer before the step.
-    a : array_like
-        ``(d,)``, the diagonal of ``A``, entries ``>= 0``.
+    U0, a : array_like
+        ``(d, d')``, the first layer before the step; ``(d,)``, the diagonal of ``A``.
     lrs : sequence of float
-        Learning rates ``> 0``.
+        Learning rates.
     """
     U0 = np.asarray(U0, dtype=float)
     a = np.asarray(a, dtype=float)

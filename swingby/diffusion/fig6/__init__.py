@@ -1,12 +1,7 @@
-"""The analysis of paper Sec. 5 (Fig. 6) on a diffusion sweep, used by ``book/diffusion.md``.
-
-* :mod:`.analysis`: class points in concept space and the shares of samples that show a
-  disc or both concepts;
-* :mod:`.confirm`: the registered checks of Fig. 6 (:mod:`swingby.claims.diffusion`) and
-  their per-run read-outs; :mod:`.confirm_nulls`: their wrong models;
-* :mod:`.power`: the positive control of the slowing check (Theorem 4.1's exponential
-  approach);
-* :mod:`.pixel_signal`: each concept's signal on the pixels;
-* :mod:`.plots`, :mod:`.explorer`: the figures and the interactive explorer.
+"""The analysis of paper Sec. 5 (Fig. 6) on a diffusion sweep, used by ``book/diffusion.md``:
+``.analysis`` (class points in concept space, shares of samples with a disc or both concepts),
+``.confirm`` (the registered checks of Fig. 6 and their per-run read-outs), ``.confirm_nulls``
+(their wrong models), ``.power`` (the slowing check's positive control), ``.pixel_signal``
+(each concept's signal on the pixels), ``.plots`` and ``.explorer`` (figures and explorer).
 """
 __all__ = []

@@ -1,12 +1,13 @@
-"""Reading a stored diffusion sweep (paper Sec. 5, Fig. 6): each class's point in concept
-space per run and checkpoint, and the shares of samples that show a disc or both of a
-class's concepts; with the words and the App. G values the chapter's glued sentences use.
-Used by ``book/diffusion.md``."""
+"""Reading a stored diffusion sweep (paper Sec. 5, Fig. 6) for ``book/diffusion.md``: each class's point in
+concept space per run and checkpoint, the shares of samples that show a disc or both of a class's concepts,
+and the words and App. G values of the chapter's glued sentences. ``res`` is a complete sweep
+(:func:`swingby.diffusion.runs.storage.load_results`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from swingby import _checks
+from swingby.diffusion.concept_space import RADIUS_SPLIT
 from swingby.diffusion.data import CLASSES
 
 __all__ = ["APP_G_DIAMETERS", "counted", "joint_accuracy", "mean_trajectories", "trajectories",
@@ -18,8 +19,7 @@ APP_G_DIAMETERS = (0.70, 0.30)
 
 
 def _check_res(res: dict, key: str = "probs") -> dict:
-    """``res`` if it holds a complete, finite ``res[key]`` of shape ``(D, S, K, 4, n, c)``
-    that matches ``res["meta"]``, else a ValueError."""
+    """``res`` if its ``res[key]`` is complete, finite, ``(D, S, K, 4, n, c)`` and matches its meta, else raise."""
     def bad(why: str):
         return ValueError(f"res must be a sweep result from swingby.diffusion.runs.storage.load_results: {why}")
 
@@ -61,50 +61,40 @@ def valid_fraction(res: dict) -> np.ndarray:
 
 
 def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
-    """Fraction of a class's samples that show *both* of its concepts: read by the
-    classifier (both probabilities on the right side of 1/2) and by the pixel check (a
-    visible disc of the right colour and size).
+    """Fraction of a class's samples ``(n_dc, n_ckpt)`` that show *both* of its concepts, by the classifier
+    (both probabilities on the right side of 1/2) and by the pixel check (a disc of the right colour and size).
 
     Parameters
     ----------
     res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+        A complete sweep.
     cls : int
-        Index of the class in ``CLASSES`` (default: class 11).
-
-    Returns
-    -------
-    by_classifier, by_pixels : array (n_dc, n_ckpt)
+        Index of the class in ``CLASSES``.
     """
     cls = _checks.index("cls", cls, 4)
     want = np.array([int(CLASSES[cls][0]), int(CLASSES[cls][1])], bool)
     p = np.asarray(_check_res(res)["probs"])[:, :, :, cls].astype(float)
     by_clf = np.all((p > 0.5) == want, axis=-1).mean(axis=(1, 3))
     px = np.asarray(_check_res(res, "pixels")["pixels"])[:, :, :, cls].astype(float)
-    blue, small = px[..., 2] > 0, px[..., 1] < 0.45
+    blue, small = px[..., 2] > 0, px[..., 1] < RADIUS_SPLIT
     by_pix = ((px[..., 0] > 0.5) & (blue == want[0]) & (small == want[1])).mean(axis=(1, 3))
     return by_clf, by_pix
 
 
-def counted(k: int, noun: str, plural: str | None = None, verb: tuple[str, str] | None = None) -> str:
-    """A count in words for a glued sentence: ``"no run"``, ``"one run"``, ``"3 runs"``;
-    with ``verb=("has", "have")``: ``"one run has"``, ``"3 runs have"``.
+def counted(k: int, noun: str, verb: tuple[str, str] | None = None) -> str:
+    """A count in words for a glued sentence: ``"no run"``, ``"one run"``, ``"3 runs"``; with
+    ``verb=("has", "have")``: ``"one run has"``, ``"3 runs have"``.
 
     Parameters
     ----------
-    k : int
-        The count, >= 0.
-    noun : str
-        The singular noun.
-    plural : str, optional
-        The plural (default: ``noun + "s"``).
+    k, noun : int, str
+        The count (>= 0) and the singular noun.
     verb : tuple of str, optional
         ``(singular, plural)`` verb forms to append.
     """
     k = _checks.integer("k", k, low=0)
     _checks.instance("noun", noun, str)
-    many = noun + "s" if plural is None else _checks.instance("plural", plural, str)
-    text = "no " + noun if k == 0 else "one " + noun if k == 1 else f"{k} {many}"
+    text = "no " + noun if k == 0 else "one " + noun if k == 1 else f"{k} {noun}s"
     if verb is not None:
         if not (isinstance(verb, tuple) and len(verb) == 2 and all(isinstance(v, str) for v in verb)):
             raise ValueError(f"verb must be a (singular, plural) pair of str, got {verb!r}")

@@ -1,18 +1,8 @@
-"""The registered checks of paper Fig. 6 (:mod:`swingby.claims.diffusion`), each on the run
-as its unit and beside a wrong model (:mod:`swingby.diffusion.fig6.confirm_nulls`), every
-constant from :data:`~swingby.claims.diffusion.DESIGN`; and the per-run read-outs the
-diffusion chapter (``book/diffusion.md``) prints.
-
-Every read-out starts at the run's first disc checkpoint
-(:func:`swingby.diffusion.readouts.disc_onset`) and works on means of ``DESIGN.sustain``
-consecutive checkpoints, so that one noisy checkpoint cannot pass a check.
-
-* :func:`swing` (Fig. 6a): class 11's P(blue) falls and then recovers;
-* :func:`first_concept` (Fig. 6a): which of class 11's coordinates makes a sustained
-  crossing of ``learned_level`` first;
-* :func:`mse_bump` (Fig. 6b): class 11's concept-space MSE rises and then falls;
-* :func:`slowing` (Fig. 6c): the peak speed of the last movement phase against the late
-  speed, graded (beats a stop) and seen in the logits too (beats a saturating read-out).
+"""The registered checks of paper Fig. 6 (:mod:`swingby.claims.diffusion`), on the run as the unit and
+beside the wrong models of ``.confirm_nulls``, and the per-run read-outs of ``book/diffusion.md``. A
+check reads class 11's ``points (L, 2)``, (P(blue), P(small)) from the run's first disc checkpoint on, and
+the run's ``noise (2,)`` per coordinate, on means of ``design.sustain`` consecutive checkpoints so that one
+noisy checkpoint cannot pass it; ``design`` holds the thresholds, ``res`` is a complete sweep.
 """
 from __future__ import annotations
 
@@ -42,8 +32,7 @@ class Valley(NamedTuple):
 
 
 def valley(x: np.ndarray, sigma: float, min_change: float, design) -> Valley:
-    """The deepest fall and recovery of window means of ``x`` before, at and after a trough
-    (disjoint windows), each at least ``min_change`` and beyond ``design.z`` standard errors."""
+    """The deepest fall and recovery of disjoint window means of ``x`` around a trough, each ``>= min_change``."""
     w = design.sustain
     if x.size < 3 * w:
         return Valley(False, 0.0, 0.0, -1)
@@ -75,41 +64,28 @@ def _noise(noise) -> np.ndarray:
 
 
 def swing(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
-    """Fig. 6(a)'s transient bend toward red small: class 11's P(blue) falls and then
-    recovers, each by at least ``design.swing_min`` and by more than ``design.z`` standard
-    errors of a difference of two window means.
+    """Fig. 6(a)'s transient bend toward red small: class 11's P(blue) falls and then recovers, each by
+    at least ``design.swing_min`` and by more than ``design.z`` standard errors of a difference of two
+    window means.
 
     Parameters
     ----------
-    points : array (L, 2)
-        Class 11's ``(P(blue), P(small))`` from the run's first disc checkpoint on.
-    noise : array (2,)
-        The run's noise level per coordinate.
-    design : DiffusionDesign
-        The thresholds.
+    points, noise, design
+        Class 11's path, the run's noise level and the thresholds (see the module).
     """
     design = check_design(design)
     return valley(_points(points)[:, 0], float(_noise(noise)[0]), design.swing_min, design)
 
 
 def mse_bump(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
-    """Fig. 6(b)'s rise then fall of class 11's concept-space MSE to (1, 1): the valley of
-    :func:`swing` on the negated MSE with ``design.mse_min_change``. A point's MSE noise is
-    bounded by ``sqrt(sum noise^2)`` (delta method, ``|1 - p| <= 1``), which is used.
+    """Fig. 6(b)'s rise then fall of class 11's concept-space MSE to (1, 1): the valley of :func:`swing`
+    on the negated MSE with ``design.mse_min_change`` and the noise bound ``sqrt(sum noise^2)`` (delta
+    method, ``|1 - p| <= 1``); ``fall`` is the MSE's rise, ``recovery`` its later fall.
 
     Parameters
     ----------
-    points : array (L, 2)
-        Class 11's path from the run's first disc checkpoint on.
-    noise : array (2,)
-        The run's noise level per coordinate.
-    design : DiffusionDesign
-        The thresholds.
-
-    Returns
-    -------
-    Valley
-        ``fall`` is the MSE's rise, ``recovery`` its later fall.
+    points, noise, design
+        As :func:`swing`.
     """
     design = check_design(design)
     p, s = _points(points), _noise(noise)
@@ -127,20 +103,13 @@ def _crossing(x: np.ndarray, level: float, w: int) -> float:
 
 
 def first_concept(points: np.ndarray, design=DESIGN) -> str:
-    """Fig. 6(a)'s order: which of class 11's own coordinates stays at or above
-    ``design.learned_level`` for ``design.sustain`` checkpoints first.
+    """Fig. 6(a)'s order: ``"colour"``, ``"size"``, ``"tie"`` or ``"neither"``, whichever of class 11's
+    coordinates first stays at or above ``design.learned_level`` for ``design.sustain`` checkpoints.
 
     Parameters
     ----------
-    points : array (L, 2)
-        Class 11's path from the run's first disc checkpoint on.
-    design : DiffusionDesign
-        Supplies ``learned_level`` and ``sustain``.
-
-    Returns
-    -------
-    str
-        ``"colour"``, ``"size"``, ``"tie"`` or ``"neither"``.
+    points, design
+        As :func:`swing`.
     """
     design = check_design(design)
     p = _points(points)
@@ -161,8 +130,7 @@ class Slowing(NamedTuple):
 
 
 def blocks(t: np.ndarray, p: np.ndarray, s: np.ndarray, design) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Times ``(nb,)`` and points ``(nb, 2)`` of block means of ``design.sustain`` checkpoints
-    (the last block ending at the last checkpoint), and each interval's speed floor ``(nb - 1,)``."""
+    """Times and points of block means of ``design.sustain`` checkpoints (ending at the last), and speed floors."""
     w = design.sustain
     nb = t.size // w
     r = t.size - nb * w
@@ -188,25 +156,19 @@ def _phase(B: np.ndarray, T: np.ndarray, floor: np.ndarray, design) -> tuple[boo
 
 
 def slowing(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Slowing:
-    """Fig. 6(c) on one run. On block means of ``design.sustain`` checkpoints an interval is
-    *moving* when its speed exceeds ``design.z`` times its noise floor; the last movement
-    phase is the last stretch of moving intervals. Passes when its peak speed is at least
-    ``design.slow_drop`` times the late speed (the last interval), at least
-    ``design.graded_intervals`` moving intervals after the peak are slower than it by
-    ``design.graded_fraction`` (a stop gives at most one), and the same drop holds in the
-    classifier's logits (probabilities clipped to ``[logit_eps, 1 - logit_eps]``), where a
-    logit drifting at constant speed shows none.
+    """Fig. 6(c) on one run. On block means of ``design.sustain`` checkpoints an interval is *moving* when
+    its speed exceeds ``design.z`` noise floors; the last movement phase is the last stretch of moving
+    intervals. Passes when its peak speed is at least ``design.slow_drop`` times the late speed (the last
+    interval), at least ``design.graded_intervals`` moving intervals after the peak are slower than it by
+    ``design.graded_fraction`` (a stop gives at most one), and the same drop holds in the classifier's
+    logits (probabilities clipped to ``[logit_eps, 1 - logit_eps]``), where a constant logit drift shows none.
 
     Parameters
     ----------
     steps : array (L,)
-        Checkpoint steps from the run's first disc checkpoint on.
-    points : array (L, 2)
-        Class 11's path at those steps.
-    noise : array (2,)
-        The run's noise level per coordinate.
-    design : DiffusionDesign
-        The thresholds.
+        Checkpoint steps of ``points``.
+    points, noise, design
+        As :func:`swing`.
     """
     design = check_design(design)
     p, s = _points(points), _noise(noise)
@@ -237,8 +199,7 @@ def each_run(rp: RunPaths, f, unread, design) -> np.ndarray:
 
 
 def null_units(maker, check, rp: RunPaths, design, stream: int, rows=None) -> np.ndarray:
-    """``(design.n_null_units,)`` bool: the units of path maker ``maker`` that pass ``check``; unit ``u``
-    mimics run ``u mod n`` of the separations ``rows`` (a mask; default all), failing where that run is unreadable."""
+    """Which units of ``maker``'s paths pass ``check``; unit ``u`` mimics run ``u mod n`` of the ``rows`` mask."""
     rows = np.arange(rp.dc.size) if rows is None else np.flatnonzero(rows)
     runs = [(i, s) for i in rows for s in range(rp.onset.shape[1])]
     rng = np.random.default_rng([design.null_seed, stream])
@@ -255,32 +216,67 @@ def slows(design):
     return lambda t, p, s: slowing(t, p, s, design).passed
 
 
-def _first_concepts(rp: RunPaths, design) -> np.ndarray:
-    """:func:`first_concept` of every run ``(D, S)``, ``"unread"`` where too short to read."""
-    return each_run(rp, lambda t, p, s: first_concept(p, design), "unread", design)
+class SlowingWrongModels(NamedTuple):
+    """Passing units of the slowing check's two wrong models (:func:`slowing_wrong_models`)."""
+
+    stop: int   #: the run's path at constant speed, then a stop
+    logit: int  #: each coordinate's logit drifting at a constant rate
+    n: int      #: units of each (``design.n_null_units``)
+
+    @property
+    def worst(self) -> str:
+        """The wrong model that passes more often (``"stop"`` on a tie), against which :func:`confirm` judges."""
+        return "stop" if self.stop >= self.logit else "logit"
 
 
-def _nulls(rp: RunPaths, design) -> dict:
-    """Passing units of the slowing check's two wrong models."""
-    return {name: int(null_units(maker, slows(design), rp, design, STREAMS[name]).sum())
-            for name, maker in (("stop", stop_paths), ("logit", logit_paths))}
+def first_concepts(res: dict, design=DESIGN) -> np.ndarray:
+    """:func:`first_concept` of every run ``(D, S)``, ``"unread"`` for a run with too few disc checkpoints.
+
+    Parameters
+    ----------
+    res, design
+        As :func:`confirm`.
+    """
+    design = check_design(design)
+    return each_run(run_paths(res, design), lambda t, p, s: first_concept(p, design), "unread", design)
+
+
+def slowing_parts(res: dict, design=DESIGN) -> np.ndarray:
+    """Each run's parts of the slowing check ``(D, S, 4)``: the first four fields of :class:`Slowing`
+    (all False for a run with too few disc checkpoints, which fails).
+
+    Parameters
+    ----------
+    res, design
+        As :func:`confirm`.
+    """
+    design = check_design(design)
+    return each_run(run_paths(res, design), lambda t, p, s: slowing(t, p, s, design)[:4], (False,) * 4, design)
+
+
+def slowing_wrong_models(res: dict, design=DESIGN) -> SlowingWrongModels:
+    """Passing units of both wrong models of the slowing check, as :func:`confirm` counts them.
+
+    Parameters
+    ----------
+    res, design
+        As :func:`confirm`.
+    """
+    design = check_design(design)
+    rp = run_paths(res, design)
+    return SlowingWrongModels(*(int(null_units(maker, slows(design), rp, design, STREAMS[name]).sum())
+                                for name, maker in (("stop", stop_paths), ("logit", logit_paths))),
+                              n=design.n_null_units)
 
 
 def confirm(res: dict, design=DESIGN) -> dict:
     """Every registered claim of :mod:`swingby.claims.diffusion` on a sweep, as the counts
-    :func:`swingby.verdicts.judge` needs.
+    :func:`swingby.verdicts.judge` needs: ``(claim key, form)`` to :class:`~swingby.diffusion.readouts.CheckCount`.
 
     Parameters
     ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    design : DiffusionDesign
-        The registered design (:data:`~swingby.claims.diffusion.DESIGN`).
-
-    Returns
-    -------
-    dict
-        ``(claim key, form)`` to :class:`~swingby.diffusion.readouts.CheckCount`.
+    res, design
+        A complete sweep (:func:`~swingby.diffusion.runs.storage.load_results`) and the registered design.
     """
     design = check_design(design)
     rp = run_paths(res, design)
@@ -295,84 +291,14 @@ def confirm(res: dict, design=DESIGN) -> dict:
         null_k = null_units(monotone_paths, check, rp, design, STREAMS[name], weak).sum()
         return count(key, "typical", ok, null_k, M, "runs at weak colour signal; monotone-per-coordinate paths")
 
-    size_first = _first_concepts(rp, design) == "size"
-    nulls = _nulls(rp, design)
-    worst = max(nulls, key=nulls.get)
+    size_first = first_concepts(res, design) == "size"
+    wrong = slowing_wrong_models(res, design)
     return dict((
         count("claim-diff-order", "comparative", size_first[weak].ravel(), size_first[strong].sum(),
               size_first[strong].size, "size first: weak-signal runs vs strong-signal runs"),
         at_weak_signal("claim-diff-swing", lambda t, p, s: swing(p, s, design).passed, "swing"),
         at_weak_signal("claim-diff-bend", lambda t, p, s: mse_bump(p, s, design).passed, "bend"),
-        count("claim-diff-slow", "typical", each_run(rp, slows(design), False, design).ravel(), nulls[worst], M,
-              f"every run; the wrong model passing more often ({worst}; stop {nulls['stop']}, "
-              f"logit {nulls['logit']} of {M})"),
+        count("claim-diff-slow", "typical", slowing_parts(res, design)[..., 0].ravel(), getattr(wrong, wrong.worst),
+              M, f"every run; the wrong model passing more often ({wrong.worst}; stop {wrong.stop}, "
+              f"logit {wrong.logit} of {M})"),
     ))
-
-
-# ----------------------------------------------------------------------------- per-run read-outs
-class SlowingWrongModels(NamedTuple):
-    """Passing units of the slowing check's two wrong models (:func:`slowing_wrong_models`)."""
-
-    stop: int   #: the run's path at constant speed, then a stop
-    logit: int  #: each coordinate's logit drifting at a constant rate
-    n: int      #: units of each (``design.n_null_units``)
-
-    @property
-    def worst(self) -> str:
-        """The wrong model that passes more often (``"stop"`` on a tie, as :func:`confirm` picks)."""
-        return "stop" if self.stop >= self.logit else "logit"
-
-
-def first_concepts(res: dict, design=DESIGN) -> np.ndarray:
-    """Which of class 11's coordinates each run learns first (:func:`first_concept`).
-
-    Parameters
-    ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    design : DiffusionDesign
-        The registered design.
-
-    Returns
-    -------
-    array (D, S) of str
-        ``"colour"``, ``"size"``, ``"tie"``, ``"neither"``, or ``"unread"`` for a run with
-        too few disc checkpoints.
-    """
-    design = check_design(design)
-    return _first_concepts(run_paths(res, design), design)
-
-
-def slowing_parts(res: dict, design=DESIGN) -> np.ndarray:
-    """Each run's parts of the registered slowing check.
-
-    Parameters
-    ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    design : DiffusionDesign
-        The registered design.
-
-    Returns
-    -------
-    array (D, S, 4) of bool
-        Passed, drop, graded, drop in the logits (the first four fields of
-        :class:`Slowing`); all False for a run with too few disc checkpoints, which fails.
-    """
-    design = check_design(design)
-    return each_run(run_paths(res, design), lambda t, p, s: slowing(t, p, s, design)[:4], (False,) * 4, design)
-
-
-def slowing_wrong_models(res: dict, design=DESIGN) -> SlowingWrongModels:
-    """Passing units of both wrong models of the slowing check, counted as :func:`confirm`
-    counts them (which judges against the one that passes more often).
-
-    Parameters
-    ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    design : DiffusionDesign
-        The registered design.
-    """
-    design = check_design(design)
-    return SlowingWrongModels(**_nulls(run_paths(res, design), design), n=design.n_null_units)

@@ -1,7 +1,6 @@
-"""The diffusion chapter's explorer of a stored sweep: pick a colour separation, a seed and
-a checkpoint; see the stored samples of each class and where the classes sit in concept
-space at that moment (static mode draws only the default view, :func:`swingby.live.explorer`).
-:func:`lean` and :func:`seeds_blue` word the answers of its "try this" questions."""
+"""The diffusion chapter's explorer of a stored sweep (``book/diffusion.md``): the stored samples of each
+class and where the classes sit in concept space at one separation, seed and checkpoint; :func:`lean` and
+:func:`seeds_blue` word the answers of its "try this" questions."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -17,28 +16,11 @@ from swingby.live import Explorer, explorer
 __all__ = ["lean", "seeds_blue", "sweep_explorer"]
 
 
-def _check_indices(res: dict, shape: tuple, dc_index, seed_index, checkpoint) -> None:
-    """The explorer's starting point must exist (a widget would silently clamp it)."""
-    n_dc, n_seed, n_ckpt = shape[:3]
-    if len(res["meta"]["config"].get("seeds", ())) != n_seed or "thumbs" not in res \
-            or np.ndim(res["thumbs"]) != 8 or np.shape(res["thumbs"])[:4] != (n_dc, n_seed, n_ckpt, 4):
-        raise ValueError("res must be a sweep result from swingby.diffusion.runs.storage.load_results, with "
-                         "config.seeds and thumbs of shape (n_dc, n_seed, n_ckpt, 4, n, 3, H, W)")
-    _checks.index("dc_index", dc_index, n_dc)
-    _checks.index("seed_index", seed_index, n_seed)
-    if checkpoint is not None:
-        _checks.index("checkpoint", checkpoint, n_ckpt)
-
-
 def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
                    checkpoint: int | None = None) -> Explorer | None:
-    """Menus for separation and seed and a slider for the checkpoint; draws the samples
-    (left) and the concept-space points of every class for that seed, with its path so
-    far (right).
-
-    The default view is drawn at once as a plain figure (so the static book shows it);
-    in a live notebook the controls follow, and a change of a control redraws below
-    them.
+    """Menus for separation and seed and a slider for the checkpoint; draws the samples (left) and the
+    concept-space points of every class for that seed, with its path so far (right). The default view is
+    drawn at once as a plain figure; a live notebook shows the controls below it (else returns None).
 
     Parameters
     ----------
@@ -48,16 +30,19 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
         The colour separation and the seed to start at (indices into the sweep's lists).
     checkpoint : int or None
         The checkpoint to start at; ``None`` for the last.
-
-    Returns
-    -------
-    swingby.live.Explorer or None
-        The live explorer; ``None`` in static mode.
     """
     traj = A.trajectories(res)  # checks res
-    cfg = res["meta"]["config"]
-    steps = res["meta"]["checkpoint_steps"]
-    _check_indices(res, traj.shape, dc_index, seed_index, checkpoint)
+    cfg, steps = res["meta"]["config"], res["meta"]["checkpoint_steps"]
+    n_dc, n_seed, n_ckpt = traj.shape[:3]
+    if len(cfg.get("seeds", ())) != n_seed or "thumbs" not in res \
+            or np.ndim(res["thumbs"]) != 8 or np.shape(res["thumbs"])[:4] != (n_dc, n_seed, n_ckpt, 4):
+        raise ValueError("res must be a sweep result from swingby.diffusion.runs.storage.load_results, with "
+                         "config.seeds and thumbs of shape (n_dc, n_seed, n_ckpt, 4, n, 3, H, W)")
+    # the starting point must exist (a widget would silently clamp it)
+    _checks.index("dc_index", dc_index, n_dc)
+    _checks.index("seed_index", seed_index, n_seed)
+    if checkpoint is not None:
+        _checks.index("checkpoint", checkpoint, n_ckpt)
     values = dict(i=dc_index, j=seed_index, k=len(steps) - 1 if checkpoint is None else checkpoint)
 
     def draw(i: int, j: int, k: int):
@@ -90,9 +75,9 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
 
 
 # the answers of the chapter's "try this" questions, from the stored runs
-def lean(point, final: float, toward: str, swing_min: float = RULES.swing_min) -> str:
-    """An explorer answer: the class-11 point of one run where it leans most toward a
-    training class, and its colour at the end.
+def lean(point, final: float, toward: str) -> str:
+    """An explorer answer: the class-11 point of one run where it leans most toward a training class (by
+    ``RULES.swing_min`` or more it draws that class), and its colour at the end.
 
     Parameters
     ----------
@@ -102,8 +87,6 @@ def lean(point, final: float, toward: str, swing_min: float = RULES.swing_min) -
         The run's final P(blue).
     toward : {"01", "10"}
         The training class: red small (01) or blue big (10).
-    swing_min : float
-        The lean that counts as drawing that class.
     """
     p = _checks.array("point", point, shape=(2,))
     final = _checks.number("final", final, low=0, high=1)
@@ -111,6 +94,7 @@ def lean(point, final: float, toward: str, swing_min: float = RULES.swing_min) -
     name = {"01": "red small (class 01)", "10": "blue big (class 10)"}[toward]
     by = p[1] - p[0] if toward == "01" else p[0] - p[1]
     gap = "its P(small) exceeds its P(blue)" if toward == "01" else "its P(blue) exceeds its P(small)"
+    swing_min = RULES.swing_min
     head = (f"there class 11 looks like {name}: {gap} by {by:.2f} (concept memorization, the swing)"
             if by >= swing_min else f"class 11 is only a little like {name}: {gap} by {by:.2f}, less than "
             f"{swing_min:g}; no clear swing in this run")
@@ -119,13 +103,7 @@ def lean(point, final: float, toward: str, swing_min: float = RULES.swing_min) -
 
 
 def seeds_blue(finals) -> str:
-    """An explorer answer: how many seeds draw class 11 blue at the end.
-
-    Parameters
-    ----------
-    finals : array_like (S,)
-        Each seed's final P(blue) of class 11.
-    """
+    """An explorer answer: how many seeds draw class 11 blue at the end, from each seed's final P(blue) ``(S,)``."""
     f = _checks.array("finals", finals, ndim=1)
     k, n = int((f > 0.5).sum()), f.size
     head = "Yes" if k == n else "No"

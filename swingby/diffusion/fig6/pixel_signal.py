@@ -13,25 +13,17 @@ __all__ = ["pixel_signals"]
 
 
 def pixel_signals(preset: Preset, dcs, n_per_class: int, seed: int) -> np.ndarray:
-    """Each concept's signal on the pixels: the squared distance between the mean test
-    images of 00 and 10 (colour) and of 00 and 01 (size), at each colour separation.
+    """Each concept's signal on the pixels ``(G, 2)``: the squared distance between the mean test images
+    of 00 and 10 (colour) and of 00 and 01 (size), at each colour separation.
 
     Parameters
     ----------
     preset : Preset
-        Supplies the image size, ``ds`` and the positions
-        (:func:`swingby.diffusion.runs.evaluation.circles_config`).
+        Supplies the image size, ``ds`` and the positions.
     dcs : array_like (G,)
         Colour separations, each in [0, 1].
-    n_per_class : int
-        Images per class and separation, >= 1.
-    seed : int
-        Seed of the draws.
-
-    Returns
-    -------
-    array (G, 2)
-        Colour signal, size signal.
+    n_per_class, seed : int
+        Images per class and separation (>= 1), and the seed of the draws.
     """
     dcs = _checks.array("dcs", dcs, ndim=1)
     n_per_class = _checks.integer("n_per_class", n_per_class, low=1)

@@ -1,6 +1,7 @@
-"""Figures of the diffusion chapter (``book/diffusion.md``): sample grids (paper Fig. 19),
-concept-space trajectories, MSE and speed (paper Fig. 6(a)-(c)), and the per-run
-read-outs of the registered swing and bend checks (:func:`plot_weak_runs`)."""
+"""Figures of the diffusion chapter (``book/diffusion.md``): sample grids (paper Fig. 19), concept-space
+trajectories, MSE and speed (paper Fig. 6(a)-(c)), and the per-run read-outs of the registered swing and
+bend checks. ``res`` is a complete sweep (:func:`swingby.diffusion.runs.storage.load_results`), ``ax`` the
+axes to draw on (default: the current axes), ``design`` the registered design."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -24,24 +25,6 @@ CLASS_COLOURS = {"00": PALETTE["vermillion"], "01": PALETTE["orange"], "10": PAL
                  "11": PALETTE["purple"]}
 
 
-def _to_hwc(img: np.ndarray) -> np.ndarray:
-    """An image ``(3, H, W)`` as floats ``(H, W, 3)`` in [0, 1]."""
-    img = np.asarray(img)
-    if img.dtype == np.uint8:
-        img = img.astype(float) / 255
-    return np.clip(np.moveaxis(img, 0, -1), 0, 1)
-
-
-def _grid_images(images) -> np.ndarray:
-    """``images`` as a non-empty ``(rows, cols, 3, H, W)`` array, else a ValueError."""
-    arr = np.asarray(images)
-    if arr.dtype != np.uint8:
-        arr = _checks.array("images", arr)
-    if arr.ndim != 5 or arr.shape[2] != 3 or 0 in arr.shape:
-        raise ValueError(f"images must be a non-empty (rows, cols, 3, H, W) array, got shape {arr.shape}")
-    return arr
-
-
 def axes_for(axes, n: int) -> np.ndarray:
     """``n`` matplotlib axes (one per colour separation)."""
     axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
@@ -53,24 +36,17 @@ def axes_for(axes, n: int) -> np.ndarray:
 
 
 def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7), sharey: bool = True):
-    """A figure of ``n`` panels in rows of ``ncols`` (not one long strip, which a page
-    shrinks until its labels cannot be read), with the unused cells removed.
+    """A figure and its ``n`` axes, row by row, in rows of ``ncols`` (not one long strip, which a page shrinks
+    until its labels cannot be read), with the unused cells removed.
 
     Parameters
     ----------
-    n : int
-        Number of panels (one per colour separation), at least 1.
-    ncols : int
-        Panels per row.
+    n, ncols : int
+        Number of panels (one per colour separation, at least 1) and panels per row.
     panel : (float, float)
         Width and height of one panel in inches.
     sharey : bool
         Share the y axis between panels.
-
-    Returns
-    -------
-    fig, axes
-        The figure and its ``n`` axes, row by row.
     """
     n = _checks.integer("n", n, low=1, high=64)
     ncols = _checks.integer("ncols", ncols, low=1, high=16)
@@ -91,23 +67,13 @@ def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7), sharey: boo
 def label_panels(axes, xlabel: str, ylabel: str) -> None:
     """Put ``xlabel`` under the bottom panel of every column and ``ylabel`` beside the first panel of every row."""
     axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
-    for ax in axes:
-        spec = ax.get_subplotspec()
-        below = spec is None or spec.is_last_row() or not _panel_below(ax, axes)
-        if below:
+    specs = [ax.get_subplotspec() for ax in axes]
+    for ax, spec in zip(axes, specs):
+        if spec is None or not any(o is not None and o.colspan == spec.colspan and o.rowspan.start == spec.rowspan.stop
+                                   for o in specs):  # no panel below it
             ax.set_xlabel(xlabel)
         if spec is None or spec.is_first_col():
             ax.set_ylabel(ylabel)
-
-
-def _panel_below(ax, axes) -> bool:
-    """Whether another of ``axes`` sits in the same column one row further down."""
-    spec = ax.get_subplotspec()
-    for other in axes:
-        o = other.get_subplotspec()
-        if o is not None and o.colspan == spec.colspan and o.rowspan.start == spec.rowspan.stop:
-            return True
-    return False
 
 
 def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
@@ -118,22 +84,26 @@ def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str 
     images : array (rows, cols, 3, H, W)
         ``uint8`` or floats in [0, 1].
     ax : matplotlib.axes.Axes, optional
-        Where to draw (default: the current axes).
+        Where to draw.
     row_labels : sequence of str, optional
         One label per row.
     title : str, optional
         The panel's title.
     """
-    images = _grid_images(images)
+    images = np.asarray(images)
+    if images.dtype != np.uint8:
+        images = _checks.array("images", images)
+    if images.ndim != 5 or images.shape[2] != 3 or 0 in images.shape:
+        raise ValueError(f"images must be a non-empty (rows, cols, 3, H, W) array, got shape {images.shape}")
     check_style(title=title)
     R, C, _, H, W = images.shape
     if row_labels is not None and (isinstance(row_labels, str) or not hasattr(row_labels, "__len__")
                                    or len(row_labels) != R):
         raise ValueError(f"row_labels must hold one label per row ({R}), got {row_labels!r}")
-    mosaic = np.ones((R * (H + 1) - 1, C * (W + 1) - 1, 3))
-    for r in range(R):
-        for c in range(C):
-            mosaic[r * (H + 1):r * (H + 1) + H, c * (W + 1):c * (W + 1) + W] = _to_hwc(images[r, c])
+    mosaic = np.ones((R, H + 1, C, W + 1, 3))
+    scaled = images.astype(float) / 255 if images.dtype == np.uint8 else images
+    mosaic[:, :H, :, :W] = np.clip(scaled.transpose(0, 3, 1, 4, 2), 0, 1)  # (R, H, C, W, 3)
+    mosaic = mosaic.reshape(R * (H + 1), C * (W + 1), 3)[:-1, :-1]
     ax = check_axes(plt.gca() if ax is None else ax)
     ax.imshow(mosaic, interpolation="nearest")
     ax.set_xticks([])
@@ -159,13 +129,13 @@ def corners(ax) -> None:
 
 
 def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
-    """Fig. 6(a): class points in concept space over training, one panel per colour
-    separation; class 11 solid (with per-seed thin lines), training classes dashed.
+    """Fig. 6(a): class points in concept space over training, one panel per colour separation; class 11
+    solid (with per-seed thin lines), training classes dashed.
 
     Parameters
     ----------
     res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+        A complete sweep.
     axes : array of matplotlib.axes.Axes, optional
         One per colour separation (default: a new row of panels).
     seed_lines : bool
@@ -194,15 +164,13 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
 
 
 def plot_mse(res: dict, ax=None):
-    """Fig. 6(b): concept-space MSE of class 11 to (1, 1) over training steps: the mean
-    of the seeds' own curves with a band of one standard error over seeds.
+    """Fig. 6(b): class 11's concept-space MSE to (1, 1) over training steps, the mean of the seeds' own
+    curves with a band of one standard error over seeds.
 
     Parameters
     ----------
-    res : dict
-        A complete sweep.
-    ax : matplotlib.axes.Axes, optional
-        Where to draw (default: the current axes).
+    res, ax
+        As the module says.
     """
     per_seed = concept_mse(A.trajectories(res)[:, :, :, A.CLASS_11])   # (dc, seed, checkpoint)
     steps = np.asarray(res["meta"]["checkpoint_steps"])
@@ -232,19 +200,14 @@ def run_speeds(steps: np.ndarray, points: np.ndarray, noise: np.ndarray,
 
 
 def plot_run_speeds(res: dict, ax=None, design=DESIGN):
-    """Fig. 6(c) as the registered slowing check reads it: class 11's speed of every run
-    from its first disc checkpoint on, on block means of ``design.sustain`` checkpoints,
-    one line per run and one colour per separation, and in grey the level above which an
-    interval counts as moving (``design.z`` noise floors).
+    """Fig. 6(c) as the registered slowing check reads it: class 11's speed in every run from its first disc
+    checkpoint on, on block means of ``design.sustain`` checkpoints, one colour per separation, and in grey
+    the level above which an interval counts as moving (``design.z`` noise floors).
 
     Parameters
     ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    ax : matplotlib.axes.Axes, optional
-        Where to draw (default: the current axes).
-    design : DiffusionDesign
-        The registered design.
+    res, ax, design
+        As the module says.
     """
     design = check_design(design)
     rp = run_paths(res, design)
@@ -269,21 +232,18 @@ def plot_run_speeds(res: dict, ax=None, design=DESIGN):
 
 
 def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
-    """The per-run read-outs of the registered swing (Fig. 6a) and bend (Fig. 6b) checks at
-    weak colour signal (:func:`~swingby.diffusion.fig6.confirm.swing`,
-    :func:`~swingby.diffusion.fig6.confirm.mse_bump`): class 11's P(blue) (top row) and its
-    concept-space MSE to (1, 1) (bottom row), each run from its first disc checkpoint on,
-    one column per separation ``dc <= design.weak_max_dc``; solid where the run passes that
-    row's check, dotted where not, a dot at a passing run's turning point.
+    """The per-run read-outs of the registered swing (Fig. 6a) and bend (Fig. 6b) checks at weak colour
+    signal (:func:`~swingby.diffusion.fig6.confirm.swing`, :func:`~swingby.diffusion.fig6.confirm.mse_bump`):
+    class 11's P(blue) (top row) and MSE to (1, 1) (bottom row), each run from its first disc checkpoint on,
+    one column per separation ``dc <= design.weak_max_dc``; solid where the run passes that row's check,
+    dotted where not, a dot at a passing run's turning point.
 
     Parameters
     ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+    res, design
+        As the module says.
     axes : array of matplotlib.axes.Axes, shape (2, W)
         ``W`` the number of weak separations of the sweep.
-    design : DiffusionDesign
-        The registered design.
     """
     design = check_design(design)
     rp = run_paths(res, design)

@@ -1,13 +1,8 @@
-"""A positive control of the registered slowing check of Fig. 6(c)
-(:func:`swingby.diffusion.fig6.confirm.slowing`).
-
-Theorem 4.1 says a nearly learned concept approaches its target exponentially. A check of
-that claim should pass paths that do exactly this, sampled like the runs, in most units
-(the verdict rule's "typical" presumes :data:`swingby.verdicts.TYPICAL_SHARE`), and more
-often than the wrong model. :func:`exponential_paths` draws such paths;
-:func:`positive_control` counts how many units of them pass the check; :func:`powered_word`
-makes the rule's "not reproduced" "inconclusive" where the control does not pass
-significantly more often than the wrong model. Used in ``book/diffusion.md``, Fig. 6(c).
+"""A positive control of the registered slowing check of Fig. 6(c) (``.confirm.slowing``), used in
+``book/diffusion.md``. Theorem 4.1's exponential approach, sampled like the runs (:func:`exponential_paths`),
+should pass a check of that claim in most units (the rule's "typical" presumes
+:data:`swingby.verdicts.TYPICAL_SHARE`) and more often than the wrong model; :func:`powered_word` makes
+the rule's "not reproduced" "inconclusive" where it does not.
 """
 from __future__ import annotations
 
@@ -18,7 +13,7 @@ import numpy as np
 from swingby import _checks, verdicts
 from swingby.claims.diffusion import DESIGN, check_design
 from swingby.diffusion.fig6.confirm import null_units, readable, slowing, slows
-from swingby.diffusion.fig6.confirm_nulls import stop_paths
+from swingby.diffusion.fig6.confirm_nulls import path_args, stop_line
 from swingby.diffusion.readouts import run_paths
 
 __all__ = ["Control", "control_parts", "exponential_paths", "positive_control", "powered_word"]
@@ -38,8 +33,7 @@ class Control(NamedTuple):
 
 
 def _tau(a: float, b: float, frac: float) -> float:
-    """Time constant at which ``(1 - e^(-a/tau)) / (1 - e^(-b/tau)) = frac``; ``100 b`` (a nearly
-    straight path) where even a straight path has gone ``frac`` by ``a``."""
+    """Time constant at which ``(1 - e^(-a/tau)) / (1 - e^(-b/tau)) = frac`` (``100 b`` where none is)."""
     if a >= frac * b:
         return 100.0 * b
     lo, hi = np.log(b * 1e-4), np.log(b * 1e2)
@@ -55,38 +49,20 @@ def _tau(a: float, b: float, frac: float) -> float:
 
 def exponential_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                       rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """Theorem 4.1's exponential approach, sampled at a run's checkpoints with its noise:
-    from the mean of the run's first ``design.sustain`` points (``start``, at ``t0``) to
-    the mean of its last (``end``, at ``T``),
-
-    ``p(t) = start + (1 - exp(-(t - t0)/tau)) / (1 - exp(-(T - t0)/tau)) (end - start)``,
-
-    with ``tau`` such that the path has gone ``design.stop_fraction`` of its way where
-    the run has (the stop of :func:`~swingby.diffusion.fig6.confirm_nulls.stop_paths`),
-    divided by a rate factor drawn log-uniformly in :data:`RATE_RANGE` per path, plus
-    Gaussian noise at the run's noise level, clipped to [0, 1].
+    """Theorem 4.1's exponential approach, sampled at a run's checkpoints with its noise, from the mean of
+    the run's first ``design.sustain`` points (``start``, at ``t0``) to the mean of its last (``end``, at ``T``):
+    ``p(t) = start + (1 - exp(-(t - t0)/tau)) / (1 - exp(-(T - t0)/tau)) (end - start)``, ``tau`` such that
+    the path has gone ``design.stop_fraction`` of its way where the run has (the stop of
+    ``stop_paths``), divided by a rate factor drawn log-uniformly in ``RATE_RANGE``.
 
     Parameters
     ----------
     steps, points, noise, n, rng, design
-        As :func:`~swingby.diffusion.fig6.confirm_nulls.monotone_paths` (``rng`` also draws
-        the rate factors).
-
-    Returns
-    -------
-    array (n, L, 2)
+        As ``monotone_paths`` (``rng`` also draws the rate factors).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     design = check_design(design)
-    # the stopping wrong model without noise (it checks the arguments): the run's
-    # start-to-end line, reaching its end where the run has gone stop_fraction of its way
-    line = stop_paths(steps, points, np.zeros(2), 1, np.random.default_rng(0), design)[0]
-    s = _checks.array("noise", noise, shape=(2,))
-    if np.any(s < 0):
-        raise ValueError(f"noise must hold two non-negative noise levels, got {s}")
-    n = _checks.integer("n", n, low=1)
-    t = np.asarray(steps, float)
+    t, p, s, n = path_args(steps, points, noise, n, rng)
+    line = np.clip(stop_line(t, p, design), 0.0, 1.0)  # the stopping wrong model without noise
     start, end = line[0], line[-1]
     stop = int(np.flatnonzero((line == end).all(axis=1))[0])
     if stop == 0:  # start and end coincide: no way to go
@@ -101,16 +77,13 @@ def exponential_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, 
 
 def positive_control(res: dict, design=DESIGN) -> Control:
     """Passing units of the registered slowing check among ``design.n_null_units`` units of
-    :func:`exponential_paths`, unit ``u`` mimicking run ``u mod n`` (every run, as the
-    claim's units and its wrong models); a unit mimicking an unreadable run fails, as the
-    run does.
+    :func:`exponential_paths`, unit ``u`` mimicking run ``u mod n`` as the wrong models' units do (a unit
+    mimicking an unreadable run fails, as the run does).
 
     Parameters
     ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    design : DiffusionDesign
-        The registered design.
+    res, design
+        A complete sweep and the registered design (as :func:`~swingby.diffusion.fig6.confirm.confirm`).
     """
     design = check_design(design)
     passed = null_units(exponential_paths, slows(design), run_paths(res, design), design, STREAM)
@@ -118,25 +91,15 @@ def positive_control(res: dict, design=DESIGN) -> Control:
 
 
 def control_parts(res: dict, n_per_run: int, seed: int, design=DESIGN) -> np.ndarray:
-    """The parts of the registered slowing check on ``n_per_run`` paths of
-    :func:`exponential_paths` per readable run.
+    """The parts of the slowing check (as ``slowing_parts``) on ``n_per_run`` paths of
+    :func:`exponential_paths` per readable run: ``(R, n_per_run, 4)``, separations outer, seeds inner.
 
     Parameters
     ----------
-    res : dict
-        A complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
-    n_per_run : int
-        Paths per run, >= 1.
-    seed : int
-        Seed of the paths' rate factors and noise.
-    design : DiffusionDesign
-        The registered design.
-
-    Returns
-    -------
-    array (R, n_per_run, 4) of bool
-        Per readable run (separations outer, seeds inner) and path: passed, drop, graded,
-        drop in the logits (as :func:`~swingby.diffusion.fig6.confirm.slowing_parts`).
+    res, design
+        As :func:`positive_control`.
+    n_per_run, seed : int
+        Paths per run (>= 1), and the seed of their rate factors and noise.
     """
     design = check_design(design)
     n_per_run = _checks.integer("n_per_run", n_per_run, low=1)
@@ -153,19 +116,16 @@ def control_parts(res: dict, n_per_run: int, seed: int, design=DESIGN) -> np.nda
 
 
 def powered_word(word: str, control_k: int, control_n: int, null_k: int, null_n: int) -> str:
-    """The rule's word, except that "not reproduced" becomes "inconclusive" where the
-    positive control does not pass the check significantly more often than the wrong model
-    (one-sided Fisher test at :data:`swingby.verdicts.ALPHA`): the check could not have
-    seen the effect the claim implies.
+    """The rule's word, except that "not reproduced" becomes "inconclusive" where the positive control does
+    not pass the check significantly more often than the wrong model (one-sided Fisher test at
+    :data:`swingby.verdicts.ALPHA`): the check could not have seen the effect the claim implies.
 
     Parameters
     ----------
     word : str
         The rule's word, one of :data:`swingby.verdicts.WORDS`.
-    control_k, control_n : int
-        Passing units of the positive control, of ``control_n``.
-    null_k, null_n : int
-        Passing units of the wrong model, of ``null_n``.
+    control_k, control_n, null_k, null_n : int
+        Passing and all units of the positive control and of the wrong model.
     """
     if word not in verdicts.WORDS:
         raise ValueError(f"word must be one of {verdicts.WORDS}, got {word!r}")

@@ -1,8 +1,5 @@
-"""Running and storing the diffusion sweeps (paper Sec. 5, App. G): a run's evaluation
-(:mod:`.evaluation`), the results files (:mod:`.storage`), the sweep (:mod:`.driver`) and
-its job executors (:mod:`.executors`), the measured searches for the ``cpu`` preset
-(:mod:`.search`, :mod:`.position_search`, :mod:`.long_search`, :mod:`.precision_check`),
-the code identity stored results are keyed by (:mod:`.identity`), and the command line
-(:mod:`.cli`, ``python -m swingby.diffusion``).
+"""Running and storing the diffusion sweeps (paper Sec. 5, App. G): evaluation, results files,
+the sweep and its job executors, the measured searches for the ``cpu`` preset, the code
+identity stored results are keyed by, and the command line (``python -m swingby.diffusion``).
 """
 __all__ = []

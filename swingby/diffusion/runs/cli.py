@@ -2,30 +2,29 @@
 
     python -m swingby.diffusion sweep --preset cpu        # the Sec. 5 sweep (resumes if interrupted)
     python -m swingby.diffusion classifier --preset cpu   # train and store the concept classifier
-    python -m swingby.diffusion search                    # the first measured search for the cpu preset
-    python -m swingby.diffusion position-search           # the search on the authors' random positions
-    python -m swingby.diffusion position-search --new-sweep   # the new cpu sweep it chose
+    python -m swingby.diffusion search | position-search [--new-sweep] | long-search [--sweep]
     python -m swingby.diffusion precision-check           # does bf16 autocast keep a run's outcome?
-    python -m swingby.diffusion long-search               # the position search finished at 4800 steps
-    python -m swingby.diffusion long-search --sweep       # the confirmatory sweep it chose
 
-Executors of a sweep (--executor): pool (the default: a pool of local worker processes, the
-preset's `workers`; with --device cuda they share the one GPU), submitit-local (every run a
-separate submitit job on this machine) and slurm (every run a task of a SLURM job array,
-requeued on preemption or time-out; needs `pip install 'swingby[cluster]'`)::
+A sweep's --executor: pool (default: the preset's `workers` local processes, sharing one GPU
+with --device cuda), submitit-local (a submitit job per run) or slurm (a task of a SLURM job
+array per run, requeued on preemption; needs `pip install 'swingby[cluster]'`)::
 
     python -m swingby.diffusion sweep --preset paper --executor slurm --scratch /cluster/scratch/swingby \\
         --partition gpu --time 4:00:00 --gpus-per-job 1 --cpus-per-job 4 --device auto
     python -m swingby.diffusion sweep --preset paper --collect --scratch /cluster/scratch/swingby
 
-Results go to ``--out``, else to ``diffusion/`` of the results folder: ``results/`` of the
-checkout, or ``$SWINGBY_RESULTS`` when it is set.
+Results go to --out, else to diffusion/ of the results folder (``results/`` or ``$SWINGBY_RESULTS``).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
+from pathlib import Path
+
+from swingby.diffusion import sweep as SP
+from swingby.diffusion.presets import PRESETS, get_preset
+from swingby.diffusion.runs import driver, evaluation, long_search, position_search, precision_check, search, storage
+from swingby.diffusion.runs import executors as E
 
 __all__ = []
 
@@ -38,9 +37,6 @@ _SLURM_ARGS = (("partition", str, None), ("time", str, "per job before a requeue
 
 
 def _parser():
-    from swingby.diffusion.presets import PRESETS
-    from swingby.diffusion.runs import long_search, position_search, search
-
     ap = argparse.ArgumentParser(prog="python -m swingby.diffusion", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -70,7 +66,8 @@ def _parser():
     sw.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
     sw.add_argument("--no-progress", action="store_true")
     jobs = sw.add_argument_group("jobs (--executor submitit-local or slurm)")
-    jobs.add_argument("--executor", default="pool", help="pool (default: local worker processes), submitit-local or slurm")
+    jobs.add_argument("--executor", default="pool",
+                      help="pool (default: local worker processes), submitit-local or slurm")
     jobs.add_argument("--collect", action="store_true",
                       help="only merge the finished jobs' runs (from --scratch) into the results file")
     jobs.add_argument("--no-wait", action="store_true", help="submit and return (merge later with --collect)")
@@ -87,63 +84,39 @@ def main(argv=None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); the exit status."""
     ap = _parser()
     args = ap.parse_args(argv)
-    from swingby.diffusion.presets import get_preset
-    from swingby.diffusion.runs import driver, evaluation, storage
-
     try:
         if args.cmd == "precision-check":
-            from swingby.diffusion.runs import precision_check
-
             r = precision_check.run_check(args.design)
-            print(json.dumps({k: r[k] for k in ("readouts", "difference", "comparator", "keeps", "max_ratio")}))
-            return 0
-        if args.cmd == "search":
-            from swingby.diffusion.runs import search
-
-            print(search.table(search.run_search(args.only, progress=not args.no_progress)))
-            return 0
-        if args.cmd == "position-search":
-            from swingby.diffusion.runs import position_search as PS
-
-            out = PS.run_search(args.only, new_sweep=args.new_sweep, progress=not args.no_progress)
-            print(out if args.new_sweep else PS.table(out))
-            return 0
-        if args.cmd == "long-search":
-            from swingby.diffusion.runs import long_search as LS
-
-            out = LS.run_search(args.only, sweep=args.sweep, progress=not args.no_progress)
-            print(out if args.sweep else json.dumps(LS.choose(out), indent=1))
-            return 0
-        p = get_preset(args.preset)
-        if args.cmd == "classifier":
-            out = args.out if args.out else storage.results_dir(for_writing=True)
-            _, report = evaluation.get_classifier(p, out, progress=True)
-            print(f"min held-out accuracy {report['min_accuracy']:.4f}")
-            return 0
-        if args.collect or args.executor != "pool" or _job_options_given(args):
-            return _jobs(args, p)
-        path = driver.sweep(p, seeds=args.seeds, separations=args.separations, out_dir=args.out,
-                            scratch=args.scratch, progress=not args.no_progress, device=args.device)
+            text = json.dumps({k: r[k] for k in ("readouts", "difference", "comparator", "keeps", "max_ratio")})
+        elif args.cmd == "search":
+            text = search.table(search.run_search(args.only, progress=not args.no_progress))
+        elif args.cmd == "position-search":
+            out = position_search.run_search(args.only, new_sweep=args.new_sweep, progress=not args.no_progress)
+            text = out if args.new_sweep else position_search.table(out)
+        elif args.cmd == "long-search":
+            out = long_search.run_search(args.only, sweep=args.sweep, progress=not args.no_progress)
+            text = out if args.sweep else json.dumps(long_search.choose(out), indent=1)
+        elif args.cmd == "classifier":
+            p = get_preset(args.preset)
+            _, report = evaluation.get_classifier(p, args.out or storage.results_dir(for_writing=True), progress=True)
+            text = f"min held-out accuracy {report['min_accuracy']:.4f}"
+        else:
+            p = get_preset(args.preset)
+            job_options = args.no_wait or args.dry_run or args.jobs_dir or args.slurm_config \
+                or any(getattr(args, k) is not None for k, _, _ in _SLURM_ARGS)
+            if args.collect or args.executor != "pool" or job_options:
+                return _jobs(args, p)
+            path = driver.sweep(p, seeds=args.seeds, separations=args.separations, out_dir=args.out,
+                                scratch=args.scratch, progress=not args.no_progress, device=args.device)
+            text = f"results: {path}"
     except (ValueError, TypeError, FloatingPointError) as e:
         ap.error(str(e))
-    print(f"results: {path}")
+    print(text)
     return 0
-
-
-def _job_options_given(args) -> bool:
-    """Whether any option of the job executors was given."""
-    return bool(args.no_wait or args.dry_run or args.jobs_dir or args.slurm_config
-                or any(getattr(args, k) is not None for k, _, _ in _SLURM_ARGS))
 
 
 def _jobs(args, p) -> int:
     """``sweep --collect`` and ``sweep --executor submitit-local|slurm``."""
-    from pathlib import Path
-
-    from swingby.diffusion import sweep as SP
-    from swingby.diffusion.runs import driver
-    from swingby.diffusion.runs import executors as E
-
     kind = E.check_executor(args.executor)
     if kind == "pool" and not args.collect:
         raise ValueError("--no-wait, --dry-run, --jobs-dir, --slurm-config and the SLURM options need "
@@ -175,7 +148,3 @@ def _jobs(args, p) -> int:
         return 0
     print(f"results: {c.path} ({'every run is in it' if c.finished else 'not complete: see the messages above'})")
     return 0 if c.finished else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

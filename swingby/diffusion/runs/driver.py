@@ -1,12 +1,8 @@
-"""The sweep of paper Sec. 5: train one diffusion model per (colour separation, seed),
-sample every class at checkpoints evenly spaced in sqrt(step), read the samples into
-concept space, and store everything in one results file.
-
-A sweep resumes where it stopped: each run saves its whole training state, stamped with
-the preset config and the code identity, at every checkpoint (by default under
-``<out>/partial/``), and continues from it bit for bit; a state or a results file made by
-another config or code is never resumed. Files are written atomically, a lock stops two
-sweeps writing the same results, and SIGTERM / SIGINT stop the worker processes too.
+"""The sweep of paper Sec. 5: one diffusion model per (colour separation, seed), every class
+sampled at checkpoints evenly spaced in sqrt(step) and read into concept space, all in one
+results file. A run saves its training state, stamped with the preset config and the code
+identity, at every checkpoint and resumes from it bit for bit (never from another config's
+or code's); files are written atomically under a lock, and SIGTERM / SIGINT stop the workers.
 """
 from __future__ import annotations
 
@@ -20,8 +16,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import torch
+from tqdm.auto import tqdm
 
 from swingby import _checks
+from swingby.claims import capability as capability_claims
+from swingby.claims import diffusion as diffusion_claims
 from swingby.diffusion import _inputs, rules
 from swingby.diffusion.classifier import ConceptClassifier
 from swingby.diffusion.data import make_dataset
@@ -33,18 +32,23 @@ from swingby.diffusion.runs.storage import SweepFileError, atomic_save, load_res
 from swingby.diffusion.sweep import checkpoint_steps, partial_dir, results_path, state_path
 from swingby.diffusion.training import Run, resolve_device
 
-__all__ = ["DEFAULT_OUT", "code_hash", "sweep"]
+__all__ = ["DEFAULT_OUT", "code_hash", "sweep"]  # noqa: F822 (DEFAULT_OUT: module __getattr__)
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-#: the results directory of the stored sweeps (:func:`~swingby.diffusion.runs.storage.results_dir`)
-DEFAULT_OUT = results_dir()
+
+
+def __getattr__(name: str):
+    """``DEFAULT_OUT``, the stored sweeps' folder, read when asked (``SWINGBY_RESULTS`` may be set later)."""
+    if name == "DEFAULT_OUT":
+        return results_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _CODE_IDENTITY = code_identity()  # the code this process runs: computed when it was imported
 
 
 def code_hash() -> str:
-    """The identity of the code that makes a results file's numbers (64 hexadecimal digits),
-    as it was when this process imported it (:func:`~swingby.diffusion.runs.identity.code_identity`)."""
+    """The identity (64 hex digits) of the code that makes a results file's numbers, as this process imported it."""
     return _CODE_IDENTITY
 
 
@@ -59,10 +63,8 @@ def code_version() -> dict:
 
 
 def claims_fingerprints() -> dict:
-    """The fingerprints of the registered diffusion and capability checks, recorded in every results file."""
-    from swingby.claims import capability, diffusion
-
-    return {"diffusion": diffusion.fingerprint(), "capability": capability.fingerprint()}
+    """The fingerprints of the registered diffusion and capability checks (recorded in every results file)."""
+    return {"diffusion": diffusion_claims.fingerprint(), "capability": capability_claims.fingerprint()}
 
 
 def _load_run_state(path: Path, p: Preset, code: str, run: Run, log) -> None:
@@ -83,10 +85,7 @@ def _load_run_state(path: Path, p: Preset, code: str, run: Run, log) -> None:
 
 def run_one(p: Preset, dc: float, seed: int, scratch: Path, clf: ConceptClassifier,
             progress_queue=None, *, device: str | None = "cpu", log=print) -> dict:
-    """Train and evaluate run ``(dc, seed)`` of preset ``p``, resuming from its state in
-    ``scratch``; ``progress_queue`` receives a 1 per checkpoint. Returns the run's records:
-    ``evals`` (one :func:`~swingby.diffusion.runs.evaluation.evaluate` per checkpoint),
-    ``loss``, ``seconds``, ``repeats`` and ``code``."""
+    """Records (``evals``, ``loss``, ``seconds``, ``repeats``, ``code``) of run ``(dc, seed)``, resumed from scratch."""
     validate_preset(p)
     _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
     if progress_queue is not None and not callable(getattr(progress_queue, "put", None)):
@@ -158,10 +157,8 @@ def resolve_preset(preset, seeds, separations) -> Preset:
     for name, value in (("seeds", seeds), ("separations", separations)):
         if value is not None and (isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__")):
             raise TypeError(f"{name} must be a sequence (or None for the preset's), got {value!r}")
-    if seeds is not None:
-        over["seeds"] = tuple(seeds)
-    if separations is not None:
-        over["separations"] = tuple(separations)
+        if value is not None:
+            over[name] = tuple(value)
     if isinstance(preset, str):
         return get_preset(preset, **over)
     if not isinstance(preset, Preset):
@@ -172,8 +169,7 @@ def resolve_preset(preset, seeds, separations) -> Preset:
 
 
 def existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, bool]:
-    """The completed runs of a results file that may be kept, its wall time, and whether it
-    is a finished sweep of this config (left untouched)."""
+    """The kept runs of a results file, its wall time, and whether it is a finished sweep of this config."""
     if not path.exists():
         return {}, 0.0, False
     old = load_results(path)
@@ -195,40 +191,30 @@ def existing_runs(path: Path, p: Preset, code: str, log) -> tuple[dict, float, b
 
 def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None,
           scratch=None, progress: bool = True, device: str | None = "cpu", log=print, stop=None) -> Path:
-    """Run (or resume) a sweep and return the path of its results file.
+    """Run (or resume) a sweep; the path of its results file.
 
     Parameters
     ----------
     preset : str or Preset
-        ``"paper"``, ``"cpu"``, ``"tiny"`` or a :class:`~swingby.diffusion.presets.Preset`.
+        A name of :data:`~swingby.diffusion.presets.PRESETS` or a Preset.
     seeds, separations : sequence, optional
-        Override the preset's (they are stored in the config).
+        Override the preset's.
     out_dir : path, optional
-        Where the results file and the classifier go (default :func:`~swingby.diffusion.runs.storage.results_dir`).
+        The results file and classifier (default :func:`~swingby.diffusion.runs.storage.results_dir`).
     scratch : path, optional
-        The runs' resumable states (default ``<out_dir>/partial/<preset>-<hash>``); a run's
-        state is deleted once its records are in the results file.
+        The runs' resumable states (default ``<out_dir>/partial/<preset>-<hash>``), deleted once stored.
     progress : bool
-        Show a progress bar.
-    device : str
-        ``"cpu"``, ``"cuda"`` or ``"auto"`` (CUDA when present).
+    device : {"cpu", "cuda", "auto"}
     log : callable
         Receives one-line messages (stale or corrupt states, skipped work).
     stop : callable, optional
-        Called after each finished run is stored; when it returns True the sweep stops.
-
-    Returns
-    -------
-    pathlib.Path
+        Called after each stored run; True stops the sweep.
     """
-    from tqdm.auto import tqdm
-
     p = resolve_preset(preset, seeds, separations)
     resolve_device(device)
     _checks.flag("progress", progress)
     _inputs.function("log", log)
-    if stop is not None:
-        _inputs.function("stop", stop)
+    _inputs.function("stop", stop, optional=True)
     out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else results_dir(for_writing=True)
     scratch = _inputs.path("scratch", scratch) if scratch is not None else partial_dir(out_dir, p)
     storage.check_writable(out_dir, "out_dir")
@@ -257,8 +243,7 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
 
         n_ck = len(checkpoint_steps(p.steps, p.n_checkpoints))
         bar = tqdm(total=len(todo) * n_ck, desc=f"sweep {p.name}", disable=not progress)
-        args = [(p.to_dict(), dc, s, str(scratch), clf.state_dict(), p.classifier_width, device)
-                for dc, s in todo]
+        args = [(p.to_dict(), dc, s, str(scratch), clf.state_dict(), p.classifier_width, device) for dc, s in todo]
         for dc, s, rec in _run_all(args, p.workers, bar, log):
             runs[(dc, s)] = rec
             save()
@@ -273,15 +258,14 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
 
 
 def remove_if_empty(scratch: Path) -> None:
-    """Remove the scratch folder (and a ``partial`` folder above it) once it holds nothing."""
+    """Remove the scratch folder (and a ``partial`` folder above it) once empty."""
     for d in (scratch, scratch.parent if scratch.parent.name == "partial" else None):
         if d is not None and d.is_dir() and not any(d.iterdir()):
             d.rmdir()
 
 
 def _run_all(args: list, workers: int, bar, log=print):
-    """``(dc, seed, records)`` of every run, in this process or in a pool of worker
-    processes that SIGTERM / SIGINT of this process also stops."""
+    """``(dc, seed, records)`` of every run, in this process or in a pool that SIGTERM / SIGINT also stop."""
     if not args:
         return
     global _QUEUE, _LOG

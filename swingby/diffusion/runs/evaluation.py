@@ -1,7 +1,6 @@
-"""A diffusion run's evaluation at a checkpoint (paper Sec. 5): sample every class under
-its test prompt and class 11 under the capability prompts, read the samples into concept
-space (classifier, pixel check, disc test), and read the conditioning embeddings and
-weight norms; the repeated final draws; and the concept classifier a sweep trains once.
+"""A diffusion run's evaluation at a checkpoint (paper Sec. 5): samples of every class and of
+class 11 under the capability prompts, read into concept space, with the conditioning
+embeddings and weight norms; the repeated final draws; the concept classifier of a sweep.
 """
 from __future__ import annotations
 
@@ -31,25 +30,16 @@ __all__ = ["circles_config", "get_classifier"]
 
 #: colour separations the classifier is trained on (one classifier serves every sweep)
 CLASSIFIER_SEPARATIONS = tuple(np.round(np.linspace(0.1, 0.75, 14), 3).tolist())
-#: the classifier is trained on disc centres spread at least as wide as the authors' (the data
-#: default), so that it reads a disc wherever a model draws it; measured, the stored classifier
-#: (trained at 0.5) reads centred discs and the authors' positions at >= 99.9 % accuracy
-CLASSIFIER_MIN_POSITION = CirclesConfig.position
+CLASSIFIER_MIN_POSITION = CirclesConfig.position  #: the classifier's least centre spread (it reads any disc)
 
 
 def circles_config(p: Preset, dc: float) -> CirclesConfig:
-    """The data-generating process of a preset at one colour separation.
+    """The data-generating process of preset ``p`` at colour separation ``dc``.
 
     Parameters
     ----------
     p : Preset
-        The preset.
     dc : float
-        The colour separation.
-
-    Returns
-    -------
-    CirclesConfig
     """
     validate_preset(p)
     return CirclesConfig(image_size=p.image_size, dc=_checks.number("dc", dc, low=0.0, high=1.0), ds=p.ds,
@@ -63,8 +53,7 @@ def plain_prompts(p: Preset, dc: float) -> np.ndarray:
 
 
 def classifier_path(out_dir: Path, p: Preset) -> Path:
-    """Where the classifier of ``p`` is stored in ``out_dir``: its name holds the image size,
-    the classifier settings and a hash of its training distribution."""
+    """The classifier file of ``p`` in ``out_dir``, named by its settings and a hash of its training distribution."""
     validate_preset(p)
     if not isinstance(out_dir, (str, Path)) or not str(out_dir):
         raise TypeError(f"out_dir must be a directory path (str or pathlib.Path), got {out_dir!r}")
@@ -73,15 +62,13 @@ def classifier_path(out_dir: Path, p: Preset) -> Path:
 
 
 def classifier_config(p: Preset) -> CirclesConfig:
-    """The preset's data-generating process at its first separation, with disc centres
-    spread at least :data:`CLASSIFIER_MIN_POSITION`: what its classifier is trained on."""
+    """What ``p``'s classifier is trained on: its first separation, centres spread >= ``CLASSIFIER_MIN_POSITION``."""
     cfg = circles_config(p, p.separations[0])
     return replace(cfg, position=max(cfg.position, CLASSIFIER_MIN_POSITION))
 
 
 def classifier_distribution(p: Preset) -> dict:
-    """The image distribution the classifier of ``p`` is trained on (every field of
-    :func:`classifier_config` but ``dc``, and the separations it draws from)."""
+    """``classifier_config`` but ``dc``, with the separations the classifier draws from."""
     d = classifier_config(p).to_dict()
     del d["dc"]
     return {**d, "separations": list(CLASSIFIER_SEPARATIONS)}
@@ -94,23 +81,16 @@ def _classifier_key(p: Preset) -> dict:
 
 
 def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple[ConceptClassifier, dict]:
-    """The preset's concept classifier, loaded from ``out_dir`` or trained and stored there
-    (a stored one made with other settings is retrained; a corrupt one is an error).
+    """``(classifier, report)``: the preset's concept classifier, loaded from ``out_dir`` or trained
+    and stored there (one of other settings is retrained), and its held-out accuracy per
+    separation and class, the minimum and the training time.
 
     Parameters
     ----------
     p : Preset
-        The preset (image size, classifier steps and width).
     out_dir : path-like
-        Where the classifier is stored.
     progress : bool
         Show a progress bar while training.
-
-    Returns
-    -------
-    classifier : ConceptClassifier
-    report : dict
-        Held-out accuracy per separation and class, its minimum and the training time.
     """
     _checks.flag("progress", progress)
     path = classifier_path(out_dir, p)
@@ -125,7 +105,8 @@ def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple
     cfg = classifier_config(p)
     clf = train_classifier(cfg, CLASSIFIER_SEPARATIONS, steps=p.classifier_steps, width=p.classifier_width,
                            seed=0, progress=progress)
-    acc = accuracy_by_class(clf, circles_config(p, p.separations[0]), p.separations, n_per_class=200 if p.name == "tiny" else 500)
+    acc = accuracy_by_class(clf, circles_config(p, p.separations[0]), p.separations,
+                            n_per_class=200 if p.name == "tiny" else 500)
     report = {"accuracy": {f"{dc}:{c}": a for (dc, c), a in acc.items()},
               "min_accuracy": min(acc.values()), "train_seconds": time.time() - t0,
               "command": f"python -m swingby.diffusion classifier --preset {p.name}"}
@@ -135,8 +116,7 @@ def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple
 
 
 def class_embeddings(model, prompts: torch.Tensor) -> np.ndarray:
-    """Conditioning embeddings ``(P, E)`` of ``prompts (P, 4)`` (Fig. 5): the shared
-    conditioning MLP's output, or every block's conditioning MLP output concatenated."""
+    """Conditioning embeddings ``(P, E)`` of ``prompts (P, 4)`` (Fig. 5), every block's concatenated."""
     _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
     _inputs.batch_cond("prompts", prompts, None, getattr(model.net, "cond_dim", None))
     net = model.net
@@ -149,7 +129,7 @@ def class_embeddings(model, prompts: torch.Tensor) -> np.ndarray:
 
 
 def _check_eval(model, clf, p: Preset, dc, seed, device) -> torch.device:
-    """Check the arguments shared by :func:`evaluate` and :func:`final_repeats`."""
+    """Check the arguments shared by ``evaluate`` and ``final_repeats``."""
     _inputs.instance("model", model, VDM, "swingby.diffusion.vdm.VDM")
     _inputs.instance("clf", clf, ConceptClassifier, "swingby.diffusion.classifier.ConceptClassifier")
     validate_preset(p)
@@ -169,12 +149,7 @@ def _sample(model, p: Preset, prompts: np.ndarray, n: int, g: torch.Generator, d
 
 def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: int,
              device=torch.device("cpu")) -> dict:
-    """The evaluation of ``model`` at checkpoint ``k`` of run ``(dc, seed)``: every class
-    under its test prompt, class 11 under the capability prompts. Numpy arrays
-    ``probs (4, n, 2)``, ``pixels (4, n, 4)``, ``thumbs (4, n_thumbs, 3, H, W)`` uint8,
-    ``cap_probs (P, n, 2)``, ``cap_pixels (P, n, 4)``, ``emb (4, E)``, ``wnorm (3,)``
-    (colour, size, convolution weight norms), and the disc flags ``disc (4, n)``,
-    ``cap_disc (P, n)``."""
+    """Read-outs at checkpoint ``k`` of run ``(dc, seed)``: ``EVAL_ARRAYS``, ``disc``, ``cap_disc``."""
     device = _check_eval(model, clf, p, dc, seed, device)
     k = _checks.integer("k", k, low=0, high=p.n_checkpoints)
     cfg, plain = circles_config(p, dc), plain_prompts(p, dc)
@@ -203,9 +178,7 @@ def evaluate(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int, k: 
 
 def final_repeats(model, clf: ConceptClassifier, p: Preset, dc: float, seed: int,
                   device=torch.device("cpu")) -> dict:
-    """:data:`~swingby.diffusion.sweep.N_REPEATS` fresh draws of every class from the final
-    model of run ``(dc, seed)``: ``probs (R, 4, n, 2)``, ``pixels (R, 4, n, 4)`` and ``disc (R, 4, n)``
-    (what moves between them moves by sampling noise alone)."""
+    """``probs``, ``pixels``, ``disc`` of :data:`~swingby.diffusion.sweep.N_REPEATS` draws from the final model."""
     device = _check_eval(model, clf, p, dc, seed, device)
     plain = plain_prompts(p, dc)
     n = p.samples_per_class

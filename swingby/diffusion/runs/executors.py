@@ -1,20 +1,8 @@
-"""The sweep's runs as jobs through `submitit <https://github.com/facebookincubator/submitit>`_
-(``python -m swingby.diffusion sweep --executor NAME``), besides the default ``pool`` of
-local worker processes (:func:`~swingby.diffusion.runs.driver.sweep`):
-
-* ``submitit-local``: every (separation, seed) run is a process of its own on this
-  machine, with the preemption and requeue handling of a cluster (used by the tests);
-* ``slurm``: every run is a task of a SLURM job array; what each job asks for is a
-  :class:`SlurmOptions` (from the command line and a ``--slurm-config`` file).
-
-A job (:class:`RunJob`) trains its run with :func:`~swingby.diffusion.runs.driver.run_one`,
-which saves its resumable state in the scratch directory at every checkpoint. On
-preemption or time-out the scheduler sends ``SIGUSR2``; the job resubmits itself and the
-requeued job resumes from the state (so the scratch directory must be on storage the
-compute nodes share). A finished job writes its run's records to ``<scratch>/finished/``;
-:func:`collect` merges them into the one results file under the sweep's lock, and refuses
-a file made by another preset config or by other code. ``submitit`` is optional
-(``pip install 'swingby[cluster]'``): only submitting needs it.
+"""The sweep's runs as `submitit <https://github.com/facebookincubator/submitit>`_ jobs (``sweep
+--executor submitit-local|slurm``). A job (``RunJob``) trains one run, saving its state in the
+scratch directory the nodes share, and requeues itself on preemption or time-out (``SIGUSR2``); its
+records go to ``<scratch>/finished/``, which ``collect`` merges under the sweep's lock, refusing
+another config's or code's. ``submitit`` is optional: only submitting needs it.
 """
 from __future__ import annotations
 
@@ -25,6 +13,8 @@ import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import torch
+
 from swingby import _checks
 from swingby.diffusion import _inputs
 from swingby.diffusion import sweep as SP
@@ -33,22 +23,21 @@ from swingby.diffusion.presets import Preset, get_preset
 from swingby.diffusion.runs import driver as S
 from swingby.diffusion.runs import evaluation as EV
 from swingby.diffusion.runs import storage
+from swingby.diffusion.training import resolve_device
 
 try:  # optional: the package and the pool executor work without submitit
     from submitit.helpers import Checkpointable as _JobBase
+    from submitit.helpers import DelayedSubmission
 except ImportError:  # pragma: no cover - exercised where submitit is absent
     _JobBase = object
 
 __all__ = []
 
-#: the executors of ``--executor``; ``pool`` is the default
-EXECUTORS = ("pool", "submitit-local", "slurm")
-#: how to install the optional dependency
-INSTALL = "pip install 'swingby[cluster]' (or: pip install submitit==1.5.4)"
+EXECUTORS = ("pool", "submitit-local", "slurm")  #: the executors of ``--executor``; ``pool`` is the default
 
 
 def check_executor(name) -> str:
-    """``name`` if it is one of :data:`EXECUTORS`, else a ``ValueError``."""
+    """``name`` if it is one of ``EXECUTORS``, else a ``ValueError``."""
     if name == "local":
         raise ValueError("executor 'local' is ambiguous: use 'pool' (the local worker pool, the default) or "
                          "'submitit-local' (one submitit process per run, as a cluster job would be)")
@@ -68,30 +57,27 @@ def _import_submitit():
     try:
         import submitit
     except ImportError:
-        raise ValueError(f"this executor needs submitit, which is not installed: {INSTALL}") from None
+        raise ValueError("this executor needs submitit, which is not installed: pip install 'swingby[cluster]' "
+                         "(or: pip install submitit==1.5.4)") from None
     return submitit
 
 
-# ------------------------------------------------------------------ SLURM options
 def parse_time(value) -> int:
-    """A SLURM time limit in whole minutes (at least 1, seconds round up) from minutes or ``"[D-]HH:MM[:SS]"``."""
-    bad = ValueError(f"time must be a positive number of minutes or 'D-HH:MM:SS' / 'HH:MM:SS' / 'HH:MM', "
-                     f"got {value!r}")
-    if isinstance(value, bool):
-        raise bad
-    if isinstance(value, int):
+    """A SLURM time limit in whole minutes (seconds round up) from minutes or ``"[D-]HH:MM[:SS]"``."""
+    text = value.strip() if isinstance(value, str) else ""
+    m = re.fullmatch(r"(?:(\d+)-)?(\d+):(\d\d)(?::(\d\d))?", text)
+    if isinstance(value, int) and not isinstance(value, bool):
         minutes = value
-    elif isinstance(value, str) and re.fullmatch(r"\d+", value.strip()):
+    elif re.fullmatch(r"\d+", text):
         minutes = int(value)
-    elif isinstance(value, str) and (m := re.fullmatch(r"(?:(\d+)-)?(\d+):(\d\d)(?::(\d\d))?", value.strip())):
+    elif m and int(m[3]) <= 59 and int(m[4] or 0) <= 59:
         d, h, mi, s = (int(x) if x else 0 for x in m.groups())
-        if mi > 59 or s > 59:
-            raise bad
         minutes = d * 1440 + h * 60 + mi + (s > 0)
     else:
-        raise bad
+        minutes = 0
     if not 1 <= minutes <= 366 * 1440:
-        raise bad
+        raise ValueError(f"time must be a positive number of minutes or 'D-HH:MM:SS' / 'HH:MM:SS' / 'HH:MM', "
+                         f"got {value!r}")
     return minutes
 
 
@@ -134,42 +120,33 @@ class SlurmOptions:
             raise ValueError(f"signal_delay_s ({self.signal_delay_s} s) must be shorter than time ({self.time} min)")
 
 
-def load_config(path) -> dict:
-    """The options of a ``--slurm-config`` file: TOML or JSON, flat keys named as the fields of :class:`SlurmOptions`."""
-    path = _inputs.path("slurm_config", path)
-    if not path.is_file():
-        raise ValueError(f"slurm_config {path} is not a file")
-    if path.suffix not in (".toml", ".json"):
-        raise ValueError(f"slurm_config must be a .toml or .json file, got {path.name}")
-    try:
-        if path.suffix == ".toml":
-            import tomllib  # Python 3.11+
-
-            cfg = tomllib.loads(path.read_text())
-        else:
-            cfg = json.loads(path.read_text())
-    except ImportError:
-        raise ValueError("slurm_config: a .toml file needs Python 3.11+; use a .json file") from None
-    except Exception as e:  # noqa: BLE001 - a file that does not parse
-        raise ValueError(f"slurm_config {path} cannot be read ({e})") from None
-    if not isinstance(cfg, dict):
-        raise ValueError(f"slurm_config {path} must hold a table of options, got {type(cfg).__name__}")
-    allowed = [f.name for f in fields(SlurmOptions)]
-    unknown = sorted(set(cfg) - set(allowed))
-    if unknown:
-        raise ValueError(f"slurm_config {path.name}: unknown key(s) {unknown}; allowed: {allowed}")
-    return cfg
-
-
 def slurm_options(config=None, **cli) -> SlurmOptions:
-    """The options of a ``config`` file (optional), overridden by the command line's (None: left out)."""
-    allowed = [f.name for f in fields(SlurmOptions)]
-    unknown = sorted(set(cli) - set(allowed))
-    if unknown:
-        raise ValueError(f"unknown SLURM option(s) {unknown}; allowed: {allowed}")
-    merged = {**(load_config(config) if config is not None else {}),
-              **{k: v for k, v in cli.items() if v is not None}}
-    return SlurmOptions(**merged)
+    """The options of a ``--slurm-config`` TOML or JSON file, overridden by the command line's (None: left out)."""
+    cfg = {}
+    if config is not None:
+        path = _inputs.path("slurm_config", config)
+        if not path.is_file():
+            raise ValueError(f"slurm_config {path} is not a file")
+        if path.suffix not in (".toml", ".json"):
+            raise ValueError(f"slurm_config must be a .toml or .json file, got {path.name}")
+        try:
+            if path.suffix == ".toml":
+                import tomllib  # Python 3.11+
+
+                cfg = tomllib.loads(path.read_text())
+            else:
+                cfg = json.loads(path.read_text())
+        except ImportError:
+            raise ValueError("slurm_config: a .toml file needs Python 3.11+; use a .json file") from None
+        except Exception as e:  # noqa: BLE001 - a file that does not parse
+            raise ValueError(f"slurm_config {path} cannot be read ({e})") from None
+        if not isinstance(cfg, dict):
+            raise ValueError(f"slurm_config {path} must hold a table of options, got {type(cfg).__name__}")
+        allowed = [f.name for f in fields(SlurmOptions)]
+        unknown = sorted(set(cfg) - set(allowed))
+        if unknown:
+            raise ValueError(f"slurm_config {path.name}: unknown key(s) {unknown}; allowed: {allowed}")
+    return SlurmOptions(**{**cfg, **{k: v for k, v in cli.items() if v is not None}})
 
 
 def job_name(p: Preset) -> str:
@@ -179,24 +156,22 @@ def job_name(p: Preset) -> str:
 
 def slurm_parameters(options: SlurmOptions, name: str) -> dict:
     """The parameters given to ``submitit.SlurmExecutor.update_parameters``."""
+    names = {k: getattr(options, k) for k in ("partition", "account", "qos", "constraint") if getattr(options, k)}
     par = {"job_name": name, "time": options.time, "cpus_per_task": options.cpus_per_job,
            "array_parallelism": options.array_parallelism, "signal_delay_s": options.signal_delay_s,
-           "ntasks_per_node": 1, "nodes": 1}
+           "ntasks_per_node": 1, "nodes": 1, **names}
     if options.gpus_per_job:
         par["gpus_per_node"] = options.gpus_per_job
     if options.mem_gb is not None:
         par["mem"] = f"{int(options.mem_gb)}GB" if options.mem_gb == int(options.mem_gb) \
             else f"{int(options.mem_gb * 1024)}MB"
-    for k in ("partition", "account", "qos", "constraint"):
-        if getattr(options, k) is not None:
-            par[k] = getattr(options, k)
     if options.setup:
         par["setup"] = list(options.setup)
     return par
 
 
 def make_executor(kind: str, folder, options: SlurmOptions, name: str = "swingby"):
-    """A submitit executor of ``kind`` (``"submitit-local"`` or ``"slurm"``) writing its job files and logs to ``folder``."""
+    """A submitit executor of ``kind`` (``"submitit-local"`` or ``"slurm"``), its job files and logs in ``folder``."""
     submitit = _import_submitit()
     if kind == "submitit-local":
         ex = submitit.LocalExecutor(folder, max_num_timeout=options.max_requeues)
@@ -227,7 +202,6 @@ def sbatch_script(options: SlurmOptions, folder, n_jobs: int, name: str = "swing
     return ex._make_submission_file_text(ex._submitit_command_str, "dry-run")
 
 
-# ------------------------------------------------------------------ collecting
 def run_result_path(scratch, dc: float, seed: int) -> Path:
     """``<scratch>/finished/dc<dc>_seed<seed>.pt``: a finished job's run records."""
     st = SP.state_path(scratch, dc, seed)
@@ -235,9 +209,7 @@ def run_result_path(scratch, dc: float, seed: int) -> Path:
 
 
 def read_run_result(path: Path, p: Preset, code: str) -> dict:
-    """A finished job's run result, its ``records`` as run records; a
-    :class:`~swingby.diffusion.runs.storage.SweepFileError` naming the file when it is
-    unreadable or made by another preset config or other code than ``code``."""
+    """A finished job's run result; a ``SweepFileError`` when unreadable or of another config or code."""
     remedy = "delete it and submit its run again"
     blob = storage.load_torch(path, what="run result", remedy=remedy)
     if not isinstance(blob, dict) or not {"config", "code", "records", "dc", "seed"} <= set(blob):
@@ -246,8 +218,7 @@ def read_run_result(path: Path, p: Preset, code: str) -> dict:
         raise storage.SweepFileError(f"the run result file {path} holds run dc={blob['dc']} seed={blob['seed']}, "
                                      f"not the run its name says; not merged: {remedy}")
     if blob["config"] != p.to_dict():
-        diff = sorted(k for k in set(blob["config"]) | set(p.to_dict())
-                      if blob["config"].get(k) != p.to_dict().get(k))
+        diff = sorted(k for k in set(blob["config"]) | set(p.to_dict()) if blob["config"].get(k) != p.to_dict().get(k))
         raise storage.SweepFileError(f"the run result file {path} was made by another preset config "
                                      f"(differs in {diff}); not merged: {remedy}")
     if blob["code"] != code:
@@ -258,7 +229,7 @@ def read_run_result(path: Path, p: Preset, code: str) -> dict:
 
 @dataclass
 class Collected:
-    """What :func:`collect` did."""
+    """What ``collect`` did."""
 
     path: Path  #: the results file
     merged: list  #: (dc, seed) runs merged now
@@ -269,11 +240,7 @@ class Collected:
 
 def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir=None, scratch=None,
             executor: str | None = None, log=print) -> Collected:
-    """Merge the finished jobs' runs of a sweep (arguments as for
-    :func:`~swingby.diffusion.runs.driver.sweep`; ``scratch`` default
-    :func:`~swingby.diffusion.sweep.default_scratch`) into its results file, atomically and
-    under its lock; refuse, with a message, any made by another preset config or code.
-    ``executor`` is recorded in the file's ``meta``."""
+    """Merge the finished jobs' runs into the results file (arguments of ``sweep``)."""
     p = S.resolve_preset(preset, seeds, separations)
     executor = "submitit" if executor is None else check_executor(executor)
     _inputs.function("log", log)
@@ -287,24 +254,20 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
         if finished:
             return Collected(path, [], [], [], True)
         merged, missing, refused, blobs = [], [], [], []
-        for s in p.seeds:
-            for dc in p.separations:
-                key = (float(dc), int(s))
-                if key in runs:
-                    continue
-                f = run_result_path(scratch, *key)
-                if not f.exists():
-                    missing.append(key)
-                    continue
-                try:
-                    blob = read_run_result(f, p, code)
-                except storage.SweepFileError as e:
-                    refused.append(str(e))
-                    log(str(e))
-                    continue
-                runs[key] = blob["records"]
-                merged.append(key)
-                blobs.append(blob)
+        for key in [(float(dc), int(s)) for s in p.seeds for dc in p.separations if (float(dc), int(s)) not in runs]:
+            f = run_result_path(scratch, *key)
+            if not f.exists():
+                missing.append(key)
+                continue
+            try:
+                blob = read_run_result(f, p, code)
+            except storage.SweepFileError as e:
+                refused.append(str(e))
+                log(str(e))
+                continue
+            runs[key] = blob["records"]
+            merged.append(key)
+            blobs.append(blob)
         done = len(runs) == len(p.separations) * len(p.seeds)
         if merged:
             _, clf_report = EV.get_classifier(p, out_dir, progress=False)
@@ -324,7 +287,6 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
     return Collected(path, merged, missing, refused, done)
 
 
-# ------------------------------------------------------------------ one run as a job
 def _state_step(path: Path, p: Preset, code: str) -> int:
     """The step a run would resume from (0: no usable state of this config and code)."""
     if not path.exists():
@@ -337,8 +299,7 @@ def _state_step(path: Path, p: Preset, code: str) -> int:
 
 
 class RunJob(_JobBase):
-    """One (separation, seed) run of preset ``preset`` (a dict) as a submitit job that
-    resubmits itself on preemption; ``device`` is resolved on the job's node."""
+    """One run of ``preset`` (a dict) as a job that resubmits itself; ``device`` is resolved on its node."""
 
     def __init__(self, preset: dict, dc: float, seed: int, scratch: str, clf_state: dict, clf_width: int,
                  device: str = "cpu"):
@@ -353,50 +314,34 @@ class RunJob(_JobBase):
         state = SP.state_path(self.scratch, self.dc, self.seed)
         busy = RuntimeError(f"{state.name}: another job is training this run; this job stops")
         with storage.lock(state, busy):  # a sweep submitted twice: the second job of a run stops
-            return self._train(p, state)
-
-    def _train(self, p: Preset, state: Path) -> str:
-        import torch
-
-        from swingby.diffusion.training import resolve_device
-
-        step = _state_step(state, p, S.code_hash())
-        self.starts.append(step)
-        self.started = self.started or time.time()
-        what = f"resuming from step {step} of {state}" if step else "starting at step 0"
-        print(f"run dc={self.dc} seed={self.seed}: attempt {len(self.starts)}, {what}", flush=True)
-        clf = ConceptClassifier(self.clf_width)
-        clf.load_state_dict(self.clf_state)
-        rec = S.run_one(p, self.dc, self.seed, Path(self.scratch), clf.eval(), device=self.device)
-        out = run_result_path(self.scratch, self.dc, self.seed)
-        blob = {"config": p.to_dict(), "code": rec["code"], "dc": self.dc, "seed": self.seed,
-                "records": storage.records_to_state(rec), "device": str(resolve_device(self.device)),
-                "starts": list(self.starts), "started": float(self.started), "finished": time.time(),
-                "host": socket.gethostname()}
-        storage.atomic_save(lambda f: torch.save(blob, f), out)
-        print(f"run dc={self.dc} seed={self.seed}: finished, records in {out}", flush=True)
-        return str(out)
+            step = _state_step(state, p, S.code_hash())
+            self.starts.append(step)
+            self.started = self.started or time.time()
+            what = f"resuming from step {step} of {state}" if step else "starting at step 0"
+            print(f"run dc={self.dc} seed={self.seed}: attempt {len(self.starts)}, {what}", flush=True)
+            clf = ConceptClassifier(self.clf_width)
+            clf.load_state_dict(self.clf_state)
+            rec = S.run_one(p, self.dc, self.seed, Path(self.scratch), clf.eval(), device=self.device)
+            out = run_result_path(self.scratch, self.dc, self.seed)
+            blob = {"config": p.to_dict(), "code": rec["code"], "dc": self.dc, "seed": self.seed,
+                    "records": storage.records_to_state(rec), "device": str(resolve_device(self.device)),
+                    "starts": list(self.starts), "started": float(self.started), "finished": time.time(),
+                    "host": socket.gethostname()}
+            storage.atomic_save(lambda f: torch.save(blob, f), out)
+            print(f"run dc={self.dc} seed={self.seed}: finished, records in {out}", flush=True)
+            return str(out)
 
     def checkpoint(self, *args, **kwargs):
         """Called by submitit on preemption or time-out: resubmit this job unchanged."""
-        from submitit.helpers import DelayedSubmission
-
         print(f"run dc={self.dc} seed={self.seed}: preempted or timed out; requeued", flush=True)
         return DelayedSubmission(self, *args, **kwargs)
 
 
-# ------------------------------------------------------------------ submitting
 def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None, separations=None,
            out_dir=None, scratch=None, device: str = "cpu", options: SlurmOptions | None = None,
            jobs_dir=None, wait: bool = True, poll_s: float = 10.0, log=print):
-    """Submit every run of a sweep not yet in its results file as one job of ``executor``
-    (``"submitit-local"`` or ``"slurm"``), each asking for ``options``; with ``wait``, merge
-    the runs as their jobs finish. The other arguments are those of
-    :func:`~swingby.diffusion.runs.driver.sweep` (``jobs_dir``: submitit's job files and logs,
-    default ``<scratch>/jobs``). Returns the submitit jobs and the last :class:`Collected`
-    (None when not waiting)."""
-    check_executor(executor)
-    if executor == "pool":
+    """``(jobs, last Collected or None)``: each missing run as a job; with ``wait``, merged as they finish."""
+    if check_executor(executor) == "pool":
         raise ValueError("executor 'pool' runs through swingby.diffusion.runs.driver.sweep")
     p = S.resolve_preset(preset, seeds, separations)
     check_device(device)
@@ -432,14 +377,11 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
         f"logs in {jobs_dir}; states in {scratch}")
     if not wait:
         return jobs, None
-    pending = dict(zip(range(len(jobs)), zip(jobs, todo)))
-    last = first
+    pending, last = list(zip(jobs, todo)), first
     while pending:
         time.sleep(poll_s)
-        for i, (job, key) in list(pending.items()):
-            if not job.done():
-                continue
-            del pending[i]
+        for job, key in [(j, k) for j, k in pending if j.done()]:
+            pending.remove((job, key))
             try:
                 job.result()
             except Exception as e:  # noqa: BLE001 - a failed job is reported, the others go on
@@ -450,7 +392,7 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
 
 
 def _try_collect(p: Preset, out_dir: Path, scratch: Path, executor: str, log):
-    """:func:`collect`, or None (with a message) while another process holds the results' lock."""
+    """``collect``, or None (with a message) while another process holds the results' lock."""
     try:
         return collect(p, out_dir=out_dir, scratch=scratch, executor=executor, log=log)
     except ValueError as e:

@@ -1,16 +1,13 @@
-"""The identity of the code that makes a results file's numbers, computed from what runs.
-
-Every module of ``swingby.diffusion`` and :mod:`swingby._checks` is parsed (not imported);
-the covered definitions are the dependency closure of :data:`ROOTS` (a top-level function,
-class or constant is covered when a covered definition refers to it by name, resolved
-through the imports of its module); each is normalised (docstrings removed, no comments,
-no line numbers); the identity is the SHA-256 of the sorted ``(name, tree)`` pairs. So
-docstrings, comments and moves between modules keep it, and a change to what runs changes
-it. Not covered: the libraries and the machine (``tests/test_replay.py`` checks those).
+"""The identity of the code that makes a results file's numbers: the SHA-256 of the sorted
+``(name, tree)`` pairs of the definitions reachable from ``ROOTS`` by name (through each
+module's imports) in ``swingby.diffusion`` and ``swingby._checks``, parsed, without
+docstrings, comments or line numbers. So docstrings, comments and moves keep it; a change to
+what runs changes it. The libraries and the machine: ``tests/test_replay.py``.
 """
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 from pathlib import Path
 
@@ -19,38 +16,24 @@ from swingby._source_identity import strip_docstrings as _strip_docstrings
 __all__ = []
 
 DIFFUSION_DIR = Path(__file__).resolve().parents[1]
-
-
-def _searched(directory: Path) -> dict:
-    """``{dotted name: file}`` of every module of ``swingby.diffusion`` and its subpackages."""
-    out = {}
-    for f in sorted(directory.rglob("*.py")):
-        if f.stem in ("__init__", "__main__"):
-            continue
-        parts = f.relative_to(directory.parent.parent).with_suffix("").parts
-        out[".".join(parts)] = f
-    return out
-
-
-#: modules searched for definitions, by dotted name (the package's own, plus the checks)
-SEARCHED = {"swingby._checks": DIFFUSION_DIR.parent / "_checks.py", **_searched(DIFFUSION_DIR)}
+#: modules searched for definitions, by dotted name: every module of ``swingby.diffusion``, and the checks
+SEARCHED = {"swingby._checks": DIFFUSION_DIR.parent / "_checks.py",
+            **{".".join(f.relative_to(DIFFUSION_DIR.parents[1]).with_suffix("").parts): f
+               for f in sorted(DIFFUSION_DIR.rglob("*.py")) if f.stem not in ("__init__", "__main__")}}
 #: where the closure starts: what makes the numbers of a results file and a classifier
 ROOTS = (("swingby.diffusion.runs.driver", "run_one"), ("swingby.diffusion.sweep", "checkpoint_steps"),
          ("swingby.diffusion.runs.evaluation", "get_classifier"), ("swingby.diffusion.runs.evaluation", "evaluate"),
          ("swingby.diffusion.runs.evaluation", "final_repeats"), ("swingby.diffusion.runs.storage", "save_results"),
          ("swingby.diffusion.presets", "PRESETS"), ("swingby.diffusion.presets", "get_preset"),
          ("swingby.diffusion.runs.driver", "_worker"))
-#: the key of the identity in a results file's ``meta["code_version"]``
-IDENTITY_KEY = "code_identity"
-#: identities of code that made a stored results file and no longer makes its numbers,
-#: with the commit that did: ``git checkout`` that commit to reproduce the file
+IDENTITY_KEY = "code_identity"  #: the key of the identity in a results file's ``meta["code_version"]``
+#: identities of code that made a stored results file, with the commit to check out to reproduce it
 EARLIER = {
     "d2a5489dae45c31c2641ea44e057eabc1c06ba1944513bc9f30245ec0acd5043": (
         "5729ed8", "the stored cpu sweep (2400 steps); later code trains with a fused optimiser, samples "
         "every prompt of a checkpoint in one chain and stores per-sample disc flags"),
 }
-#: names that never make a number: the identity itself and the functions that report it
-EXCLUDED = frozenset({"code_hash", "code_version", "code_identity", "covered_names"})
+EXCLUDED = frozenset({"code_hash", "code_version", "code_identity", "covered_names"})  #: never make a number
 
 
 class _Module:
@@ -79,8 +62,7 @@ class _Module:
 
 
 def _references(node: ast.AST, known: set) -> tuple[set, dict]:
-    """Names (``("x",)``) and one-level attributes (``("mod", "x")``) that ``node`` uses,
-    and the imports made inside it (``local name -> (module, attribute or None)``)."""
+    """Names (``("x",)``) and attributes (``("mod", "x")``) that ``node`` uses, and the imports inside it."""
     refs, local = set(), {}
     for n in ast.walk(node):
         if isinstance(n, ast.ImportFrom) and n.module:
@@ -95,8 +77,7 @@ def _references(node: ast.AST, known: set) -> tuple[set, dict]:
 
 
 def _resolve(modules: dict, mod: _Module, ref: tuple[str, ...], local: dict):
-    """``(module, name)`` of the searched definition ``ref`` means inside ``mod`` (with the
-    imports ``local`` of the referring definition), or None."""
+    """``(module, name)`` of the definition ``ref`` means in ``mod`` (with imports ``local``), or None."""
     head = ref[0]
     if len(ref) == 1 and head in mod.defs and head not in local:
         return mod.name, head
@@ -113,8 +94,6 @@ def _resolve(modules: dict, mod: _Module, ref: tuple[str, ...], local: dict):
 
 def _normalised(node: ast.AST) -> str:
     """The tree of ``node`` without docstrings or line numbers, as text."""
-    import copy
-
     return ast.dump(_strip_docstrings(copy.deepcopy(node)), include_attributes=False)
 
 
@@ -141,17 +120,11 @@ def _covered(sources: dict[str, str]) -> dict[tuple[str, str], str]:
 
 def _read_sources(sources: dict[str, str] | None) -> dict[str, str]:
     """``sources``, or the searched modules' text on disk."""
-    if sources is not None:
-        if not isinstance(sources, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                                    for k, v in sources.items()):
-            raise TypeError("sources must be a dict {dotted module name: source text}")
-        return sources
-    return {name: path.read_text() for name, path in SEARCHED.items()}
+    return sources if sources is not None else {name: path.read_text() for name, path in SEARCHED.items()}
 
 
 def code_identity(sources: dict[str, str] | None = None) -> str:
-    """SHA-256 of the normalised trees of the covered definitions, keyed by name, of the
-    files on disk or of ``sources`` (``{dotted module name: source text}``)."""
+    """The identity of the files on disk or of ``sources`` (``{dotted module name: source text}``)."""
     h = hashlib.sha256()
     for name, dump in sorted((k[1], v) for k, v in _covered(_read_sources(sources)).items()):
         h.update(name.encode() + b"\0" + dump.encode() + b"\0")
@@ -159,5 +132,5 @@ def code_identity(sources: dict[str, str] | None = None) -> str:
 
 
 def covered_names(sources: dict[str, str] | None = None) -> list[str]:
-    """The covered definitions as ``module:name``, sorted (what :func:`code_identity` hashes)."""
+    """The covered definitions as ``module:name``, sorted (what ``code_identity`` hashes)."""
     return sorted(f"{m}:{n}" for m, n in _covered(_read_sources(sources)))

@@ -1,20 +1,12 @@
-"""The position search finished at 4800 steps, and the confirmatory sweep it chooses.
-
-The first position search (:mod:`~swingby.diffusion.runs.position_search`) stopped at
-2400 steps with a criterion that rejected near-good models. This search trains twice as
-long and judges on confidence intervals. Fixed here before its runs: the candidates,
-widest disc positions first (:data:`CANDIDATES`); the criterion (:data:`CRITERION`,
-:func:`judge_candidate`) on the samples of each run's last checkpoint and final repeated
-draws (160 per class and run), pooled over the candidate's runs; the cost rules (a
-candidate stops as soon as its finished runs decide it; a candidate narrower than one
-that passed is not run; the 100-sampling-step candidate takes the model of
-:func:`best_of` the two before it); and the choice (:data:`CHOICE`, :func:`choose`).
-The confirmatory sweep (:data:`SWEEP`) is the diffusion chapter's ``cpu`` sweep.
-
-    python -m swingby.diffusion long-search [--only NAME ...] [--sweep]
+"""The position search at 4800 steps, judged on confidence intervals, and the confirmatory sweep
+(:data:`SWEEP`, the diffusion chapter's ``cpu`` sweep) it chooses. Fixed before its runs: the
+candidates (:data:`CANDIDATES`), the criterion on each run's last checkpoint and final draws,
+pooled (``CRITERION``, ``judge_candidate``), the cost rules (stop once decided, skip a
+candidate narrower than one that passed) and the choice (``CHOICE``, :func:`choose`).
 """
 from __future__ import annotations
 
+import itertools
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -24,24 +16,21 @@ from scipy import stats
 
 from swingby.diffusion.concept_space import RADIUS_SPLIT
 from swingby.diffusion.presets import Preset
+from swingby.diffusion.runs import driver
+from swingby.diffusion.runs import position_search as PS
 from swingby.diffusion.runs.search import as_json, candidate_names, read_candidate, write_json
 from swingby.diffusion.runs.storage import results_dir
+from swingby.diffusion.sweep import N_REPEATS, partial_dir
 
 __all__ = ["CANDIDATES", "DECISIVE_DC", "STEPS", "SWEEP", "choose", "collect", "sweep_model", "sweep_preset"]
 
 STEPS = 4800
-DECISIVE_DC, WEAK_DC = 0.689, 0.247  #: the strongest colour signal, and a weak one
+DECISIVE_DC, WEAK_DC = PS.DECISIVE_DC, PS.WEAK_DC  #: the strongest colour signal, and a weak one
 SEEDS = (200, 201)  #: seed labels no earlier search or sweep used (randomness per run)
-#: the ``cpu`` model and training (the first search's winner) at the authors' positions; 16
-#: checkpoints, the last three show whether class 11 settles; bf16 autocast (the paired check
-#: of :mod:`~swingby.diffusion.runs.precision_check` keeps the outcome within the seed spread)
-BASE = dict(image_size=16, widths=(16, 32, 64), n_res=1, attention=True, steps=STEPS, batch=48, lr=2e-3,
-            ema=0.99, sample_steps=25, samples_per_class=32, n_thumbs=4, classifier_steps=3000,
-            position=0.5, seeding="per_run", bf16=True, separations=(DECISIVE_DC, WEAK_DC), seeds=SEEDS,
-            n_checkpoints=16, workers=2, threads=1)
+#: the position search's base at 4800 steps, 16 checkpoints, bf16 (kept by ``.precision_check``)
+BASE = {**PS.BASE, "steps": STEPS, "bf16": True, "seeds": SEEDS, "n_checkpoints": 16}
 
-#: (name, what changes, preset overrides of :data:`BASE`), in the order they run. The
-#: third takes the overrides of :func:`best_of` the first two, plus 100 sampling steps.
+#: (name, what changes, overrides of ``BASE``) in order; the third adds those of ``best_of`` the two
 CANDIDATES = (
     ("two blocks per level", "authors' positions, two ResNet blocks per level", dict(n_res=2)),
     ("slower lr and EMA", "authors' positions, lr 1e-3 and EMA 0.999", dict(lr=1e-3, ema=0.999)),
@@ -50,7 +39,7 @@ CANDIDATES = (
     ("spread 0.25", "centres uniform in [-0.25, 0.25]", dict(position=0.25)),
     ("spread 0.1", "centres uniform in [-0.1, 0.1] (the first search's choice)", dict(position=0.1)),
 )
-BEST_OF = ("two blocks per level", "slower lr and EMA")  #: the candidates :func:`best_of` compares
+BEST_OF = ("two blocks per level", "slower lr and EMA")  #: the candidates ``best_of`` compares
 FALLBACK = "spread 0.1"  #: the sweep's candidate if none passes
 
 #: the criterion, fixed before the runs
@@ -68,14 +57,11 @@ CHOICE = ("among the candidates that pass and whose sweep fits the budget: the w
 SWEEP = dict(steps=STEPS, seeds=tuple(range(1000, 1008)), separations=(0.175, 0.247, 0.468, 0.689),
              n_checkpoints=64, samples_per_class=32, seeding="per_run", workers=2)
 SWEEP_BUDGET_HOURS = 14.0  #: single-process hours the sweep may take
-#: a sweep run's cost over a search run's, by sampling steps: the same training, 64
-#: evaluations instead of 16 (estimated from the measured step and evaluation costs)
-SWEEP_RUN_PER_SEARCH_RUN = {25: 1.4, 100: 2.1}
+SWEEP_RUN_PER_SEARCH_RUN = {25: 1.4, 100: 2.1}  #: a sweep run's cost in search runs, by sampling steps
 
 
 def candidate_overrides(name: str, rows: list[dict] | None = None) -> dict:
-    """The preset overrides of candidate ``name`` (for the 100-sampling-step candidate, those
-    of :func:`best_of` ``rows`` too, default :func:`collect`)."""
+    """Candidate ``name``'s preset overrides (the third's with ``best_of`` ``rows``, default :func:`collect`)."""
     over = {n: o for n, _, o in CANDIDATES}
     if not isinstance(name, str) or name not in over:
         raise ValueError(f"name: the candidate must be one of {list(over)}, got {name!r}")
@@ -88,14 +74,12 @@ def candidate_overrides(name: str, rows: list[dict] | None = None) -> dict:
 
 
 def candidate_preset(name: str, rows: list[dict] | None = None) -> Preset:
-    """The preset of candidate ``name``: :data:`BASE` with :func:`candidate_overrides` ``(name, rows)``."""
+    """The preset of candidate ``name``: ``BASE`` with ``candidate_overrides`` ``(name, rows)``."""
     return Preset(name="cpu", **{**BASE, **candidate_overrides(name, rows)})
 
 
 def sweep_model(name: str | None = None) -> dict:
-    """The model and data fields of the sweep of candidate ``name`` (default: the chosen one
-    once the search has chosen, else :data:`BASE`), without its seeds, separations,
-    checkpoints, workers and steps."""
+    """The model and data fields of candidate ``name``'s sweep (default: the chosen one, else ``BASE``)."""
     if name is None:
         name = choose(collect())["chosen"] if search_dir().exists() else None
     d = dict(BASE) if name is None else {**BASE, **candidate_overrides(name)}
@@ -115,7 +99,7 @@ def search_dir() -> Path:
 
 
 def _bound(k: int, n: int) -> float:
-    """One-sided lower confidence bound (:data:`CRITERION` ``confidence``) of a share ``k / n``."""
+    """One-sided lower confidence bound (``CRITERION`` ``confidence``) of a share ``k / n``."""
     if n == 0:
         return 0.0
     return float(stats.binomtest(int(k), int(n), alternative="greater").proportion_ci(
@@ -123,42 +107,29 @@ def _bound(k: int, n: int) -> float:
 
 
 def run_counts(res: dict) -> list[dict]:
-    """Per finished run of a candidate's results, the counts the criterion reads: the last
-    checkpoint's and the final repeated draws' samples of every class: ``dc``, ``seed``,
-    ``n`` (samples per class), ``disc`` (discs per class), ``blue_small_11_clf`` and
-    ``blue_small_11_pix``, ``last3_11`` (class 11's classifier blue-small share at the last
-    three checkpoints), ``minutes``, and ``disc_11_path`` (class 11's disc share at every
-    checkpoint ``steps``)."""
-    if "disc" not in res or "rep_disc" not in res:
-        raise ValueError("res must hold per-sample disc flags ('disc', 'rep_disc'): made by code that stores them")
+    """Per finished run, the counts the criterion reads from the last checkpoint and final draws, and paths."""
     cfg, out = res["meta"]["config"], []
-    for i, dc in enumerate(cfg["separations"]):
-        for j, seed in enumerate(cfg["seeds"]):
-            if not res["done"][i, j].all():
-                continue
-            probs = np.concatenate([res["probs"][i, j, -1][None], res["rep_probs"][i, j]]).astype(float)
-            pix = np.concatenate([res["pixels"][i, j, -1][None], res["rep_pixels"][i, j]]).astype(float)
-            disc = np.concatenate([res["disc"][i, j, -1][None], res["rep_disc"][i, j]])  # (R + 1, 4, n)
-            clf_bs = disc[:, 3] & (probs[:, 3, :, 0] > 0.5) & (probs[:, 3, :, 1] > 0.5)
-            pix_bs = disc[:, 3] & (pix[:, 3, :, 2] > 0) & (pix[:, 3, :, 1] < RADIUS_SPLIT)
-            p11 = res["probs"][i, j, -3:, 3].astype(float)
-            last3 = [float(((q[:, 0] > 0.5) & (q[:, 1] > 0.5)).mean()) for q in p11]
-            out.append({"dc": float(dc), "seed": int(seed), "n": int(disc.shape[0] * disc.shape[2]),
-                        "disc": [int(disc[:, c].sum()) for c in range(4)],
-                        "blue_small_11_clf": int(clf_bs.sum()), "blue_small_11_pix": int(pix_bs.sum()),
-                        "last3_11": last3, "minutes": float(res["run_seconds"][i, j] / 60),
-                        "disc_11_path": res["disc"][i, j, :, 3].mean(-1).tolist(),
-                        "steps": list(res["meta"]["checkpoint_steps"])})
+    for (i, dc), (j, seed) in itertools.product(enumerate(cfg["separations"]), enumerate(cfg["seeds"])):
+        if not res["done"][i, j].all():
+            continue
+        probs = np.concatenate([res["probs"][i, j, -1][None], res["rep_probs"][i, j]]).astype(float)
+        pix = np.concatenate([res["pixels"][i, j, -1][None], res["rep_pixels"][i, j]]).astype(float)
+        disc = np.concatenate([res["disc"][i, j, -1][None], res["rep_disc"][i, j]])  # (R + 1, 4, n)
+        clf_bs = disc[:, 3] & (probs[:, 3, :, 0] > 0.5) & (probs[:, 3, :, 1] > 0.5)
+        pix_bs = disc[:, 3] & (pix[:, 3, :, 2] > 0) & (pix[:, 3, :, 1] < RADIUS_SPLIT)
+        p11 = res["probs"][i, j, -3:, 3].astype(float)
+        last3 = [float(((q[:, 0] > 0.5) & (q[:, 1] > 0.5)).mean()) for q in p11]
+        out.append({"dc": float(dc), "seed": int(seed), "n": int(disc.shape[0] * disc.shape[2]),
+                    "disc": [int(disc[:, c].sum()) for c in range(4)],
+                    "blue_small_11_clf": int(clf_bs.sum()), "blue_small_11_pix": int(pix_bs.sum()),
+                    "last3_11": last3, "minutes": float(res["run_seconds"][i, j] / 60),
+                    "disc_11_path": res["disc"][i, j, :, 3].mean(-1).tolist(),
+                    "steps": list(res["meta"]["checkpoint_steps"])})
     return out
 
 
 def judge_candidate(runs: list[dict], n_per_run: int) -> dict:
-    """The criterion (:data:`CRITERION`) on a candidate's :func:`run_counts`, each run of
-    ``n_per_run`` samples per class: ``complete``, ``passes`` (complete and every condition
-    holds), ``decided`` (complete, or it fails even if every sample still to come were a
-    success), the bounds (``disc_bounds`` per separation and trained class,
-    ``blue_small_11_clf``, ``blue_small_11_pix``) and ``runs_11`` (every decisive run's
-    own share >= the minimum)."""
+    """``CRITERION`` on ``run_counts``: ``complete``, ``passes``, ``decided`` (fails even if the rest pass)."""
     need = {(dc, s) for dc in (DECISIVE_DC, WEAK_DC) for s in SEEDS}
     have = {(r["dc"], r["seed"]) for r in runs}
     complete = have >= need
@@ -188,8 +159,7 @@ def judge_candidate(runs: list[dict], n_per_run: int) -> dict:
 
 
 def best_of(rows: list[dict]) -> str | None:
-    """The better of :data:`BEST_OF` once both are decided (None before): the higher lower
-    bound of class 11's blue-small share by the classifier, then the fewer minutes per run."""
+    """The better of ``BEST_OF`` once both are decided (by class 11's classifier bound, then minutes)."""
     by = {r["name"]: r for r in rows}
     if not all(n in by and by[n]["decided"] for n in BEST_OF):
         return None
@@ -208,15 +178,8 @@ def sweep_hours(row: dict) -> float:
 
 
 def choose(rows: list[dict]) -> dict:
-    """The choice (:data:`CHOICE`) among the candidates of :func:`collect` ``rows``.
-
-    Returns
-    -------
-    dict
-        ``chosen`` (a name; :data:`FALLBACK` when every candidate is decided and none passes),
-        ``eligible`` (names that pass and fit, in the order of the choice), ``hours`` (each
-        complete candidate's estimated sweep hours), ``pending`` (candidates still to run) and
-        ``skipped`` (not run: narrower than one that passed).
+    """The choice (``CHOICE``) among :func:`collect` ``rows``: ``chosen`` (``FALLBACK`` when none
+    passes), ``eligible`` (in the order of the choice), ``hours``, ``pending`` and ``skipped``.
     """
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "runs" in r and "name" in r for r in rows):
         raise ValueError("rows must be the list that collect() returns")
@@ -229,14 +192,13 @@ def choose(rows: list[dict]) -> dict:
                and o.get("position", BASE["position"]) < widest]
     pending = [n for n, _, _ in CANDIDATES if n not in done and n not in skipped]
     chosen = None if pending else eligible[0]["name"] if eligible else FALLBACK
-    return {"chosen": chosen, "eligible": [r["name"] for r in eligible], "hours": hours, "pending": pending, "skipped": skipped}
+    return {"chosen": chosen, "eligible": [r["name"] for r in eligible], "hours": hours, "pending": pending,
+            "skipped": skipped}
 
 
 def collect() -> list[dict]:
-    """Every candidate that has a results file, in the order of :data:`CANDIDATES` (read only):
-    one row each, with its ``name``, ``what`` it changes, ``overrides``, disc ``position``,
-    ``runs`` (the counts of every finished run), the criterion's bounds and verdict
-    (``complete``, ``passes``, ``decided``) and its results ``file``."""
+    """A row per candidate with a results file: ``name``, ``what``, ``overrides``, ``position``, ``runs``,
+    ``judge_candidate``'s fields and ``file``."""
     rows = []
     for name, what, _ in CANDIDATES:
         try:
@@ -261,12 +223,7 @@ def summarise() -> list[dict]:
 
 
 def run_search(only=None, *, sweep: bool = False, progress: bool = True):
-    """Run (or resume) the candidates ``only`` (default: all) in order under the cost rules
-    (returns :func:`collect`); with ``sweep``, the confirmatory sweep of the chosen candidate
-    instead (returns its results file; refused until the search has chosen)."""
-    from swingby.diffusion.runs import driver
-    from swingby.diffusion.sweep import N_REPEATS, partial_dir
-
+    """Run the candidates ``only`` (default: all) under the cost rules; ``sweep``: the chosen one's sweep."""
     names = candidate_names(only, CANDIDATES)
     if sweep:
         if only:

@@ -1,17 +1,12 @@
-"""The search on the authors' random disc positions: can a CPU-sized model draw the
-held-out class when the discs are where the authors' code puts them?
-
-Every candidate (:data:`CANDIDATES`: a position dose-response at the ``cpu`` model, then
-four larger or differently trained models at the authors' positions) runs with one code
-version, at two separations and two seeds with independent randomness per run, for 2400
-steps. The criterion (:data:`CRITERION`, :func:`passes`) and the choice (:func:`choose`)
-were fixed here before the runs. A candidate fails as soon as one finished run fails the
-criterion, and its other runs are not trained.
-
-    python -m swingby.diffusion position-search [--only NAME ...] [--new-sweep]
+"""The search on the authors' random disc positions: can a CPU-sized model draw the held-out
+class when the discs are where the authors' code puts them? Every candidate (a position
+dose-response, then larger or differently trained models) runs two separations and two seeds
+for 2400 steps; the criterion (:data:`CRITERION`, ``passes``) and the choice (:func:`choose`)
+were fixed before the runs, and a candidate fails as soon as one finished run fails.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,14 +14,15 @@ import numpy as np
 
 from swingby.diffusion.concept_space import joint_accuracy
 from swingby.diffusion.presets import Preset
+from swingby.diffusion.runs.driver import sweep
 from swingby.diffusion.runs.search import as_json, candidate_names, read_candidate, write_json
 from swingby.diffusion.runs.storage import load_results, results_dir
+from swingby.diffusion.sweep import results_path
 
 __all__ = ["CHOSEN", "CRITERION", "DECISIVE_DC", "SEEDS", "SWEEP_BUDGET_HOURS", "candidate_preset", "choose",
            "collect", "run_outcomes", "table"]
 
-#: the decisive separation (strongest colour signal) and the weak one (inside 0.2-0.3)
-DECISIVE_DC, WEAK_DC = 0.689, 0.247
+DECISIVE_DC, WEAK_DC = 0.689, 0.247  #: the strongest colour signal, and a weak one (inside 0.2-0.3)
 SEEDS = (0, 1)
 #: the ``cpu`` model and training of the first search's winner, at the authors' positions
 BASE = dict(image_size=16, widths=(16, 32, 64), n_res=1, attention=True, steps=2400, batch=48, lr=2e-3,
@@ -34,7 +30,7 @@ BASE = dict(image_size=16, widths=(16, 32, 64), n_res=1, attention=True, steps=2
             position=0.5, seeding="per_run", bf16=False, separations=(DECISIVE_DC, WEAK_DC), seeds=SEEDS,
             n_checkpoints=8, workers=2, threads=1)
 
-#: (name, what changes, preset overrides of :data:`BASE`), in the order they run
+#: (name, what changes, preset overrides of ``BASE``), in the order they run
 CANDIDATES = (
     ("authors' positions", "centres uniform in [-0.5, 0.5] (the authors' code)", {}),
     ("centred", "discs always at the centre", dict(position=0.0)),
@@ -53,40 +49,24 @@ CRITERION = dict(
     settle_range=0.20,  #: reported, not judged: class 11's blue-small share over the last 3 checkpoints
 )
 
-#: the new sweep, fixed before the search's results: eight seeds, four separations, 48
-#: checkpoints evenly spaced in sqrt(step), 32 samples per prompt
+#: the new sweep, fixed before the search's results
 SWEEP = dict(seeds=tuple(range(8)), separations=(0.175, 0.247, 0.468, 0.689), n_checkpoints=48,
              samples_per_class=32, seeding="per_run", workers=2)
-#: single-process hours the new sweep may take
-SWEEP_BUDGET_HOURS = 10.0
-#: a sweep run costs about this many search runs (the same training, 48 checkpoints instead of 8)
-SWEEP_RUN_PER_SEARCH_RUN = 2.0
+SWEEP_BUDGET_HOURS = 10.0  #: single-process hours the new sweep may take
+SWEEP_RUN_PER_SEARCH_RUN = 2.0  #: search runs a sweep run costs (the same training, 48 checkpoints, not 8)
 
-#: the candidate whose model and data make the new sweep, chosen by :func:`choose`
-CHOSEN = "spread 0.1"
-
-
-def sweep_hours(minutes_per_search_run: float, n_separations: int = len(SWEEP["separations"])) -> float:
-    """Estimated single-process hours of the new sweep for a candidate whose search runs
-    took ``minutes_per_search_run`` (median)."""
-    return n_separations * len(SWEEP["seeds"]) * SWEEP_RUN_PER_SEARCH_RUN * minutes_per_search_run / 60
+CHOSEN = "spread 0.1"  #: the candidate whose model and data make the new sweep, chosen by :func:`choose`
 
 
 def choose(rows: list[dict]) -> dict:
-    """The choice, fixed before the runs, among the candidates of :func:`collect` ``rows``: of
-    those that pass and whose sweep fits the budget (:data:`SWEEP_BUDGET_HOURS`), the widest
-    positions (closest to the authors' data), then the fewest minutes per run.
-
-    Returns
-    -------
-    dict
-        ``chosen`` (a name, or None), ``eligible`` (names that pass and fit, in the order of the
-        choice), ``hours`` (each complete candidate's estimated sweep hours) and ``pending`` (the
-        candidates not yet decided).
+    """The choice among :func:`collect` ``rows``: of those that pass and fit :data:`SWEEP_BUDGET_HOURS`,
+    the widest positions, then the fewest minutes; ``chosen`` (or None), ``eligible`` (in that
+    order), ``hours`` (each complete candidate's sweep) and ``pending`` (not yet decided).
     """
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "runs" in r and "name" in r for r in rows):
         raise ValueError("rows must be the list that collect() returns")
-    hours = {r["name"]: sweep_hours(float(np.median([x["minutes"] for x in r["runs"]])))
+    per_minute = len(SWEEP["separations"]) * len(SWEEP["seeds"]) * SWEEP_RUN_PER_SEARCH_RUN  # sweep's search runs
+    hours = {r["name"]: per_minute * float(np.median([x["minutes"] for x in r["runs"]])) / 60
              for r in rows if r["complete"]}
     eligible = [r for r in rows if r["passes"] and hours[r["name"]] <= SWEEP_BUDGET_HOURS]
     eligible.sort(key=lambda r: (-candidate_preset(r["name"]).position, hours[r["name"]]))
@@ -96,12 +76,12 @@ def choose(rows: list[dict]) -> dict:
 
 
 def sweep_preset(name: str) -> Preset:
-    """The new sweep's preset if candidate ``name`` is chosen: its model and data with :data:`SWEEP`."""
+    """The new sweep's preset if candidate ``name`` is chosen: its model and data with ``SWEEP``."""
     return replace(candidate_preset(name), **SWEEP)
 
 
 def candidate_preset(name: str) -> Preset:
-    """The preset of candidate ``name`` of :data:`CANDIDATES`: ``BASE`` with its overrides."""
+    """The preset of candidate ``name`` of ``CANDIDATES``: ``BASE`` with its overrides."""
     over = {n: o for n, _, o in CANDIDATES}
     if not isinstance(name, str) or name not in over:
         raise ValueError(f"name: the candidate must be one of {list(over)}, got {name!r}")
@@ -114,29 +94,24 @@ def search_dir() -> Path:
 
 
 def run_outcomes(res: dict) -> list[dict]:
-    """The outcome of every finished run of a candidate's results ``res`` at its last checkpoint:
-    ``dc``, ``seed``, ``disc`` (per class), ``blue_small_11`` (pixels), ``clf_blue_small_11``
-    (classifier), ``last3_11`` (class 11's pixel blue-small share at the last three
-    checkpoints) and ``minutes``."""
+    """Each finished run's ``dc``, ``seed``, ``disc`` per class, class 11's blue-small share by pixels
+    and classifier, ``last3_11`` (pixels, last three checkpoints) and ``minutes``."""
     cfg, out = res["meta"]["config"], []
-    for i, dc in enumerate(cfg["separations"]):
-        for j, seed in enumerate(cfg["seeds"]):
-            if not res["done"][i, j].all():
-                continue
-            pix, probs = res["pixels"][i, j].astype(float), res["probs"][i, j].astype(float)
-            last3 = [float(joint_accuracy(probs[k, 3], pix[k, 3], "pixels")) for k in range(-3, 0)]
-            out.append({"dc": float(dc), "seed": int(seed),
-                        "disc": [float((pix[-1, c, :, 0] > 0.5).mean()) for c in range(4)],
-                        "blue_small_11": last3[-1],
-                        "clf_blue_small_11": float(joint_accuracy(probs[-1, 3], pix[-1, 3], "classifier")),
-                        "last3_11": last3, "minutes": float(res["run_seconds"][i, j] / 60)})
+    for (i, dc), (j, seed) in itertools.product(enumerate(cfg["separations"]), enumerate(cfg["seeds"])):
+        if not res["done"][i, j].all():
+            continue
+        pix, probs = res["pixels"][i, j].astype(float), res["probs"][i, j].astype(float)
+        last3 = [float(joint_accuracy(probs[k, 3], pix[k, 3], "pixels")) for k in range(-3, 0)]
+        out.append({"dc": float(dc), "seed": int(seed),
+                    "disc": [float((pix[-1, c, :, 0] > 0.5).mean()) for c in range(4)],
+                    "blue_small_11": last3[-1],
+                    "clf_blue_small_11": float(joint_accuracy(probs[-1, 3], pix[-1, 3], "classifier")),
+                    "last3_11": last3, "minutes": float(res["run_seconds"][i, j] / 60)})
     return out
 
 
 def passes(runs: list[dict]) -> dict:
-    """The criterion (:data:`CRITERION`) on a candidate's :func:`run_outcomes`: ``complete``
-    (every run finished), ``passes`` (complete and every condition holds in every seed),
-    ``decided`` (complete, or a finished run already fails) and the conditions one by one."""
+    """:data:`CRITERION` on :func:`run_outcomes`: ``complete``, ``passes``, ``decided``, each condition."""
     have = {(r["dc"], r["seed"]) for r in runs}
     complete = have >= {(dc, s) for dc in (DECISIVE_DC, WEAK_DC) for s in SEEDS}
     dec = [r for r in runs if r["dc"] == DECISIVE_DC]
@@ -150,11 +125,7 @@ def passes(runs: list[dict]) -> dict:
 
 
 def run_search(only=None, *, new_sweep: bool = False, progress: bool = True):
-    """Train (or resume) the candidates ``only`` (default: all), skipping a decided one;
-    with ``new_sweep``, the new sweep of :data:`CHOSEN` instead (its results file path)."""
-    from swingby.diffusion.runs.driver import sweep
-    from swingby.diffusion.sweep import results_path
-
+    """Train the undecided candidates ``only`` (default: all); ``new_sweep``: :data:`CHOSEN`'s sweep instead."""
     names = candidate_names(only, CANDIDATES)
     if new_sweep:
         if only:
@@ -173,9 +144,7 @@ def run_search(only=None, *, new_sweep: bool = False, progress: bool = True):
 
 
 def collect() -> list[dict]:
-    """Every candidate that has a results file, in the order of :data:`CANDIDATES` (read only):
-    one row each, with its ``name``, ``what`` it changes, its ``runs`` (:func:`run_outcomes`),
-    the criterion's fields and its results ``file``."""
+    """A row per candidate with a results file: ``name``, ``what``, ``runs``, ``passes``' fields, ``file``."""
     rows = []
     for name, what, over in CANDIDATES:
         res, common = read_candidate(search_dir(), candidate_preset(name))
@@ -187,8 +156,7 @@ def collect() -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    """The search (:func:`collect` ``rows``) as a markdown table: one line per candidate, the
-    worst seed of each quantity (the criterion must hold in every seed)."""
+    """:func:`collect` ``rows`` as a markdown table, the worst seed of each quantity."""
     lines = ["| candidate | change | runs | min disc, trained | class 11 blue small at dc 0.689 "
              "(pixels / classifier, worst seed) | class 11 at dc 0.247 (pixels, per seed) | passes |",
              "|---|---|---|---|---|---|---|"]

@@ -1,13 +1,8 @@
-"""Does bfloat16 autocast keep the outcome of a diffusion run? A paired check.
-
-Each seed is trained twice, in fp32 and with bf16 autocast, from the same initial
-weights, data, batches and noise, and sampled at the same checkpoints with the same
-noise; at each checkpoint every class's concept-space point, its disc share and class
-11's blue-small share are read. Two designs, each fixed before its runs
-(:data:`DESIGNS`): ``first`` compares the mean absolute paired difference with the seed
-standard deviation in fp32; ``second`` (the book's) with the mean absolute difference
-between two fp32 runs of different seeds: changing the precision moves a run no more
-than changing its seed. ``python -m swingby.diffusion precision-check [--design second]``
+"""Does bfloat16 autocast keep the outcome of a diffusion run? Each seed is trained in fp32 and
+with bf16 from the same weights, data, batches and noise, and read at the same checkpoints. Two
+designs fixed before their runs (``DESIGNS``) compare the mean absolute paired difference
+with the fp32 seed standard deviation (``first``) or with the mean difference between two fp32
+seeds (``second``, the book's: changing the precision moves a run no more than its seed).
 """
 from __future__ import annotations
 
@@ -17,18 +12,19 @@ from dataclasses import replace
 
 import numpy as np
 import torch
+from scipy import stats
 
 from swingby.diffusion.classifier import ConceptClassifier
 from swingby.diffusion.data import make_dataset
 from swingby.diffusion.presets import get_preset
 from swingby.diffusion.runs.evaluation import circles_config, evaluate, get_classifier
-from swingby.diffusion.runs.storage import atomic_save, results_dir
+from swingby.diffusion.runs.search import write_json
+from swingby.diffusion.runs.storage import results_dir
 from swingby.diffusion.training import Run
 
 __all__ = ["summary"]
 
-#: the model is the position search's base (the ``cpu`` model at the authors' disc
-#: positions), at the decisive separation, where class 11 moves most in a few hundred steps
+#: the position search's base at the decisive separation, where class 11 moves most in a few hundred steps
 DESIGNS = {
     "first": dict(model=dict(position=0.5, seeding="per_run"), dc=0.689, seeds=(11, 12, 13, 14),
                   checkpoints=(150, 300, 600), comparator="seed standard deviation"),
@@ -64,18 +60,22 @@ def _one(args) -> np.ndarray:
     return np.array(out)
 
 
+def _compare(r: np.ndarray) -> tuple[np.ndarray, dict]:
+    """Mean absolute paired difference of ``r (seed, precision, checkpoint, read-out)``, each design's comparator."""
+    i, j = np.triu_indices(r.shape[0], 1)
+    return np.abs(r[:, 1] - r[:, 0]).mean(axis=(0, 1)), {"first": r[:, 0].std(axis=0, ddof=1).mean(axis=0),
+                                                          "second": np.abs(r[i, 0] - r[j, 0]).mean(axis=(0, 1))}
+
+
 def run_check(design: str = "second", *, workers: int = 2) -> dict:
-    """Run one ``design`` of the paired check in ``workers`` processes and store it in
-    ``<results>/precision_check.json``: ``difference`` and ``comparator`` per read-out,
-    ``keeps``, ``max_ratio`` and the design."""
+    """Run ``design`` in ``workers`` processes; stored in ``<results>/precision_check.json`` and returned."""
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {sorted(DESIGNS)}, got {design!r}")
-    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 64:
-        raise ValueError(f"workers must be an integer in [1, 64], got {workers!r}")
     d = DESIGNS[design]
     p = replace(get_preset("cpu", **d["model"]), steps=max(d["checkpoints"]))
     clf, _ = get_classifier(p, results_dir())
-    args = [(p.to_dict(), s, b, clf.state_dict(), p.classifier_width, design) for s in d["seeds"] for b in (False, True)]
+    args = [(p.to_dict(), s, b, clf.state_dict(), p.classifier_width, design)
+            for s in d["seeds"] for b in (False, True)]
     t0 = time.time()
     if workers == 1:
         outs = [_one(a) for a in args]
@@ -84,48 +84,32 @@ def run_check(design: str = "second", *, workers: int = 2) -> dict:
         with mp.get_context("spawn").Pool(workers) as pool:
             outs = pool.map(_one, args)
     r = np.array(outs).reshape(len(d["seeds"]), 2, len(d["checkpoints"]), -1)  # seed, precision, ckpt, read-out
-    diff = np.abs(r[:, 1] - r[:, 0]).mean(axis=(0, 1))
-    if design == "first":
-        comp = r[:, 0].std(axis=0, ddof=1).mean(axis=0)
-    else:
-        i, j = np.triu_indices(len(d["seeds"]), 1)
-        comp = np.abs(r[i, 0] - r[j, 0]).mean(axis=(0, 1))
+    diff, comparators = _compare(r)
+    comp = comparators[design]
     names = [f"class {c} {what}" for c in ("00", "01", "10", "11") for what in READOUTS] + ["class 11 blue-small share"]
     out = {"design": {**d, "seeds": list(d["seeds"]), "checkpoints": list(d["checkpoints"])},
            "readouts": names, "difference": diff.tolist(), "comparator": comp.tolist(),
            "keeps": bool(np.all(diff <= comp)), "max_ratio": float(np.max(diff / np.maximum(comp, 1e-12))),
            "values": r.tolist(), "seconds": time.time() - t0}
     path = results_dir(for_writing=True) / "precision_check.json"
-    stored = json.loads(path.read_text()) if path.exists() else {}
-    stored = {k: v for k, v in stored.items() if k in DESIGNS}
-    stored[design] = out
-    atomic_save(lambda f: open(f, "w").write(json.dumps(stored, indent=1)), path)
+    stored = {k: v for k, v in (json.loads(path.read_text()) if path.exists() else {}).items() if k in DESIGNS}
+    write_json(path.name, {**stored, design: out})
     return out
 
 
 def summary(stored: dict) -> dict:
-    """What the chapter quotes from the loaded ``precision_check.json`` (both designs).
-
-    Returns
-    -------
-    dict
-        Per design, the largest ratio of paired difference to comparator under both
-        comparators (``ratio_sd``: the seed standard deviation, ``ratio_pairs``: the mean
-        difference between two fp32 seeds); ``blue_small_shift``: the second design's mean signed
-        paired difference of class 11's blue-small share at its last checkpoint, with a 95 %
-        t-interval over its seeds.
+    """What the chapter quotes from the loaded ``precision_check.json``: per design, the largest ratio
+    of paired difference to either comparator (``ratio_sd``, ``ratio_pairs``); ``blue_small_shift``:
+    the second design's mean signed shift of class 11's blue-small share at its last checkpoint,
+    with a 95 % t-interval over seeds.
     """
-    from scipy import stats
-
     if not isinstance(stored, dict) or not set(DESIGNS) <= set(stored):
         raise ValueError(f"stored must be precision_check.json with the designs {sorted(DESIGNS)}")
     out = {}
     for name in DESIGNS:
-        r = np.asarray(stored[name]["values"], float)  # seed, precision, checkpoint, read-out
-        diff = np.abs(r[:, 1] - r[:, 0]).mean(axis=(0, 1))
-        i, j = np.triu_indices(r.shape[0], 1)
-        out[name] = {"ratio_sd": float(np.max(diff / r[:, 0].std(axis=0, ddof=1).mean(axis=0))),
-                     "ratio_pairs": float(np.max(diff / np.abs(r[i, 0] - r[j, 0]).mean(axis=(0, 1))))}
+        diff, comp = _compare(np.asarray(stored[name]["values"], float))
+        out[name] = {"ratio_sd": float(np.max(diff / comp["first"])),
+                     "ratio_pairs": float(np.max(diff / comp["second"]))}
     r = np.asarray(stored["second"]["values"], float)
     signed = r[:, 1, -1, -1] - r[:, 0, -1, -1]
     low, high = stats.t.interval(0.95, len(signed) - 1, loc=signed.mean(), scale=stats.sem(signed))

@@ -1,11 +1,7 @@
-"""The first measured search for the ``cpu`` preset (``book/diffusion_cpu.md``), and what
-every search shares: a candidate is a preset, its runs are an ordinary sweep results
-file under ``<results>/<search>/``, and the search's rows are read from those files.
-
-Each candidate of this search is trained on the decisive case only (the strongest colour
-separation, one seed, 64 samples per class); what counts is class 11 at the end of
-training: the share of its samples that contain a disc, and the share that are blue
-small discs by the pixel check. ``python -m swingby.diffusion search [--only NAME ...]``
+"""The first measured search for the ``cpu`` preset (``book/diffusion_cpu.md``), and what every
+search shares: a candidate is a preset whose runs are a sweep results file under
+``<results>/<search>/``. Here each candidate runs the decisive case only (strongest separation,
+one seed); what counts is class 11's share of discs and of blue small discs at the end.
 """
 from __future__ import annotations
 
@@ -14,6 +10,7 @@ from pathlib import Path
 
 from swingby.diffusion.concept_space import joint_accuracy
 from swingby.diffusion.presets import AUTHORS_DETAILS, Preset
+from swingby.diffusion.runs.driver import sweep
 from swingby.diffusion.runs.storage import atomic_save, load_results, results_dir
 from swingby.diffusion.sweep import results_path
 
@@ -38,14 +35,12 @@ CANDIDATES = (
 
 
 def read_candidate(directory: Path, p: Preset) -> tuple[dict | None, dict]:
-    """The results of candidate preset ``p`` under ``directory`` (None without a file) and
-    the fields every row of a search ends with."""
+    """The results of candidate ``p`` in ``directory`` (None without a file), and the fields every row ends with."""
     path = results_path(directory, p)
     if not path.exists():
         return None, {}
     res = load_results(path)
-    return res, {"finished": bool(res["meta"].get("finished")), "file": path.name,
-                 "code": res["meta"]["code_version"]}
+    return res, {"finished": bool(res["meta"].get("finished")), "file": path.name, "code": res["meta"]["code_version"]}
 
 
 def as_json(overrides: dict) -> dict:
@@ -89,8 +84,6 @@ def outcome(res: dict) -> dict:
 
 def run_search(only=None, *, progress: bool = True) -> list[dict]:
     """Train (or resume) the candidates ``only`` (default: all); returns :func:`collect`."""
-    from swingby.diffusion.runs.driver import sweep
-
     over = {n: o for n, _, o in CANDIDATES}
     for name in candidate_names(only, CANDIDATES):
         path = sweep(candidate_preset(over[name]), out_dir=search_dir(), progress=progress)
@@ -101,10 +94,7 @@ def run_search(only=None, *, progress: bool = True) -> list[dict]:
 
 
 def collect() -> list[dict]:
-    """The outcomes of every finished candidate, in the order of :data:`CANDIDATES` (read only):
-    one row each, with its ``name``, ``what`` it changes, class 11's outcome (``disc_11``,
-    ``blue_small_11`` by the pixels, ``clf_blue_small_11`` by the classifier), ``minutes`` and
-    its results ``file``."""
+    """A row per finished candidate: ``name``, ``what`` it changes, class 11's ``outcome``, its ``file``."""
     rows = []
     for name, what, over in CANDIDATES:
         res, common = read_candidate(search_dir(), candidate_preset(over))

@@ -1,8 +1,9 @@
 """Files of the diffusion sweep: where results live, atomic writes, safe loading, a lock,
-and the results file's layout (one compressed ``.npz`` per sweep)."""
+and the results file (one compressed ``.npz`` per sweep)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import tempfile
@@ -12,31 +13,29 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from filelock import FileLock, Timeout
 
 from swingby import _checks
 from swingby.diffusion import _inputs
 from swingby.diffusion.data import CLASSES
+from swingby.diffusion.presets import get_preset
 from swingby.results import ENV_VAR, in_checkout, part_dir
 
 __all__ = ["SweepFileError", "atomic_save", "load_results", "results_dir"]
 
-#: per-checkpoint arrays of an evaluation, with their dtype in the results file
+#: an evaluation's arrays and dtypes: ``probs (4, n, 2)``, ``pixels (4, n, 4)``, ``thumbs (4, n_thumbs, 3, H, W)``,
+#: ``cap_probs (P, n, 2)``, ``cap_pixels (P, n, 4)``, ``emb (4, E)``, ``wnorm (3,)`` (colour, size, conv weight norms)
 EVAL_ARRAYS = {"probs": np.float32, "pixels": np.float32, "thumbs": np.uint8, "cap_probs": np.float32,
                "cap_pixels": np.float32, "emb": np.float32, "wnorm": np.float32}
-#: per-sample disc flags (:func:`swingby.diffusion.readouts.disc_test`) of the plain and the
-#: capability prompts; files made before they were stored lack them
-DISC_ARRAYS = ("disc", "cap_disc")
+DISC_ARRAYS = ("disc", "cap_disc")  #: per-sample disc flags of the plain and capability prompts (older files lack them)
 
 
 class SweepFileError(ValueError):
-    """A results, state or classifier file that cannot be used; the message names the
-    file and the way out."""
+    """A results, state or classifier file that cannot be used; the message names the file and the way out."""
 
 
 def results_dir(*, for_writing: bool = False) -> Path:
-    """The diffusion results: ``diffusion/`` of the results folder (:func:`swingby.results.part_dir`);
-    ``for_writing`` refuses an installed copy without ``$SWINGBY_RESULTS`` (a sweep never writes
-    into the installed package)."""
+    """``diffusion/`` of the results folder; ``for_writing`` refuses an installed copy without ``$SWINGBY_RESULTS``."""
     if for_writing and not os.environ.get(ENV_VAR) and not in_checkout():
         raise ValueError(f"this is an installed copy of swingby: give --out (out_dir) or set {ENV_VAR} "
                          "to say where sweep results go")
@@ -58,15 +57,12 @@ def check_writable(directory: Path, name: str) -> None:
 
 
 def atomic_save(obj_writer, path: Path) -> None:
-    """Write a file atomically: ``obj_writer(tmp_path)`` writes a temporary file beside
-    ``path``, which then replaces ``path`` (so it never holds a partly written file).
+    """Write ``path`` atomically: ``obj_writer(tmp_path)`` writes a file beside it, which then replaces it.
 
     Parameters
     ----------
     obj_writer : callable
-        ``obj_writer(tmp_path)`` writes the whole file.
     path : path-like
-        The file to write.
     """
     _inputs.function("obj_writer", obj_writer)
     path = _inputs.path("path", path)
@@ -85,8 +81,7 @@ def atomic_save(obj_writer, path: Path) -> None:
 
 
 def load_torch(path: Path, *, what: str, remedy: str):
-    """``torch.load(path, weights_only=True)``; any failure is a :class:`SweepFileError`
-    naming ``what`` the file is and the ``remedy``."""
+    """``torch.load(path, weights_only=True)``; a failure is a ``SweepFileError`` naming ``what`` and ``remedy``."""
     path = _inputs.path("path", path)
     for name, text in (("what", what), ("remedy", remedy)):
         if not isinstance(text, str):
@@ -99,11 +94,7 @@ def load_torch(path: Path, *, what: str, remedy: str):
 
 @contextlib.contextmanager
 def lock(results: Path, busy: Exception | None = None):
-    """An exclusive lock file ``<results>.lock`` (``filelock``, on every system), held while
-    a sweep writes ``results``: a second sweep of the same file is refused at once (``busy``
-    is raised then, default a ``ValueError``)."""
-    from filelock import FileLock, Timeout
-
+    """Hold the lock file ``<results>.lock`` (``filelock``); when it is held, raise ``busy`` (a ValueError) at once."""
     lock_path = Path(str(results) + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     flock = FileLock(lock_path, is_singleton=False, thread_local=False)
@@ -130,15 +121,14 @@ def records_to_state(records: dict) -> dict:
     """Run records with numpy arrays turned into tensors (for ``weights_only`` loading)."""
     _check_records("records", records)
     evals = [{k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in e.items()} for e in records["evals"]]
-    out = {"evals": evals, "loss": [list(map(float, r)) for r in records["loss"]],
-           "seconds": float(records["seconds"])}
+    out = {"evals": evals, "loss": [list(map(float, r)) for r in records["loss"]], "seconds": float(records["seconds"])}
     if "repeats" in records:
         out["repeats"] = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in records["repeats"].items()}
     return out
 
 
 def records_from_state(st: dict) -> dict:
-    """Inverse of :func:`records_to_state`."""
+    """Inverse of ``records_to_state``."""
     _check_records("st", st)
     evals = [{k: v.numpy() for k, v in e.items()} for e in st["evals"]]
     out = {"evals": evals, "loss": [list(r) for r in st["loss"]], "seconds": float(st["seconds"])}
@@ -162,9 +152,7 @@ def _shapes(p, n_loss_fields: int, n_cap: int, emb_dim: int) -> dict:
 
 
 def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
-    """Write the results of preset ``p``'s ``runs`` (``(dc, seed) -> records``) atomically
-    as one compressed ``.npz``, with ``meta_extra`` in its ``meta``; missing checkpoints are
-    NaN and ``done[i, j, k]`` says which exist."""
+    """Write ``runs`` (``(dc, seed) -> records``) of preset ``p`` as one ``.npz`` (``done``: the checkpoints there)."""
     from swingby.diffusion.presets import validate_preset
     from swingby.diffusion.sweep import checkpoint_steps
     from swingby.diffusion.training import LOSS_FIELDS
@@ -215,18 +203,9 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
 
 
 def load_results(path: Path) -> dict:
-    """Read and check a sweep's results file ``path`` (:func:`swingby.diffusion.sweep.results_path`).
-
-    Returns
-    -------
-    dict
-        The arrays (``probs (D, S, K, 4, n, 2)``, ``pixels``, ``thumbs``, ``done``, ``loss``, ...)
-        and ``meta``, a dict (config, checkpoint steps, code version, ...).
-
-    Raises
-    ------
-    SweepFileError
-        A missing, truncated, corrupt or inconsistent file, naming it and the way out.
+    """A sweep's results file, checked: its arrays (``probs (D, S, K, 4, n, 2)``, ``pixels``, ``thumbs``,
+    ``done``, ``loss``, ...) and ``meta`` (config, checkpoint steps, code version, ...); a file that
+    is missing, corrupt or inconsistent raises a :class:`SweepFileError` naming it and the way out.
     """
     path = _inputs.path("path", path)
     remedy = ("restore it (git checkout -- <file> for a stored sweep) or delete it and rerun "
@@ -248,8 +227,6 @@ def load_results(path: Path) -> dict:
 
 def _check_results(res: dict) -> None:
     """Refuse arrays whose shapes or ``done`` flags do not fit the file's config."""
-    from swingby.diffusion.presets import get_preset
-
     meta = res["meta"]
     cfg = dict(meta["config"])
     p = get_preset(cfg.pop("name") if cfg["name"] in ("paper", "cpu", "tiny") else "tiny", **cfg)
@@ -270,21 +247,17 @@ def _check_results(res: dict) -> None:
 
 def runs_from_results(res: dict) -> dict:
     """The completed runs of a loaded results file as ``(dc, seed) -> records`` (for resuming)."""
-    p = res["meta"]["config"]
-    codes = res["meta"].get("run_code", {})
-    runs = {}
-    for i, dc in enumerate(p["separations"]):
-        for j, seed in enumerate(p["seeds"]):
-            if not res["done"][i, j].all():
-                continue
-            names = [*EVAL_ARRAYS, *(k for k in DISC_ARRAYS if k in res)]
-            evals = [{name: res[name][i, j, k] for name in names} for k in range(res["done"].shape[2])]
-            ok = ~np.isnan(res["loss"][i, j, :, 0])
-            runs[(float(dc), int(seed))] = {"evals": evals, "loss": res["loss"][i, j][ok].tolist(),
-                                            "seconds": float(res["run_seconds"][i, j]),
-                                            "code": codes.get(f"{dc}:{seed}")}
-            if "rep_probs" in res:
-                runs[(float(dc), int(seed))]["repeats"] = {
-                    "probs": res["rep_probs"][i, j], "pixels": res["rep_pixels"][i, j],
-                    **({"disc": res["rep_disc"][i, j]} if "rep_disc" in res else {})}
+    p, codes, runs = res["meta"]["config"], res["meta"].get("run_code", {}), {}
+    names = [*EVAL_ARRAYS, *(k for k in DISC_ARRAYS if k in res)]
+    for (i, dc), (j, seed) in itertools.product(enumerate(p["separations"]), enumerate(p["seeds"])):
+        if not res["done"][i, j].all():
+            continue
+        ok = ~np.isnan(res["loss"][i, j, :, 0])
+        run = runs[(float(dc), int(seed))] = {
+            "evals": [{name: res[name][i, j, k] for name in names} for k in range(res["done"].shape[2])],
+            "loss": res["loss"][i, j][ok].tolist(), "seconds": float(res["run_seconds"][i, j]),
+            "code": codes.get(f"{dc}:{seed}")}
+        if "rep_probs" in res:
+            run["repeats"] = {"probs": res["rep_probs"][i, j], "pixels": res["rep_pixels"][i, j],
+                              **({"disc": res["rep_disc"][i, j]} if "rep_disc" in res else {})}
     return runs
