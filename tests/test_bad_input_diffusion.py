@@ -9,12 +9,10 @@ the style of ``tests/test_bad_input.py``.
 """
 from __future__ import annotations
 
-import inspect
-import sys
-
 import numpy as np
 import pytest
 import torch
+from test_bad_input import case, public  # the shared case builder and the public-API filter
 
 from swingby.diffusion import data as D
 from swingby.diffusion import presets as PR
@@ -58,20 +56,6 @@ def _nan_model():
     with torch.no_grad():
         m.net.out.bias.fill_(float("nan"))
     return m
-
-
-def public(func) -> bool:
-    """Whether ``func`` (a function, a class, a bound method or a callable instance) is in its module's
-    ``__all__`` (a module without one: every name), or is a loader of stored files."""
-    owner = getattr(func, "__self__", None)
-    obj = type(owner) if owner is not None else func
-    obj = obj if inspect.isclass(obj) or inspect.isfunction(obj) else type(obj)
-    names = getattr(sys.modules[obj.__module__], "__all__", None)
-    return names is None or obj.__qualname__.split(".")[0] in names or obj.__name__.startswith("load")
-
-
-def case(func, kwargs, words, exc=VE):
-    return (func, kwargs, exc, words)
 
 
 CASES = [

@@ -2,7 +2,7 @@
 Theorem 4.1 against small-step gradient descent, trained networks against the closed forms,
 the learning order of Sec. 4.1 and the monotone one-layer test loss, each returning the passing
 units of the claim and of its wrong model (:class:`~swingby.theory.two_layer_checks.Counts`).
-``rules`` is a :class:`~swingby.theory.rules.OneLayerRules` (default :data:`ONE_LAYER_RULES`).
+``rules`` is a :class:`~swingby.theory.rules.OneLayerRules` (default ``ONE_LAYER_RULES``).
 """
 from __future__ import annotations
 

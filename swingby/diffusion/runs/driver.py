@@ -196,7 +196,7 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
     Parameters
     ----------
     preset : str or Preset
-        A name of :data:`~swingby.diffusion.presets.PRESETS` or a Preset.
+        A name of ``swingby.diffusion.presets.PRESETS`` or a Preset.
     seeds, separations : sequence, optional
         Override the preset's.
     out_dir : path, optional
