@@ -571,7 +571,7 @@ def test_diverged_run_is_reported_not_summarised():
         OL.learning_times(rec)
     with pytest.raises(ValueError, match="diverged after step"):
         OS.record_rise(rec)
-    with pytest.warns(TrainingDiverged, match=r"in run\(s\) \[0"):
+    with pytest.warns(TrainingDiverged, match=r"in runs? \[0"):
         recs = SBA.train_batched([MLP(2, 4, width=4), MLP(2, 4, width=4, seed=1)], data, lr=1.0, epochs=3)
     assert recs[0].config["diverged_at_step"] is not None
 

@@ -111,7 +111,7 @@ def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=No
     keys = [(float(dc), int(s)) for s in p.seeds for dc in p.separations]
     lost = [k for k in keys if k not in default]
     if lost:
-        raise ValueError(f"default_path: {dpath.name} lacks the finished run(s) {lost}")
+        raise ValueError(f"default_path: {dpath.name} lacks the finished {'run' if len(lost) == 1 else 'runs'} {lost}")
     runs = [{"dc": k[0], "seed": k[1], "default": default[k], "larger": larger.get(k)} for k in keys]
     ans = contrast_answer([default[k] for k in keys], [larger[k] for k in keys if k in larger], p.seeds)
     return Contrast(runs, ans, checkpoint_steps(p.steps, p.n_checkpoints),

@@ -185,6 +185,7 @@ def _divergence(out: np.ndarray, models, rec_steps: np.ndarray, sched) -> list:
             steps[i] = sched.n_steps
     runs = [i for i, st in enumerate(steps) if st is not None]
     if runs:
-        warn_diverged(f"in run(s) {runs} of {len(models)} (first seen at the record of step(s) "
-                      f"{[steps[i] for i in runs]})", sched.lr, stacklevel=4)
+        first = [steps[i] for i in runs]
+        warn_diverged(f"in {'run' if len(runs) == 1 else 'runs'} {runs} of {len(models)} (first seen at the "
+                      f"record of {'step' if len(runs) == 1 else 'steps'} {first})", sched.lr, stacklevel=4)
     return steps
