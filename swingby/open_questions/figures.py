@@ -95,7 +95,8 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
             return None
         c = meta["cells"][cell]
         fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4))
-        plot_cell(axes, arrays, meta, cell, title=f"{name}: {c['depth']} layer(s) {c['activation']}, width "
+        layers = "layer" if c["depth"] == 1 else "layers"
+        plot_cell(axes, arrays, meta, cell, title=f"{name}: {c['depth']} {layers} {c['activation']}, width "
                   f"{c['width']}, init x{c['init_scale']:g}, {c['mode']}, {c['variant']}, {c['layout']}")
         fig.tight_layout()
         return fig
