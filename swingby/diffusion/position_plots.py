@@ -38,7 +38,8 @@ def _rows(rows) -> dict:
     known = {n for n, _, _ in PS.CANDIDATES}
     unknown = sorted({r["name"] for r in rows} - known)
     if unknown:
-        raise ValueError(f"rows: unknown candidate(s) {unknown}; the candidates are {sorted(known)}")
+        names = "candidate" if len(unknown) == 1 else "candidates"
+        raise ValueError(f"rows: unknown {names} {unknown}; the candidates are {sorted(known)}")
     return {r["name"]: r for r in rows}
 
 

@@ -64,7 +64,8 @@ def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
     s = rec.test_index.shape[1]
     mu, y = rec.test_points[-1, :s], rec.trajectory[:, :s]
     if np.any(mu == y[0]):
-        raise ValueError(f"rec starts at y_p(0) = mu_p for concept(s) {np.flatnonzero(mu == y[0]).tolist()}: "
+        at = np.flatnonzero(mu == y[0]).tolist()
+        raise ValueError(f"rec starts at y_p(0) = mu_p for {'concept' if len(at) == 1 else 'concepts'} {at}: "
                          "the progress towards mu_p is undefined there")
     return first_time((y - y[0]) / (mu - y[0]) >= value, rec.epochs)
 

@@ -137,7 +137,8 @@ def contrast_answer(default_runs: list[dict], larger_runs: list[dict], seeds=SEE
     d, g = seed_passes(default_runs, seeds), seed_passes(larger_runs, seeds)
     missing = [s for s, v in d.items() if v is None]
     if missing:
-        raise ValueError(f"default_runs: the stored default sweep lacks seed(s) {missing} at a separation of "
+        seeds_word = "seed" if len(missing) == 1 else "seeds"
+        raise ValueError(f"default_runs: the stored default sweep lacks {seeds_word} {missing} at a separation of "
                          f"{SEPARATIONS}")
     ref = tuple(s for s, v in d.items() if v)
     passing = tuple(s for s in ref if g[s])

@@ -145,7 +145,8 @@ def slurm_options(config=None, **cli) -> SlurmOptions:
         allowed = [f.name for f in fields(SlurmOptions)]
         unknown = sorted(set(cfg) - set(allowed))
         if unknown:
-            raise ValueError(f"slurm_config {path.name}: unknown key(s) {unknown}; allowed: {allowed}")
+            keys = "key" if len(unknown) == 1 else "keys"
+            raise ValueError(f"slurm_config {path.name}: unknown {keys} {unknown}; allowed: {allowed}")
     return SlurmOptions(**{**cfg, **{k: v for k, v in cli.items() if v is not None}})
 
 

@@ -53,7 +53,8 @@ def candidate_names(only, candidates) -> list[str]:
     names = [n for n, _, _ in candidates]
     bad = [n for n in only or [] if n not in names]
     if bad:
-        raise ValueError(f"only: unknown candidate(s) {bad}; the candidates are {names}")
+        word = "candidate" if len(bad) == 1 else "candidates"
+        raise ValueError(f"only: unknown {word} {bad}; the candidates are {names}")
     return list(only or names)
 
 
