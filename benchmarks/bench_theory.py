@@ -1,4 +1,4 @@
-"""Benchmark of swingby.theory.simulation.simulate_symmetric (issue 4).
+"""Benchmark of swingby.sim.symmetric.simulate_symmetric (issue 4).
 
 The issue asks for 10^5 steps of eq. (D.2) in about a second for d <= 8. Prints, for
 d = 3 and d = 8, the wall time of 10^5 steps (one initialisation) and of 10^4 steps
@@ -14,8 +14,7 @@ import time
 
 import numpy as np
 
-from swingby.theory.simulation import initial_U, simulate_symmetric
-from swingby.theory.symmetric import symmetric_step
+from swingby.sim.symmetric import initial_U, simulate_symmetric, symmetric_step
 
 
 def wall(fn) -> float:

@@ -38,6 +38,8 @@ from swingby.sim import batched as SBA
 from swingby.sim import data as S  # noqa: E402
 from swingby.sim import explorer as SX
 from swingby.sim import plots as SPL
+from swingby.sim import symmetric as SIMU
+from swingby.sim import symmetric as TSY
 from swingby.sim import train as TR
 from swingby.sim import train_loop as TLP
 from swingby.sim.models import MLP, SymmetricModel  # noqa: E402
@@ -46,10 +48,8 @@ from swingby.theory import explorer as TX
 from swingby.theory import one_layer as TOL
 from swingby.theory import plots as TP
 from swingby.theory import settings as TSET
-from swingby.theory import simulation as SIMU
 from swingby.theory import stages as TST
 from swingby.theory import statistics as TSTAT
-from swingby.theory import symmetric as TSY
 
 torch.set_num_threads(1)
 VE = ValueError

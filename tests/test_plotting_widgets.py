@@ -26,12 +26,12 @@ from swingby.observations import explorer as OX
 from swingby.observations import plots as OP
 from swingby.sim import explorer as SX
 from swingby.sim import plots as SPL
+from swingby.sim import symmetric as SIMU
 from swingby.sim.data import make_sim  # noqa: E402
 from swingby.sim.models import MLP  # noqa: E402
 from swingby.sim.train import train  # noqa: E402
 from swingby.theory import explorer as TX
 from swingby.theory import plots as TP
-from swingby.theory import simulation as SIMU
 from swingby.theory import stages as TST
 
 torch.set_num_threads(1)

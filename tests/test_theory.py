@@ -6,6 +6,14 @@ import pytest
 import torch
 
 from swingby.sim.data import second_moment
+from swingby.sim.symmetric import (
+    gsn_terms,
+    initial_U,
+    population_loss,
+    simulate_symmetric,
+    symmetric_step,
+    u_step_to_w_eta,
+)
 from swingby.theory.one_layer import (
     augmented_moment,
     mean_vector,
@@ -13,7 +21,6 @@ from swingby.theory.one_layer import (
     one_layer_output_with_bias,
 )
 from swingby.theory.settings import THEORY_SETTINGS, check_assumptions
-from swingby.theory.simulation import initial_U, simulate_symmetric
 from swingby.theory.stages import (
     LossSegment,
     count_descents,
@@ -22,7 +29,6 @@ from swingby.theory.stages import (
     stage_alignment,
 )
 from swingby.theory.statistics import descent_statistics
-from swingby.theory.symmetric import gsn_terms, population_loss, symmetric_step, u_step_to_w_eta
 
 RNG = np.random.default_rng(0)
 
@@ -311,7 +317,7 @@ def _authors_script_step(W, x_hat, sigma, eta):
     ((0.7, 1.7, 3.0), 0.05, 3),  # Fig. 10
 ])
 def test_authors_a_step_matches_their_update(mu, sigma, d):
-    from swingby.theory.symmetric import authors_a
+    from swingby.sim.symmetric import authors_a
     U = np.random.default_rng(1).uniform(size=(d, d)) / 10
     W = U @ U.T
     x_hat = np.zeros(d)
@@ -330,7 +336,7 @@ def test_authors_a_step_matches_their_update(mu, sigma, d):
 
 
 def test_authors_a_is_paper_a_squared_when_d_equals_s():
-    from swingby.theory.symmetric import authors_a, dynamics_a
+    from swingby.sim.symmetric import authors_a, dynamics_a
     mu, sigma = (0.7, 1.7, 3.0), 0.05
     np.testing.assert_allclose(authors_a(mu, sigma, 3), second_moment(mu, sigma, 3) ** 2)
     np.testing.assert_allclose(dynamics_a(mu, sigma, 3, matrix="paper"), second_moment(mu, sigma, 3))
@@ -341,7 +347,7 @@ def test_authors_a_is_paper_a_squared_when_d_equals_s():
 
 
 def test_dynamics_a_rejects_bad_arguments():
-    from swingby.theory.symmetric import authors_a, dynamics_a
+    from swingby.sim.symmetric import authors_a, dynamics_a
     with pytest.raises(ValueError, match="matrix"):
         dynamics_a((1.0, 2.0), 0.05, 2, matrix="squared")
     with pytest.raises(ValueError, match="origin_cluster"):
@@ -355,9 +361,9 @@ def test_dynamics_a_rejects_bad_arguments():
 def test_theory_settings_start_from_the_authors_initialisation():
     import torch
 
+    from swingby.sim.symmetric import authors_a
     from swingby.theory.settings import THEORY_SETTINGS
     from swingby.theory.stages import detect_stages
-    from swingby.theory.symmetric import authors_a
 
     fig5 = THEORY_SETTINGS["fig5"]
     torch.manual_seed(fig5.seed)  # their script: set the seed, then torch.rand(3, 3) / 5
@@ -380,7 +386,7 @@ def test_stage_alignment_needs_one_descent_per_growth():
 
 
 def test_escape_time_logistic_prediction():
-    from swingby.theory.simulation import simulate_symmetric
+    from swingby.sim.symmetric import simulate_symmetric
     from swingby.theory.stages import escape_time
 
     a = np.array([0.2, 1.0])

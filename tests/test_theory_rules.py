@@ -2,11 +2,10 @@
 import numpy as np
 import pytest
 
+from swingby.sim.symmetric import dynamics_a, equivalent_mu, simulate_symmetric
 from swingby.theory import rules as tr
 from swingby.theory.settings import THEORY_SETTINGS
-from swingby.theory.simulation import simulate_symmetric
 from swingby.theory.stages import detect_stages
-from swingby.theory.symmetric import dynamics_a, equivalent_mu
 
 
 def test_the_rules_are_frozen_and_their_fingerprint_stays():

@@ -18,6 +18,7 @@ from swingby.observations.rules import OBS_RULES, ObsRules
 from swingby.observations.runs import EQUAL_MU, FIG2A, FIG2B, FIG2C_MU, SIGMA_05, run_sweep
 from swingby.observations.slowing import normalised_sgd_sweep, terminal_slowing
 from swingby.observations.swingby import loss_rise, record_rise
+from swingby.sim.symmetric import dynamics_a, initial_U, simulate_symmetric
 from swingby.sim.train_loop import TrainRecord
 
 __all__ = ["Units", "OrderSlowing", "order_and_slowing", "count_nonmonotone", "reach_units", "Audit",
@@ -160,9 +161,6 @@ def equal_signal_audit(rules: ObsRules = OBS_RULES) -> Audit:
     """The null audit of the equal-signal model (module docstring): the symmetric model of Sec. 4.2 at
     ``d = rules.low_d`` from ``rules.audit_runs`` initialisations, for ``mu = FIG2C_MU`` and for equal
     signal; a run counts when its rise exceeds ``rules.rise``."""
-    from swingby.theory.simulation import initial_U, simulate_symmetric
-    from swingby.theory.symmetric import dynamics_a
-
     rules = _rules(rules)
     d = rules.low_d
     U0 = initial_U(d, range(rules.audit_runs), init_scale=rules.audit_init_scale)

@@ -20,9 +20,8 @@ from swingby.sim.batched import StackedMLPs
 from swingby.sim.data import make_sim
 from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
+from swingby.sim.symmetric import dynamics_a, initial_U, simulate_symmetric
 from swingby.sim.train_loop import batches, log_steps, record_loop, schedule, steps_per_epoch
-from swingby.theory.simulation import initial_U, simulate_symmetric
-from swingby.theory.symmetric import dynamics_a
 from swingby.theory.trained_jacobian import stacked_jacobian
 
 __all__ = ["AlignmentResult", "ModelRuns", "StageParts", "run_alignment", "stage_parts"]

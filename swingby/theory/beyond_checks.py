@@ -12,9 +12,9 @@ import numpy as np
 
 from swingby import _checks
 from swingby.sim.run_checks import seed_list
+from swingby.sim.symmetric import SymmetricRecord, simulate_symmetric
 from swingby.theory.rules import THEORY_RULES, shifted_minor, suppression_timing
 from swingby.theory.settings import TheorySetting
-from swingby.theory.simulation import SymmetricRecord, simulate_symmetric
 from swingby.theory.stages import count_descents, detect_stages, escape_time, stage_alignment
 
 __all__ = ["DescentUnits", "FailureParts", "FailureUnits", "descent_units", "failure_units"]

@@ -9,10 +9,8 @@ import numpy as np
 
 from swingby import _checks
 from swingby.sim.run_checks import seed_list
-from swingby.theory import _args
-from swingby.theory.simulation import initial_U
+from swingby.sim.symmetric import dynamics_a, initial_U, x_hat_of
 from swingby.theory.statistics import swing_matrix
-from swingby.theory.symmetric import dynamics_a, x_hat_of
 
 __all__ = ["E1_FORMULAS", "E1Units", "WidthCounts", "e1_units", "width_counts"]
 
@@ -54,7 +52,7 @@ class E1Units(NamedTuple):
 
 
 def _widths(d_primes, d: int) -> tuple:
-    return tuple(_checks.integer(f"d_primes[{k}]", v, low=d) for k, v in enumerate(_args.sequence("d_primes", d_primes)))
+    return tuple(_checks.integer(f"d_primes[{k}]", v, low=d) for k, v in enumerate(_checks.sequence("d_primes", d_primes)))
 
 
 def e1_units(d: int, d_primes, tau: float, seeds_per_width, n_se: float = 5.0) -> E1Units:
@@ -76,7 +74,7 @@ def e1_units(d: int, d_primes, tau: float, seeds_per_width, n_se: float = 5.0) -
     d_primes = _widths(d_primes, d)
     tau = _checks.positive_float("tau", tau)
     n_se = _checks.positive_float("n_se", n_se)
-    blocks = _args.sequence("seeds_per_width", seeds_per_width)
+    blocks = _checks.sequence("seeds_per_width", seeds_per_width)
     if len(blocks) != len(d_primes):
         raise ValueError(f"seeds_per_width must hold one sequence of seeds per width ({len(d_primes)}), "
                          f"got {len(blocks)}")
@@ -122,7 +120,7 @@ def width_counts(mu, sigma, d: int, d_primes, w0s, seeds_per_width, *, matrix: s
     Parameters
     ----------
     mu, sigma, d, matrix
-        As in :func:`~swingby.theory.symmetric.dynamics_a`.
+        As in :func:`~swingby.sim.symmetric.dynamics_a`.
     d_primes, w0s : sequence
         Widths, each ``>= d``; initial scales.
     seeds_per_width : sequence of sequences of int
@@ -132,9 +130,9 @@ def width_counts(mu, sigma, d: int, d_primes, w0s, seeds_per_width, *, matrix: s
     """
     d = _checks.positive_int("d", d)
     d_primes = _widths(d_primes, d)
-    w0s = tuple(_checks.positive_float(f"w0s[{k}]", w) for k, w in enumerate(_args.sequence("w0s", w0s)))
+    w0s = tuple(_checks.positive_float(f"w0s[{k}]", w) for k, w in enumerate(_checks.sequence("w0s", w0s)))
     blocks = [seed_list(f"seeds_per_width[{i}]", s, distinct=True)
-              for i, s in enumerate(_args.sequence("seeds_per_width", seeds_per_width))]
+              for i, s in enumerate(_checks.sequence("seeds_per_width", seeds_per_width))]
     if len(blocks) != len(d_primes) or len({len(b) for b in blocks}) != 1:
         raise ValueError(f"seeds_per_width must hold {len(d_primes)} sequences of seeds (one per width) of "
                          f"one length, got lengths {[len(b) for b in blocks]}")

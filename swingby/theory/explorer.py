@@ -7,11 +7,10 @@ import numpy as np
 
 from swingby import _checks
 from swingby.live import MAX_STEPS, Explorer, explorer, ipywidgets, slider_values
+from swingby.sim.symmetric import dynamics_a, initial_U, simulate_symmetric
 from swingby.theory.figures import descents_text
 from swingby.theory.plots import plot_jacobian_entries, plot_output_trajectory
-from swingby.theory.simulation import initial_U, simulate_symmetric
 from swingby.theory.stages import detect_stages
-from swingby.theory.symmetric import dynamics_a
 
 __all__ = ["symmetric_dynamics_explorer"]
 
@@ -22,7 +21,7 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     static mode (the default view is drawn either way).
 
     Sliders for ``mu``, ``sigma``, the initialisation scale and the seed, and a switch
-    between the authors' ``A^2`` (default, :func:`swingby.theory.symmetric.authors_a`) and the
+    between the authors' ``A^2`` (default, :func:`swingby.sim.symmetric.authors_a`) and the
     paper's ``A`` (eq. C.13 with the origin cluster), redraw the Jacobian entries, the test
     loss and the output trajectory (uniform initialisation; gradient descent on ``U``).
 

@@ -13,9 +13,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from swingby import _checks
-from swingby.theory import _args
+from swingby.sim.symmetric import SymmetricRecord, initial_U, single_record
 from swingby.theory.plots import ASCENT_GREY, ENTRY_COLOURS, plot_output_trajectory, shade_loss_segments
-from swingby.theory.simulation import SymmetricRecord, initial_U, single_record
 from swingby.theory.stages import Stages, count_descents
 
 __all__ = ["StagePanel", "descents_text", "plot_descent_counts", "plot_descents_by_tolerance", "plot_initial_entries",
@@ -32,7 +31,7 @@ class StagePanel(NamedTuple):
 
 def _panels(panels) -> list[StagePanel]:
     """``panels`` as a non-empty list of :class:`StagePanel`."""
-    panels = _args.sequence("panels", panels)
+    panels = _checks.sequence("panels", panels)
     for k, panel in enumerate(panels):
         if not isinstance(panel, tuple) or len(panel) != 3 or not isinstance(panel[2], str):
             raise ValueError(f"panels[{k}] must be a (record, stages, title) tuple, got {_checks.short_repr(panel)}")
@@ -186,7 +185,7 @@ def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *
     if not isinstance(test_losses, dict) or not test_losses:
         raise ValueError(f"test_losses must be a non-empty mapping of setting name to test losses, "
                          f"got {_checks.short_repr(test_losses)}")
-    tolerances = [_checks.number("tolerances", t, low=0) for t in _args.sequence("tolerances", tolerances)]
+    tolerances = [_checks.number("tolerances", t, low=0) for t in _checks.sequence("tolerances", tolerances)]
     max_descents = _checks.positive_int("max_descents", max_descents)
     fig, axes = plt.subplots(1, len(tolerances), figsize=(8, 3.6), sharey=True, layout="constrained",
                              squeeze=False)

@@ -10,7 +10,6 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory import _args
 
 __all__ = ["OneLayerOutput", "augmented_moment", "mean_vector", "one_layer_output", "one_layer_output_with_bias"]
 
@@ -24,7 +23,7 @@ class OneLayerOutput(NamedTuple):
 
 
 def _single(W0, d: int) -> np.ndarray:
-    W0 = _args.square("W0", W0, d)
+    W0 = _checks.square("W0", W0, d)
     if W0.ndim != 2:
         raise ValueError(f"W0 must be a single (d, d) matrix, got shape {W0.shape}")
     return W0
@@ -49,7 +48,7 @@ def one_layer_output(W0, a, z, t) -> OneLayerOutput:
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size
-    W0, z, t_arr = _single(W0, d), _args.vector("z", z, d), _times(t)
+    W0, z, t_arr = _single(W0, d), _checks.vector("z", z, d), _times(t)
     decay = np.exp(-a[None, :] * np.atleast_1d(t_arr)[:, None])  # (T, d)
     growth = (a > 0)[None, :] * (1.0 - decay) * z[None, :]
     noise = (decay * z[None, :]) @ W0.T  # sum_i exp(-a_i t) w_ki(0) z_i
@@ -84,7 +83,7 @@ def one_layer_output_with_bias(W0, b0, a, mean, z, t) -> np.ndarray:
     a = _checks.nonneg_vector("a", a)
     d = a.size
     W0 = _single(W0, d)
-    b0, mean, z = (_args.vector(name, v, d) for name, v in (("b0", b0), ("mean", mean), ("z", z)))
+    b0, mean, z = (_checks.vector(name, v, d) for name, v in (("b0", b0), ("mean", mean), ("z", z)))
     t_arr = _times(t)
     lam, V = np.linalg.eigh(_augmented(a, mean))
     if lam[0] < -1e-12 * max(1.0, lam[-1]):
@@ -134,7 +133,7 @@ def augmented_moment(a, mean, s: int | None = None) -> np.ndarray:
         Keep only the first ``s`` directions and the constant input (default all ``d``).
     """
     a = _checks.nonneg_vector("a", a)
-    mean = _args.vector("mean", mean, a.size)
+    mean = _checks.vector("mean", mean, a.size)
     s = a.size if s is None else _checks.integer("s", s, low=1, high=a.size)
     keep = np.append(np.arange(s), a.size)
     return _augmented(a, mean)[np.ix_(keep, keep)]

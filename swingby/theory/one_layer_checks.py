@@ -19,11 +19,10 @@ from swingby.sim.batched import train_batched
 from swingby.sim.data import make_sim, second_moment
 from swingby.sim.models import MLP
 from swingby.sim.run_checks import seed_list
-from swingby.theory import _args
+from swingby.sim.symmetric import x_hat_of
 from swingby.theory.one_layer import mean_vector, one_layer_output, one_layer_output_with_bias
 from swingby.theory.rules import ONE_LAYER_RULES, OneLayerRules
 from swingby.theory.stages import count_descents
-from swingby.theory.symmetric import x_hat_of
 from swingby.theory.two_layer_checks import Counts, fig5_record
 
 __all__ = ["ONE_LAYER_RULES", "THM41_VARIANTS", "OrderRun", "clear_configs", "default_init_descents", "gd_draws",
@@ -219,7 +218,7 @@ def default_init_descents(a, x_hat, mean, *, n_init: int = 200, seed: int = 0,
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size
-    x_hat, mean = _args.vector("x_hat", x_hat, d), _args.vector("mean", mean, d)
+    x_hat, mean = _checks.vector("x_hat", x_hat, d), _checks.vector("mean", mean, d)
     n_init = _checks.positive_int("n_init", n_init)
     rng = np.random.default_rng(_checks.integer("seed", seed, low=0))
     t_grid = np.concatenate([[0.0], np.geomspace(1e-3, 200, 300)])

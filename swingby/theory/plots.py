@@ -12,9 +12,9 @@ from matplotlib.patches import Patch, Rectangle
 
 from swingby import _checks
 from swingby.observations.plots import mark_concept_plane, plot_trajectory
+from swingby.sim.symmetric import single_record
 from swingby.style import PALETTE, check_axes, check_dims
 from swingby.theory.settings import THEORY_SETTINGS, TheorySetting
-from swingby.theory.simulation import single_record
 from swingby.theory.stages import detect_stages
 
 __all__ = ["plot_entry_types", "plot_growth_noise", "plot_output_trajectory", "plot_swing_by_schematic",

@@ -13,7 +13,7 @@ from scipy import stats
 
 from swingby import _checks
 from swingby.exact_tests import discordant_pairs, sign_test_p
-from swingby.theory.simulation import SymmetricRecord, single_record
+from swingby.sim.symmetric import SymmetricRecord, single_record
 from swingby.theory.stages import Stages
 
 __all__ = ["ONE_LAYER_RULES", "THEORY_RULES", "Frequency", "OneLayerRules", "TheoryRules", "frequency", "paired_p",

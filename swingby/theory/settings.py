@@ -9,10 +9,9 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
+from swingby.sim.symmetric import SymmetricRecord, authors_a, dynamics_a, initial_U, simulate_symmetric, x_hat_of
 from swingby.theory.stages import Stages, detect_stages
 from swingby.theory.statistics import DescentStats, descent_statistics
-from swingby.theory.symmetric import authors_a, dynamics_a, x_hat_of
 
 __all__ = ["THEORY_SETTINGS", "AssumptionConstants", "AssumptionReport", "Inequality", "StagedRun", "TheorySetting",
            "check_assumptions"]
@@ -162,7 +161,7 @@ class TheorySetting:
         return x_hat_of(self.mu, self.d)
 
     def a(self, matrix: str = "authors") -> np.ndarray:
-        """The diagonal the dynamics run with (:func:`~swingby.theory.symmetric.dynamics_a`)."""
+        """The diagonal the dynamics run with (:func:`~swingby.sim.symmetric.dynamics_a`)."""
         return dynamics_a(self.mu, self.sigma, self.d, matrix=matrix,
                           origin_cluster=self.origin_cluster and matrix == "paper")
 
@@ -173,13 +172,13 @@ class TheorySetting:
 
     def run(self, matrix: str = "authors", *, iterate: str = "W", seeds=None,
             record_every: int = 1, steps: int | None = None) -> SymmetricRecord:
-        """:func:`~swingby.theory.simulation.simulate_symmetric` from ``U0`` (the defaults repeat
+        """:func:`~swingby.sim.symmetric.simulate_symmetric` from ``U0`` (the defaults repeat
         the authors' run, up to their float32 arithmetic).
 
         Parameters
         ----------
         matrix, iterate, record_every, steps
-            As in ``a`` and :func:`~swingby.theory.simulation.simulate_symmetric` (default: the setting's steps).
+            As in ``a`` and :func:`~swingby.sim.symmetric.simulate_symmetric` (default: the setting's steps).
         seeds : sequence of int, optional
             One trajectory per seed (a batched record); ``None``: the authors' seed.
         """

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory.simulation import SymmetricRecord, single_record
+from swingby.sim.symmetric import SymmetricRecord, single_record
 
 __all__ = ["LossSegment", "StageAlignment", "Stages", "count_descents", "detect_stages", "escape_time",
            "stage_alignment"]
@@ -194,7 +194,7 @@ def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.n
     p, level
         Index of the major entry; the level, in ``(0, 1)``.
     """
-    _checks.instance("record", record, SymmetricRecord, "swingby.theory.simulation.SymmetricRecord")
+    _checks.instance("record", record, SymmetricRecord, "swingby.sim.symmetric.SymmetricRecord")
     p = _checks.index("p", p, record.W.shape[-1])
     level = _checks.number("level", level, low=0, high=1, low_open=True, high_open=True)
     w = np.atleast_2d(record.W[..., p, p])  # (B, R)

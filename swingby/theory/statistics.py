@@ -9,10 +9,8 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.theory import _args
-from swingby.theory.simulation import SymmetricRecord, initial_U, simulate_symmetric
+from swingby.sim.symmetric import SymmetricRecord, dynamics_a, initial_U, simulate_symmetric, x_hat_of
 from swingby.theory.stages import count_descents
-from swingby.theory.symmetric import dynamics_a, x_hat_of
 
 __all__ = ["DescentStats", "PhaseDiagram", "descent_statistics", "phase_diagram"]
 
@@ -38,13 +36,13 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
     Parameters
     ----------
     mu, sigma, d, origin_cluster, matrix
-        As in :func:`~swingby.theory.symmetric.dynamics_a`.
+        As in :func:`~swingby.sim.symmetric.dynamics_a`.
     n_seeds : int
         Initialisations, seeds ``0..n_seeds-1``.
     init, init_scale, d_prime
-        As in :func:`~swingby.theory.simulation.initial_U`.
+        As in :func:`~swingby.sim.symmetric.initial_U`.
     eta, steps, record_every, iterate
-        As in :func:`~swingby.theory.simulation.simulate_symmetric`.
+        As in :func:`~swingby.sim.symmetric.simulate_symmetric`.
     rel_tol : float
         As in :func:`~swingby.theory.stages.count_descents`.
     """
@@ -91,14 +89,14 @@ def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds
     Parameters
     ----------
     mu, sigma, matrix
-        As in :func:`~swingby.theory.symmetric.dynamics_a`.
+        As in :func:`~swingby.sim.symmetric.dynamics_a`.
     d_values, taus : sequence
         Dimensions ``>= len(mu)``; initial scales.
     n_seeds, eta, steps, rel_tol
         As in :func:`descent_statistics`.
     """
-    d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_args.sequence("d_values", d_values)))
-    taus = tuple(_checks.positive_float(f"taus[{k}]", tau) for k, tau in enumerate(_args.sequence("taus", taus)))
+    d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_checks.sequence("d_values", d_values)))
+    taus = tuple(_checks.positive_float(f"taus[{k}]", tau) for k, tau in enumerate(_checks.sequence("taus", taus)))
     n = _checks.positive_int("n_seeds", n_seeds)
     _checks.memory(8.0 * n * len(taus) * (_checks.positive_int("steps", steps) // 10 + 2) * max(d_values) ** 2,
                    f"n_seeds = {n} x {len(taus)} taus x steps = {steps} at d = {max(d_values)}")

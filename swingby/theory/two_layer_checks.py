@@ -14,11 +14,10 @@ import torch
 
 from swingby import _checks, verdicts
 from swingby.sim.run_checks import seed_list
+from swingby.sim.symmetric import SymmetricRecord, gsn_terms, simulate_symmetric, symmetric_step, u_step_to_w_eta
 from swingby.theory.rules import THEORY_RULES, TheoryRules, shifted_timing, suppression_timing
 from swingby.theory.settings import THEORY_SETTINGS
-from swingby.theory.simulation import SymmetricRecord, simulate_symmetric
 from swingby.theory.stages import count_descents, detect_stages, stage_alignment
-from swingby.theory.symmetric import gsn_terms, symmetric_step, u_step_to_w_eta
 
 __all__ = ["GSN_VARIANTS", "ClockErrors", "Counts", "clock_errors", "fig18_counts", "fig18_stage_gap", "fig5_record",
            "gsn_draws", "stage_counts", "swing_counts", "training_loss_counts"]
@@ -148,7 +147,7 @@ def fig5_record(seeds, *, equal_signal: bool = False, eta: float | None = None,
 
 
 def _batched(name: str, record) -> SymmetricRecord:
-    _checks.instance(name, record, SymmetricRecord, "swingby.theory.simulation.SymmetricRecord")
+    _checks.instance(name, record, SymmetricRecord, "swingby.sim.symmetric.SymmetricRecord")
     if record.W.ndim != 4:
         raise ValueError(f"{name} must be a batched record (one trajectory per seed), got W of shape "
                          f"{record.W.shape}")
