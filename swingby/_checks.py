@@ -1,7 +1,6 @@
-"""The argument checks the public entry points share: a bad input gets a ``ValueError`` that names
-the argument and says what is allowed. Integers are Python or NumPy integers (never ``bool`` or
-``1.5``), numbers finite reals, flags ``bool`` or ``numpy.bool_``, seeds integers in ``[0, 2**32)``,
-and no call may ask for more than ``MAX_BYTES`` of memory (the book targets a 2-core, 24 GB machine).
+"""The argument checks the public entry points share: a bad input gets a ``ValueError`` naming the argument and
+what is allowed. Integers are Python or NumPy integers (never ``bool``), numbers finite reals, flags ``bool``, seeds
+integers in ``[0, 2**32)``, and no call may ask for more than ``MAX_BYTES`` of memory (a 2-core, 24 GB machine).
 """
 from __future__ import annotations
 

@@ -21,10 +21,8 @@ def fisher_p(k: int, n: int, null_k: int, null_n: int, alternative: str = "great
 
     Parameters
     ----------
-    k, n, null_k, null_n : int
-        Passing and checked units of the claimed group and of the comparator.
-    alternative : {"greater", "less"}
-        ``"less"``: a lower pass rate.
+    k, n, null_k, null_n, alternative
+        Passing and checked units of the claim and of the comparator; "greater", or "less" for a lower rate.
     """
     table = [[k, n - k], [null_k, null_n - null_k]]
     return float(stats.fisher_exact(table, alternative=alternative).pvalue)
@@ -59,10 +57,8 @@ def binomial_power(p1: float, n: int, p0: float = 0.5) -> float:
 
     Parameters
     ----------
-    p1, p0 : float
-        True pass rate, and the rate under the test's hypothesis.
-    n : int
-        Units.
+    p1, n, p0
+        The true pass rate, the units, and the rate under the test's hypothesis.
     """
     if n == 0:
         return 0.0

@@ -1,7 +1,6 @@
-"""The status page's rows (``book/status.md``). A chapter builds its :class:`Row` from its own results
-and passes it to :func:`record`, which fails when the row stored in ``swingby/status_records/<key>.json``
-says otherwise; the status page and the findings (:mod:`swingby.findings`) render the stored rows.
-``make records`` (``SWINGBY_RECORDS=write``) stores the computed rows after a change that moves a result.
+"""The status page's rows (``book/status.md``): a chapter passes the :class:`Row` it computed to :func:`record`,
+which fails when the row stored in ``swingby/status_records/<key>.json`` says otherwise (``make records`` stores
+the computed rows); the status page and the findings (:mod:`swingby.findings`) render the stored rows.
 """
 from __future__ import annotations
 
@@ -62,10 +61,8 @@ class Part(NamedTuple):
 
         Parameters
         ----------
-        label : str
-            What the part judges, as the status page names it ("" for a single part).
-        judgement : swingby.verdicts.Judgement
-            The part's verdict.
+        label, judgement
+            What the part judges, as the status page names it ("" for a single part); its verdict.
         """
         if not isinstance(label, str):
             raise ValueError(f"label must be a str, got {label!r}")

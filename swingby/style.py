@@ -1,7 +1,5 @@
-"""The book's one figure style, applied by :func:`swingby.chapter.setup` at the top of every chapter:
-the Okabe-Ito colour-blind-safe ``PALETTE`` as the colour cycle, 150 dpi, framed legends; and the
-argument checks the parts' plots share (an ``Axes``, the plotted dimensions, colours and titles).
-"""
+"""The book's figure style, set by :func:`swingby.chapter.setup` in every chapter (the Okabe-Ito colour-blind-safe
+``PALETTE`` as the colour cycle, 150 dpi, framed legends), and the argument checks the parts' plots share."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -13,8 +11,7 @@ from swingby import _checks
 __all__ = []
 
 #: The Okabe-Ito palette (Okabe and Ito 2008): eight colours that people with the common colour-vision
-#: deficiencies can tell apart (green is bluish green, purple reddish purple); besides greys the figures use
-#: no others.
+#: deficiencies can tell apart; besides greys the figures use no others.
 PALETTE = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermillion": "#D55E00",
            "purple": "#CC79A7", "sky": "#56B4E9", "yellow": "#F0E442", "black": "#000000"}
 #: The order of the colour cycle (``"C0"``, ...): the first five as matplotlib's own; yellow, weak on white, late.

@@ -1,8 +1,7 @@
-"""The book's verdict rule: one exact one-sided test per form of claim (:data:`FORMS`) at level
-:data:`ALPHA`, on independent units, beside a *wrong model*, a plausible model without the paper's
-mechanism that is a comparator in a two-sample test, never a veto. The status page (``book/status.md``)
-states the rule; :func:`judge` applies it. :func:`outcome_verdict` is the earlier rule, a check's pass
-count against its null's pass rate, by which the open questions and the Jacobian link are judged.
+"""The book's verdict rule (``book/status.md``): one exact one-sided test per form of claim (:data:`FORMS`)
+at level :data:`ALPHA` on independent units, beside a *wrong model* without the paper's mechanism, a comparator
+and never a veto (:func:`judge`). :func:`outcome_verdict` is the earlier rule, a pass count against a null's
+pass rate, which still judges the open questions and the Jacobian link.
 """
 from __future__ import annotations
 
@@ -132,14 +131,11 @@ def judge(form: str, k: int, n: int, null_k: int | None = None, null_n: int | No
     ----------
     form : str
         One of :data:`FORMS`.
-    k, n : int
-        ``k`` of ``n`` independent units pass the check.
-    null_k, null_n : int
-        ``null_k`` of ``null_n`` units of the wrong model pass (``identity``: wrong variants that pass;
-        ``comparative``: the group the claim says is smaller).
+    k, n, null_k, null_n : int
+        ``k`` of ``n`` independent units pass, and ``null_k`` of ``null_n`` of the wrong model (``identity``:
+        wrong variants; ``comparative``: the group the claim says is smaller).
     pairs : tuple of int, optional
-        ``(b, c)``, the discordant pairs of paired units (only the claimed side passes, only the other):
-        the comparison is then the exact McNemar test.
+        ``(b, c)``: paired units where only the claimed side passes, and only the other (exact McNemar test).
     """
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
@@ -198,10 +194,8 @@ def judge_units(form: str, passes, null_passes, *, paired: bool = False) -> Judg
 
     Parameters
     ----------
-    form : str
-        One of :data:`FORMS`.
-    passes, null_passes : array_like(bool, ndim=1)
-        One outcome per unit of the claim and of its wrong model.
+    form, passes, null_passes
+        One of :data:`FORMS`; boolean 1-D arrays, an outcome per unit of the claim and of its wrong model.
     paired : bool
         Unit ``i`` of both comes from the same seed: the exact McNemar test (equal lengths); else Fisher's.
     """

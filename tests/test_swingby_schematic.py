@@ -1,7 +1,5 @@
 """The schematic of the swing-by that opens the book (``book/intro.md``):
 :func:`swingby.theory.plots.plot_swing_by_schematic`."""
-import dataclasses
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -39,17 +37,3 @@ def test_it_draws_the_three_stages_of_the_fig5_run_onto_the_axes():
 def test_it_refuses_what_is_not_an_axes(ax):
     with pytest.raises(ValueError, match="ax must be a matplotlib Axes"):
         plot_swing_by_schematic(ax)
-
-
-def test_it_refuses_a_setting_that_cannot_draw_one_swing_by():
-    fig, ax = plt.subplots()
-    try:
-        with pytest.raises(ValueError, match="setting must be a swingby.theory.settings.TheorySetting"):
-            plot_swing_by_schematic(ax, {"mu": (1.0, 1.5)})
-        with pytest.raises(ValueError, match="two concepts"):
-            plot_swing_by_schematic(ax, THEORY_SETTINGS["fig8_script"])
-        equal = dataclasses.replace(THEORY_SETTINGS["fig5"], mu=(1.5, 1.5))
-        with pytest.raises(ValueError, match="does not swing by once"):
-            plot_swing_by_schematic(ax, equal)
-    finally:
-        plt.close(fig)

@@ -55,8 +55,8 @@ def test_equivalent_mu_bad_input():
 
 def test_frequency():
     f = tr.frequency(152, 200)
-    assert f.percent == 76.0 and f.low < 76 < f.high and f.typical
-    assert not tr.frequency(52, 200).typical
+    assert f.percent == 76.0 and f.low < 76 < f.high and f.p_typical <= 0.05
+    assert tr.frequency(52, 200).p_typical > 0.05
     with pytest.raises(ValueError, match="k"):
         tr.frequency(5, 3)
 

@@ -1,7 +1,5 @@
-"""Over-prompting before the capability (the hidden-capabilities study, App. B; chapter
-``book/capability.md``): does the pure-blue prompt draw big blue discs before a run's
-capability time, and does the plain prompt (the comparison) do so as often?
-"""
+"""Over-prompting before the capability (the hidden-capabilities study, App. B; ``book/capability.md``): does
+the pure-blue prompt draw big blue discs before a run's capability time, and the plain prompt as often?"""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -27,18 +25,16 @@ def _blue_big(points: np.ndarray, before: np.ndarray, p: float) -> np.ndarray:
 
 
 def blue_big_before_capability(res: dict, t_cap: np.ndarray, p: float = RULES.blue_big_p) -> BlueBig:
-    """Whether the pure-blue capability prompt (the first: colour (0, 0, 1), small radius) draws discs
-    the classifier reads as blue and big (sample means ``P(blue) >= p``, ``P(small) <= 1 - p``) at a
-    trained checkpoint before the run's capability time, and whether the plain prompt does.
+    """Whether the pure-blue capability prompt (the first) draws discs read as blue and big (sample means
+    ``P(blue) >= p``, ``P(small) <= 1 - p``) at a trained checkpoint before the run's capability time, and
+    whether the plain prompt does.
 
     Parameters
     ----------
     res : dict
-        A results dict (:mod:`swingby.capability.measures`).
     t_cap : array (D, S)
         Capability times.
     p : float
-        The sample-mean probability that counts as blue and as big.
     """
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     t = check_times("t_cap", t_cap)

@@ -46,13 +46,12 @@ def acquired(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> tuple[np.ndarra
 
 
 def never_elicited(cap: np.ndarray, beh: np.ndarray, design=DESIGN) -> np.ndarray:
-    """Runs (``(R,)`` bool) that acquire the capability while no mean of ``design.sustain``
-    consecutive checkpoints of their behaviour reaches ``design.level`` (possibility form).
+    """Runs (``(R,)`` bool) that acquire the capability while no mean of ``design.sustain`` consecutive
+    checkpoints of their behaviour (``K >= design.sustain``) reaches ``design.level`` (possibility form).
 
     Parameters
     ----------
     cap, beh : array (R, K)
-        ``K >= design.sustain``.
     design : CapabilityDesign
     """
     design = check_design(design)

@@ -106,13 +106,12 @@ def capability(res: dict, by: str = "classifier") -> np.ndarray:
 
 
 def prompt_labels(res: dict, dc_index: int) -> list[str]:
-    """Names of class 11's prompts at one separation: ``"plain"``, then the capability prompts with their colours.
+    """Names of class 11's prompts at separation ``dc_index``: ``"plain"``, then the capability prompts.
 
     Parameters
     ----------
     res : dict
     dc_index : int
-        Which separation.
     """
     try:
         cfg = res["meta"]["config"]
@@ -128,16 +127,15 @@ def prompt_labels(res: dict, dc_index: int) -> list[str]:
 
 # ------------------------------------------------------------ crossing times
 def first_crossing(steps: np.ndarray, y: np.ndarray, level: float = DESIGN.level, sustain: int = 1) -> np.ndarray:
-    """Step at which each curve first reaches ``level`` and stays there for ``sustain`` checkpoints (or
-    to the end), interpolated linearly into the checkpoint that starts the stay (eq. ``eq-cap-time``);
-    ``inf`` where never, NaN where the curve is missing.
+    """Step at which each curve first reaches ``level`` and stays there for ``sustain`` checkpoints (or to
+    the end), interpolated linearly into the checkpoint that starts the stay (eq. ``eq-cap-time``); ``inf``
+    where never, NaN for a curve with a NaN (a missing run).
 
     Parameters
     ----------
     steps : array (K,)
-        Strictly increasing checkpoint steps.
+        Strictly increasing.
     y : array (..., K)
-        Curves over the checkpoints; a curve with a NaN is a missing run.
     level : float
     sustain : int
         1: the study's first crossing; more: the chapter's held crossing.
@@ -216,10 +214,8 @@ def leads(res: dict, sustain: int, seed: int = 0, n_redraws: int = 20) -> Leads:
         A complete sweep.
     sustain : int
         Checkpoints a held crossing stays at or above the level.
-    seed : int
-        Seeds the redraws.
-    n_redraws : int
-        Redraws of the yardstick.
+    seed, n_redraws : int
+        Seed and number of the yardstick's redraws.
     """
     sustain = _checks.positive_int("sustain", sustain)
     n_redraws = _checks.positive_int("n_redraws", n_redraws)
@@ -230,9 +226,8 @@ def leads(res: dict, sustain: int, seed: int = 0, n_redraws: int = 20) -> Leads:
     lead_first, censored = lead(first, end)
     n_s, n_p = int(res["meta"]["config"]["samples_per_class"]), int(res["cap_probs"].shape[3])
     beh, rng = behaviour(res), np.random.default_rng(seed)
-    t_beh = first_crossing(steps, beh, sustain=sustain)
     noise = np.stack([lead(CrossingTimes(first_crossing(steps, noise_capability(beh, n_s, n_p, rng), sustain=sustain),
-                                         t_beh), end)[0] for _ in range(n_redraws)])
+                                         held.behaviour), end)[0] for _ in range(n_redraws)])
     some = ~np.isnan(noise).all(axis=0)  # a median only where some redraw gives a lead
     noise_held = np.full(noise.shape[1:], np.nan)
     noise_held[some] = np.nanmedian(noise[:, some], axis=0)

@@ -1,8 +1,6 @@
-"""Figures and tables of the capability chapter (``book/capability.md``), after the figures of
-the hidden-capabilities study (Park et al. 2024). Every plot takes ``res``, a results dict of
-:func:`swingby.diffusion.runs.storage.load_results`, draws on the axes it is given (``axes``:
-one per colour separation unless said) and returns them; ``by`` picks the reading
-(``"classifier"`` or ``"pixels"``)."""
+"""Figures and tables of the capability chapter (``book/capability.md``), after the hidden-capabilities
+study's figures. Every plot takes ``res``, a results dict of :func:`swingby.diffusion.runs.storage.load_results`,
+draws on the axes it is given (``axes``: one per colour separation unless said) and returns them."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -69,103 +67,102 @@ def plot_concept_memorization(res: dict, ax):
     return ax
 
 
-def legend_below(axes, ncol: int = 4):
-    """One legend below a figure of panels (off the data), from the first panel's labelled lines."""
-    first = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()[0]
-    handles, labels = first.get_legend_handles_labels()
-    return first.figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol,
-                               frameon=False)
+def _dc_panels(res: dict, axes) -> tuple[list[float], np.ndarray, np.ndarray]:
+    """The separations, the checkpoint steps and ``axes`` (one per separation), each titled by its separation."""
+    dcs, steps = _meta(res)
+    axes = axes_for(axes, len(dcs))
+    for ax, dc in zip(axes, dcs):
+        ax.set_title(f"dc = {dc:.3g}", fontsize=10)
+    return dcs, steps, axes
+
+
+def _finish(axes: np.ndarray, n: int, ylabel: str, ncol: int = 4) -> None:
+    """Label the first ``n`` panels (training step, ``ylabel``); one legend below them, off the data."""
+    label_panels(axes[:n], "training step", ylabel)
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[0].figure.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, frameon=False)
+
+
+def _accuracy_axis(ax) -> None:
+    """The 50 % line and the [0, 1] range of a joint-accuracy panel."""
+    ax.axhline(0.5, color="k", lw=0.6)
+    ax.set_ylim(-0.02, 1.02)
 
 
 def _band(ax, steps, curves, colour, style, label):
-    mean = np.nanmean(curves, axis=0)
-    ax.plot(steps, mean, style, color=colour, lw=1.8, label=label)
+    ax.plot(steps, np.nanmean(curves, axis=0), style, color=colour, lw=1.8, label=label)
     if style == "-":
         ax.fill_between(steps, np.nanmin(curves, axis=0), np.nanmax(curves, axis=0), color=colour, alpha=0.15,
                         lw=0)
 
 
 def plot_capability_behaviour(res: dict, axes):
-    """Study Figs. 2 and 7: seed-mean capability (green) and behaviour (red) of class 11 over
-    training per separation (classifier solid, banded from the lowest to the highest seed;
-    pixel check dotted).
+    """Study Figs. 2 and 7: seed-mean capability (green) and behaviour (red) of class 11 over training
+    per separation (classifier solid, banded from the lowest to the highest seed; pixel check dotted).
 
     Parameters
     ----------
     res : dict
     axes : sequence of matplotlib.axes.Axes
     """
-    dcs, steps = _meta(res)
-    axes = axes_for(axes, len(dcs))
+    dcs, steps, axes = _dc_panels(res, axes)
     for by, style in READINGS.items():
         cap, beh = CM.capability(res, by), CM.behaviour(res, by)
         for i, ax in enumerate(axes[:len(dcs)]):
             _band(ax, steps, cap[i], CAP_COLOUR, style, f"capability ({by})")
             _band(ax, steps, beh[i], BEH_COLOUR, style, f"behaviour ({by})")
-    for i, ax in enumerate(axes[:len(dcs)]):
-        ax.axhline(0.5, color="k", lw=0.6)
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
-    label_panels(axes[:len(dcs)], "training step", "joint accuracy of class 11")
-    legend_below(axes)
+    for ax in axes[:len(dcs)]:
+        _accuracy_axis(ax)
+    _finish(axes, len(dcs), "joint accuracy of class 11")
     return axes
 
 
-def plot_seed_std(res: dict, axes, by: str = "classifier"):
+def plot_seed_std(res: dict, axes):
     """Study Fig. 8: seed-to-seed standard deviation of capability and behaviour per separation.
 
     Parameters
     ----------
     res : dict
     axes : sequence of matplotlib.axes.Axes
-    by : {"classifier", "pixels"}
     """
-    dcs, steps = _meta(res)
-    axes = axes_for(axes, len(dcs))
-    sc, sb = seed_std(CM.capability(res, by)), seed_std(CM.behaviour(res, by))
+    dcs, steps, axes = _dc_panels(res, axes)
+    sc, sb = seed_std(CM.capability(res)), seed_std(CM.behaviour(res))
     for i, ax in enumerate(axes[:len(dcs)]):
         ax.plot(steps, sc[i], "-", color=CAP_COLOUR, label="capability")
         ax.plot(steps, sb[i], "-", color=BEH_COLOUR, label="behaviour")
-        ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
-    label_panels(axes[:len(dcs)], "training step", "seed-to-seed std")
-    legend_below(axes)
+    _finish(axes, len(dcs), "seed-to-seed std")
     return axes
 
 
-def plot_seed_panels(res: dict, dc_index: int, axes, by: str = "classifier"):
-    """Study Fig. 9 as small multiples: capability and behaviour of every seed at one separation.
+def plot_seed_panels(res: dict, dc_index: int, axes):
+    """Study Fig. 9 as small multiples: capability and behaviour of every seed at separation ``dc_index``.
 
     Parameters
     ----------
     res : dict
     dc_index : int
-        Which separation.
     axes : sequence of matplotlib.axes.Axes
         One per seed.
-    by : {"classifier", "pixels"}
     """
     dcs, steps = _meta(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
     seeds = res["meta"]["config"]["seeds"]
     axes = axes_for(axes, len(seeds))
-    cap, beh = CM.capability(res, by)[i], CM.behaviour(res, by)[i]
+    cap, beh = CM.capability(res)[i], CM.behaviour(res)[i]
     for j, ax in enumerate(axes[:len(seeds)]):
         ax.plot(steps, cap[j], "-", color=CAP_COLOUR, lw=1.5, label="capability")
         ax.plot(steps, beh[j], "-", color=BEH_COLOUR, lw=1.5, label="behaviour")
-        ax.axhline(0.5, color="k", lw=0.6)
-        ax.set_ylim(-0.02, 1.02)
+        _accuracy_axis(ax)
         ax.set_title(f"seed {seeds[j]}", fontsize=9)
-    label_panels(axes[:len(seeds)], "training step", "joint accuracy")
-    legend_below(axes, ncol=2)
+    _finish(axes, len(seeds), "joint accuracy", ncol=2)
     axes[0].figure.suptitle(f"dc = {dcs[i]:.3g}", fontsize=10)
     return axes
 
 
 def plot_crossing_times_pair(res: dict, lds: CM.Leads, fits: tuple, axes):
-    """Study Fig. 3 by first (left) and held crossings (right): behaviour time against capability
-    time, one dot per run; runs whose behaviour never crosses 50 % are open triangles at the end
-    of training; the least-squares line with its R^2 and slope interval. Log axes (symlog where a
-    time is 0), as the times span more than a decade.
+    """Study Fig. 3 by first (left) and held crossings (right): behaviour time against capability time,
+    one dot per run (open triangles at the end of training: behaviour never crosses 50 %), with the
+    least-squares line. Log axes (symlog where a time is 0): the times span more than a decade.
 
     Parameters
     ----------
@@ -203,18 +200,16 @@ def plot_crossing_times_pair(res: dict, lds: CM.Leads, fits: tuple, axes):
                     f"{fit.slope_ci[1]:.2f}], R² = {fit.r2:.2f}")
         ax.set_xscale(**scale)
         ax.set_yscale(**scale)
-        ax.set_xlim(*lim)
-        ax.set_ylim(low, end * 1.3)
+        ax.set(xlim=lim, ylim=(low, end * 1.3), xlabel=f"capability time (step, {name} crossing, log scale)",
+               ylabel=f"behaviour time (step, {name} crossing, log scale)")
         ax.set_title(f"{name} crossings of 50 %", fontsize=10)
-        ax.set_xlabel(f"capability time (step, {name} crossing, log scale)")
-        ax.set_ylabel(f"behaviour time (step, {name} crossing, log scale)")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False, fontsize=8)
     return axes
 
 
-def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str = "classifier"):
-    """Study Fig. 4: one run's training loss, capability and behaviour, and class-11 concept-space
-    path, with the capability time (dashed, star) and the concept-space turn marked.
+def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes):
+    """Study Fig. 4: one run's training loss, capability and behaviour, and class-11 concept-space path,
+    with the capability time (dashed, star) and the concept-space turn marked.
 
     Parameters
     ----------
@@ -222,7 +217,6 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     dc_index, seed_index : int
         Which run.
     axes : three matplotlib.axes.Axes
-    by : {"classifier", "pixels"}
     """
     dcs, steps = _meta(res)
     i = _checks.index("dc_index", dc_index, len(dcs))
@@ -233,20 +227,18 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     a0, a1, a2 = (check_axes(a) for a in axes)
     if not np.asarray(res["done"])[i, j].all():
         raise ValueError(f"run (dc_index={i}, seed_index={j}) is not finished")
-    t_cap = float(CM.crossing_times(res, by).capability[i, j])
+    t_cap = float(CM.crossing_times(res).capability[i, j])
     turn = CP.concept_turn(res)
     ls, loss = CP.loss_log(res, "loss")
     a0.plot(ls, loss[i, j], color="k", lw=1)
     if np.nanmin(loss[i, j]) > 0:   # a log scale shows a late feature as large as an early one
         a0.set_yscale("log")
-    a0.set_xlabel("training step")
-    a0.set_ylabel("loss: the bound (nats per dimension)")
+    a0.set(xlabel="training step", ylabel="loss: the bound (nats per dimension)")
     a0.set_title("training loss", fontsize=10)
-    a1.plot(steps, CM.capability(res, by)[i, j], "-o", ms=3, color=CAP_COLOUR, label="capability")
-    a1.plot(steps, CM.behaviour(res, by)[i, j], "-o", ms=3, color=BEH_COLOUR, label="behaviour")
+    a1.plot(steps, CM.capability(res)[i, j], "-o", ms=3, color=CAP_COLOUR, label="capability")
+    a1.plot(steps, CM.behaviour(res)[i, j], "-o", ms=3, color=BEH_COLOUR, label="behaviour")
     a1.axhline(0.5, color="k", lw=0.6)
-    a1.set_xlabel("training step")
-    a1.set_ylabel("joint accuracy of class 11")
+    a1.set(xlabel="training step", ylabel="joint accuracy of class 11")
     a1.set_title("accuracy", fontsize=10)
     a1.legend()
     for ax in (a0, a1):
@@ -270,20 +262,18 @@ def plot_run_overview(res: dict, dc_index: int, seed_index: int, axes, by: str =
     return axes
 
 
-def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
-    """Study Fig. 5: embedding disentanglement ``1 - |cos(e01 - e00, e10 - e00)|`` over training
-    per separation, one line per seed, its capability time dashed in its colour.
+def plot_embedding_disentanglement(res: dict, axes):
+    """Study Fig. 5: embedding disentanglement ``1 - |cos(e01 - e00, e10 - e00)|`` over training per
+    separation, one line per seed, its capability time dashed in its colour.
 
     Parameters
     ----------
     res : dict
     axes : sequence of matplotlib.axes.Axes
-    by : {"classifier", "pixels"}
     """
-    dcs, steps = _meta(res)
-    axes = axes_for(axes, len(dcs))
+    dcs, steps, axes = _dc_panels(res, axes)
     ed = CP.embedding_disentanglement(res)
-    t_cap = CM.crossing_times(res, by).capability
+    t_cap = CM.crossing_times(res).capability
     for i, ax in enumerate(axes[:len(dcs)]):
         for j in range(ed.shape[1]):
             if np.isnan(ed[i, j]).any():
@@ -292,15 +282,12 @@ def plot_embedding_disentanglement(res: dict, axes, by: str = "classifier"):
             if np.isfinite(t_cap[i, j]):
                 ax.axvline(t_cap[i, j], color=cycle_colour(j), ls="--", lw=0.8)
         ax.set_ylim(0, 1.02)
-        ax.set_title(f"dc = {dcs[i]:.3g}", fontsize=10)
-    label_panels(axes[:len(dcs)], "training step", "embedding disentanglement")
-    legend_below(axes, ncol=min(8, ed.shape[1]))
+    _finish(axes, len(dcs), "embedding disentanglement", ncol=min(8, ed.shape[1]))
     return axes
 
 
 def leads_table(res: dict, lds: CM.Leads) -> str:
-    """Markdown table per separation of the capability times and the median leads of
-    :func:`~swingby.capability.measures.leads`.
+    """Markdown table per separation of the capability times and the median leads of ``lds``.
 
     Parameters
     ----------
@@ -322,8 +309,8 @@ def leads_table(res: dict, lds: CM.Leads) -> str:
 
 
 def probe_table_pair(first: list, held: list) -> str:
-    """Markdown probe table: per probe, the correlations with the capability and behaviour times
-    by first and held crossings, and the permutation p of the held correlation with capability.
+    """Markdown probe table: per probe, the correlations with the capability and behaviour times by
+    first and held crossings, and the permutation p of the held correlation with capability.
 
     Parameters
     ----------
@@ -346,13 +333,12 @@ def probe_table_pair(first: list, held: list) -> str:
 
 
 def count_phrase(k: int, noun: str = "run", plural: str | None = None) -> str:
-    """``k`` things in words: "no run", "1 run", "3 runs".
+    """``k`` things in words: "no run", "1 run", "3 runs" (``plural``: default ``noun + "s"``).
 
     Parameters
     ----------
     k : int
     noun, plural : str
-        Singular and plural (None: ``noun + "s"``).
     """
     k = _checks.integer("k", k, low=0)
     if k == 0:

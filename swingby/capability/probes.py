@@ -1,8 +1,7 @@
-"""Probes of the held-out class beside its accuracy (the hidden-capabilities study, Figs. 1, 4, 5
-and App. D; chapter ``book/capability.md``): where class 11 turns in concept space, the geometry
-of the class-prompt embeddings, the training log, the transition step of any probe curve, and how
-well it tracks the capability time. ``res`` is a results dict as in ``.measures``; arrays are
-indexed ``(separation, seed, ...)``, NaN for unfinished runs.
+"""Probes of the held-out class beside its accuracy (the hidden-capabilities study, Figs. 1, 4, 5 and
+App. D; chapter ``book/capability.md``): its turn in concept space, the class-prompt embeddings, the
+training log, and how well a probe's transition step tracks the capability time. ``res`` and the
+``(separation, seed, ...)`` arrays are as in :mod:`swingby.capability.measures`.
 """
 from __future__ import annotations
 
@@ -12,15 +11,7 @@ import numpy as np
 from scipy import stats
 
 from swingby import _checks
-from swingby.capability.measures import (
-    CLASS_11,
-    CrossingTimes,
-    check_curves,
-    check_res,
-    check_times,
-    first_crossing,
-    masked,
-)
+from swingby.capability import measures as CM
 from swingby.diffusion.concept_space import TARGET_11
 from swingby.diffusion.presets import SEEDINGS
 
@@ -35,8 +26,8 @@ CORNERS = {"01": (0.0, 1.0), "10": (1.0, 0.0)}
 # -------------------------------------------------------- concept-space turn
 def class_points(res: dict) -> np.ndarray:
     """Concept-space points ``(D, S, K, 4, 2)`` of every class: the sample mean of ``(P(blue), P(small))``."""
-    check_res(res, "probs")
-    return masked(res, np.asarray(res["probs"], float).mean(axis=4))
+    CM.check_res(res, "probs")
+    return CM.masked(res, np.asarray(res["probs"], float).mean(axis=4))
 
 
 def first_concept_index(points: np.ndarray, level: float = 0.5) -> np.ndarray:
@@ -58,12 +49,9 @@ class ConceptTurn(NamedTuple):
 
 
 def concept_turn(res: dict) -> ConceptTurn:
-    """End of concept memorization in concept space (study Figs. 1, 4; eq. ``eq-cap-turn``).
-
-    From the first checkpoint at which a concept is learned, class 11's distance to each trained
-    corner is followed: the corner it comes closest to is the memorised one, the step of that
-    closest approach the turn, and the step at which the distance again exceeds one half the departure.
-    """
+    """End of concept memorization in concept space (study Figs. 1, 4; eq. ``eq-cap-turn``): from the first
+    checkpoint at which a concept is learned, the trained corner class 11 comes closest to, the step of
+    that closest approach, and the step at which its distance from the corner again exceeds one half."""
     pts = class_points(res)
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     k0 = first_concept_index(pts)
@@ -74,18 +62,18 @@ def concept_turn(res: dict) -> ConceptTurn:
         if np.isnan(k0[i, j]):
             continue
         k = int(k0[i, j])
-        p = pts[i, j, k:, CLASS_11]
+        p = pts[i, j, k:, CM.CLASS_11]
         dist = {c: np.hypot(p[:, 0] - x, p[:, 1] - y) for c, (x, y) in CORNERS.items()}
         c = min(dist, key=lambda name: dist[name].min())
         kt = int(np.argmin(dist[c]))
         corner[i, j], turn[i, j] = c, steps[k + kt]
-        depart[i, j] = first_crossing(steps[k + kt:], dist[c][kt:], 0.5) if kt < len(p) - 1 else np.inf
+        depart[i, j] = CM.first_crossing(steps[k + kt:], dist[c][kt:], 0.5) if kt < len(p) - 1 else np.inf
     return ConceptTurn(corner, turn, depart)
 
 
 def final_mse(res: dict) -> np.ndarray:
     """Concept-space MSE ``(D, S)`` of class 11 to its target (1, 1) at the last checkpoint (study Fig. 1)."""
-    p = class_points(res)[:, :, -1, CLASS_11]
+    p = class_points(res)[:, :, -1, CM.CLASS_11]
     return ((p - TARGET_11) ** 2).mean(axis=-1)
 
 
@@ -99,15 +87,15 @@ def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def embedding_disentanglement(res: dict) -> np.ndarray:
     """``1 - |cos(e01 - e00, e10 - e00)|`` ``(D, S, K)`` of the class-prompt embeddings (study Fig. 5;
     eq. ``eq-cap-ed``): 1 when the size and colour directions are orthogonal."""
-    check_res(res, "emb")
+    CM.check_res(res, "emb")
     e = np.asarray(res["emb"], float)
-    return masked(res, 1 - np.abs(_cos(e[..., 1, :] - e[..., 0, :], e[..., 2, :] - e[..., 0, :])))
+    return CM.masked(res, 1 - np.abs(_cos(e[..., 1, :] - e[..., 0, :], e[..., 2, :] - e[..., 0, :])))
 
 
 def embedding_parallelogram(res: dict) -> np.ndarray:
     """``cos(e11 - e10, e11 - e01)`` of the class-prompt embeddings (study Fig. 16)."""
     e = np.asarray(res["emb"], float)
-    return masked(res, _cos(e[..., 3, :] - e[..., 2, :], e[..., 3, :] - e[..., 1, :]))
+    return CM.masked(res, _cos(e[..., 3, :] - e[..., 2, :], e[..., 3, :] - e[..., 1, :]))
 
 
 # ---------------------------------------------- training log and transitions
@@ -123,23 +111,23 @@ def loss_log(res: dict, field: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def transition_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Transition step of a probe (eq. ``eq-cap-transition``): the first (interpolated) step at which
-    the curve has moved half of its largest excursion from its start; ``steps[0]`` for a flat curve.
+    """Transition step of a probe (eq. ``eq-cap-transition``): the first (interpolated) step at which the
+    curve has moved half of its largest excursion from its start; ``steps[0]`` for a flat curve.
 
     Parameters
     ----------
     steps : array (K,)
-        Strictly increasing steps.
+        Strictly increasing.
     y : array (..., K)
         Probe curves (NaN: missing run).
     """
-    y, s = check_curves(y, steps)
+    y, s = CM.check_curves(y, steps)
     dev = np.abs(y - y[..., :1])
     peak = dev.max(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         frac = np.where(peak > 0, dev / peak, 1.0)
     frac[np.isnan(y).any(axis=-1)] = np.nan
-    return first_crossing(s, frac, 0.5)
+    return CM.first_crossing(s, frac, 0.5)
 
 
 def peak_step(steps: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -168,10 +156,9 @@ PROBE_NAMES = (
 
 
 def probe_steps(res: dict) -> dict[str, np.ndarray]:
-    """:data:`PROBE_NAMES` to the ``(D, S)`` transition steps of every probe of the study's Figs. 4, 5
-    and App. D (Figs. 10-16): the concept-space turn and leaving step, the step of the embedding
-    disentanglement's maximum, and the :func:`transition_step` of the other curves."""
-    check_res(res, "probs", "emb", "wnorm", "loss")
+    """:data:`PROBE_NAMES` to the ``(D, S)`` steps of every probe (study Figs. 4, 5, 10-16): the concept-space
+    turn and leaving step, the embedding disentanglement's maximum, and the :func:`transition_step` of the rest."""
+    CM.check_res(res, "probs", "emb", "wnorm", "loss")
     steps = np.asarray(res["meta"]["checkpoint_steps"], float)
     turn = concept_turn(res)
     ed = embedding_disentanglement(res)
@@ -202,7 +189,7 @@ def _corr(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.corrcoef(x, y)[0, 1])
 
 
-def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm: int = 2000,
+def probe_score(name: str, t_probe: np.ndarray, times: CM.CrossingTimes, *, n_perm: int = 2000,
                 seed: int = 0, seeding: str = "shared") -> ProbeScore:
     """Score one probe against the capability time (the chapter's probe table).
 
@@ -215,21 +202,18 @@ def probe_score(name: str, t_probe: np.ndarray, times: CrossingTimes, *, n_perm:
     Parameters
     ----------
     name : str
-        The probe's name in the table.
     t_probe : array (D, S)
         The probe's transition step per run.
     times : CrossingTimes
-    n_perm : int
-        Permutations for the p-value.
-    seed : int
-        Seeds the permutations.
+    n_perm, seed : int
+        Permutations for the p-value and their seed.
     seeding : {"shared", "per_run"}
-        The sweep's seeding (``res["meta"]["config"]["seeding"]``).
+        The sweep's ``res["meta"]["config"]["seeding"]``.
     """
-    _checks.instance("times", times, CrossingTimes)
-    t_cap = check_times("times.capability", times.capability)
-    t_beh = check_times("times.behaviour", times.behaviour, t_cap.shape)
-    t = check_times("t_probe", t_probe, t_cap.shape)
+    _checks.instance("times", times, CM.CrossingTimes)
+    t_cap = CM.check_times("times.capability", times.capability)
+    t_beh = CM.check_times("times.behaviour", times.behaviour, t_cap.shape)
+    t = CM.check_times("t_probe", t_probe, t_cap.shape)
     n_perm = _checks.positive_int("n_perm", n_perm)
     seed = _checks.seed("seed", seed)
     seeding = _checks.choice("seeding", seeding, SEEDINGS)

@@ -32,7 +32,6 @@ def median_seed(times: np.ndarray, done: np.ndarray) -> int:
     times : array (S,)
         One time per seed (``inf``: never).
     done : array (S,) of bool
-        Which seeds' runs are finished.
     """
     row = np.where(np.asarray(done, bool), np.asarray(times, float), np.nan)
     if not np.isfinite(row).any():
@@ -58,10 +57,8 @@ def linear_fit(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 
     ----------
     x, y : array
         One size; at least three finite pairs with two distinct ``x``.
-    n_boot : int
-        Bootstrap resamples for the slope's interval.
-    seed : int
-        Seeds the bootstrap.
+    n_boot, seed : int
+        Bootstrap resamples for the slope's interval, and their seed.
     """
     x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
     if x.shape != y.shape:
@@ -95,18 +92,17 @@ class SpreadYardstick(NamedTuple):
 
 def spread_yardstick(behaviour_curves: np.ndarray, n_samples: int, n_prompts: int, rng: np.random.Generator,
                      n_redraws: int = 20) -> SpreadYardstick:
-    """The comparative part of the seed-robustness claim (study Figs. 8, 9) on a capability of prompts
-    that change nothing: :func:`~swingby.capability.confirm.late_spread` per separation against the
-    runs' own behaviour, counted over the runs and averaged over the redraws.
+    """The comparative part of the seed-robustness claim (study Figs. 8, 9) on a capability of prompts that
+    change nothing: :func:`~swingby.capability.confirm.late_spread` per separation against the runs' own
+    behaviour, counted over the runs and averaged over ``n_redraws`` redraws.
 
     Parameters
     ----------
     behaviour_curves : array (D, S, K)
         Behaviour of the separations the part judges (the weak-signal ones).
-    n_samples, n_prompts : int
-        Samples per prompt, and prompts besides the plain one.
+    n_samples, n_prompts, n_redraws : int
+        Samples per prompt, prompts besides the plain one, redraws.
     rng : numpy.random.Generator
-    n_redraws : int
     """
     beh = _checks.array("behaviour_curves", behaviour_curves, ndim=3)
     n_samples = _checks.positive_int("n_samples", n_samples)
@@ -117,6 +113,5 @@ def spread_yardstick(behaviour_curves: np.ndarray, n_samples: int, n_prompts: in
     for r in range(n_redraws):
         cap0 = noise_capability(beh, n_samples, n_prompts, rng)
         for i in range(len(beh)):
-            closer = late_spread(cap0[i], beh[i])
-            counts[r] += [closer[0].sum(), closer[1].sum()]
+            counts[r] += np.sum(late_spread(cap0[i], beh[i]), axis=1)
     return SpreadYardstick(float(counts[:, 0].mean()), float(counts[:, 1].mean()), n_redraws)

@@ -1,6 +1,5 @@
-"""Concept space without the classifier (paper Sec. 5, Fig. 6): the *pixel check*
-(:func:`pixel_measure`) measures the disc's radius and colour on the pixels, so that an
-empty or smeared image never counts as a generalisation.
+"""Concept space without the classifier (paper Sec. 5, Fig. 6): the *pixel check* (:func:`pixel_measure`) measures
+the disc's radius and colour on the pixels, so that an empty or smeared image never counts as a generalisation.
 """
 from __future__ import annotations
 

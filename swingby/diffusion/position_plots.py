@@ -19,8 +19,7 @@ __all__ = ["display_order", "dose_names", "long_search_table", "plot_long_search
 
 
 def dose_names() -> list[str]:
-    """Names of the candidates of the position dose-response (only ``position`` changed from the ``cpu``
-    model), from the centre outwards."""
+    """Names of the position dose-response's candidates (only ``position`` changed), from the centre outwards."""
     dose = [name for name, _, over in PS.CANDIDATES if set(over) <= {"position"}]
     return sorted(dose, key=lambda n: PS.candidate_preset(n).position)
 
@@ -44,15 +43,13 @@ def _rows(rows) -> dict:
 
 
 def plot_position_search(rows: list[dict], axes) -> None:
-    """Two panels, one column per candidate (:func:`display_order`; "not run" where it has no runs). Left:
-    class 11's blue-small fraction at the last checkpoint by the pixels (filled: dc 0.689, open: dc 0.247) and
-    by the classifier (x, dc 0.689), one marker per seed, the criterion's 80 % dashed. Right: the smallest
-    disc fraction of the trained classes per run, the criterion's 95 % dashed.
+    """Two panels, a column per candidate (:func:`display_order`), a marker per run, the criterion dashed.
+    Left: class 11's blue-small share at the last checkpoint by the pixels (filled: the decisive dc, open:
+    the weak one) and the classifier (x). Right: the least drawn trained class's disc share.
 
     Parameters
     ----------
     rows, axes
-        The position search's rows and two Axes.
     """
     by_name = _rows(rows)
     if not hasattr(axes, "__len__") or len(axes) != 2:
@@ -88,16 +85,13 @@ def plot_position_search(rows: list[dict], axes) -> None:
 
 
 def search_conclusion(rows: list[dict], choice: dict) -> str:
-    """The paragraph that closes the position search: where the position dose-response at the ``cpu`` model
-    passes and fails, what the larger models at the authors' positions did, and what that allows one to say
-    (until every candidate has run, a statement about those run so far).
+    """The paragraph that closes the position search: where the dose-response passes and fails, what the
+    larger models at the authors' positions did, and what that allows one to say.
 
     Parameters
     ----------
-    rows : list of dict
-        The position search's rows.
-    choice : dict
-        :func:`~swingby.diffusion.runs.position_search.choose` of ``rows``.
+    rows, choice : list of dict, dict
+        The position search's rows and :func:`~swingby.diffusion.runs.position_search.choose` of them.
     """
     by = _rows(rows)
     if not isinstance(choice, dict) or not {"chosen", "pending", "hours"} <= set(choice):
@@ -148,15 +142,13 @@ def _run_bounds(row: dict) -> list[tuple[str, list[float]]]:
 
 
 def long_search_table(rows: list[dict], state: dict) -> str:
-    """The 4800-step search as a markdown table: one line per candidate, its runs, the lower bounds the
-    criterion reads and its outcome ("not run" with the reason where the cost rules skipped it).
+    """The 4800-step search as a markdown table: per candidate its runs, the criterion's lower bounds and
+    its outcome ("not run" with the reason where the cost rules skipped it).
 
     Parameters
     ----------
-    rows : list of dict
-        The 4800-step search's rows.
-    state : dict
-        :func:`~swingby.diffusion.runs.long_search.choose` of ``rows``.
+    rows, state : list of dict, dict
+        The 4800-step search's rows and :func:`~swingby.diffusion.runs.long_search.choose` of them.
     """
     by = {r["name"]: r for r in rows}
     lines = ["| candidate | change | runs | trained classes drawn as discs (lowest bound, separations run) | "
@@ -180,14 +172,12 @@ def long_search_table(rows: list[dict], state: dict) -> str:
 
 
 def plot_long_search(rows: list[dict], axes) -> None:
-    """Two panels, one column per candidate that ran, the criterion's levels dashed. Left: class 11's share
-    of blue small discs at the decisive separation, per run (dots, classifier) and the pooled lower bound
-    (bars: classifier and pixels). Right: the lower bounds of the trained classes' disc shares.
+    """Two panels, a column per candidate that ran, the criterion dashed. Left: class 11's blue-small share at
+    the decisive dc per run (dots) and its pooled lower bounds (bars). Right: the trained classes' bounds.
 
     Parameters
     ----------
     rows, axes
-        The 4800-step search's rows and two Axes.
     """
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "disc_bounds" in r for r in rows):
         raise ValueError("rows must be the list that long_search.collect() returns")
@@ -215,9 +205,8 @@ def plot_long_search(rows: list[dict], axes) -> None:
         ax.set_ylim(lo, 1.01)
         ax.set_title(title, fontsize=10)
     left.set_ylabel("share of samples")
-    handles = [Patch(color=c, label=f"bound, {by}") for c, by in ((colour["clf"], "classifier"),
-                                                                   (colour["pix"], "pixels"))]
-    handles.append(Line2D([], [], ls="", marker="o", color="0.45", label="one run (classifier)"))
+    handles = [Patch(color=colour["clf"], label="bound, classifier"), Patch(color=colour["pix"], label="bound, pixels"),
+               Line2D([], [], ls="", marker="o", color="0.45", label="one run (classifier)")]
     left.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
     right.legend(handles=[Line2D([], [], ls="", marker="s", color=colour["disc"], label=f"dc {LS.DECISIVE_DC}"),
                           Line2D([], [], ls="", marker="^", color=colour["disc"], mfc="none",

@@ -61,15 +61,8 @@ def disc_test(images: np.ndarray, design=DESIGN) -> DiscTest:
     return DiscTest(ok, peak, background, share, area)
 
 
-def disc_onset(is_disc: np.ndarray, design=DESIGN) -> int:
-    """First checkpoint of ``is_disc (K, n)`` starting ``design.sustain`` with disc shares >= ``onset_share``, or K."""
-    design = check_design(design)
-    d = np.asarray(is_disc)
-    if d.ndim != 2 or d.dtype != bool or d.size == 0:
-        raise ValueError(f"is_disc must be a non-empty boolean (checkpoints, images) array, got "
-                         f"{d.dtype} of shape {d.shape}")
-    ok = d.mean(axis=1) >= design.onset_share
-    w = design.sustain
+def sustained(ok: np.ndarray, w: int) -> int:
+    """First index from which ``ok`` holds for ``w`` entries in a row; ``len(ok)`` if none."""
     for k in range(len(ok) - w + 1):
         if ok[k:k + w].all():
             return k
@@ -91,8 +84,7 @@ def _check_res(res: dict) -> dict:
 
 
 def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
-    """``disc_onset`` of every run ``(D, S)``, from the stored disc flags or else the thumbnails."""
-    design = check_design(design)
+    """Each run's first of ``design.sustain`` checkpoints with disc shares >= ``onset_share`` ``(D, S)``, else K."""
     th = np.asarray(_check_res(res)["thumbs"])
     D, S, K = th.shape[:3]
     if "disc" in res and design == DESIGN:  # every sample's flag, stored by the evaluation with DESIGN
@@ -100,7 +92,8 @@ def sweep_onsets(res: dict, design=DESIGN) -> np.ndarray:
     else:
         flat = th.reshape(-1, *th.shape[-3:]).astype(float) / 255.0
         disc = disc_test(flat, design).is_disc.reshape(D, S, K, -1)
-    return np.array([[disc_onset(disc[i, s], design) for s in range(S)] for i in range(D)])
+    ok = disc.mean(axis=-1) >= design.onset_share
+    return np.array([[sustained(ok[i, s], design.sustain) for s in range(S)] for i in range(D)])
 
 
 class RunPaths(NamedTuple):
@@ -145,8 +138,6 @@ class CheckCount(NamedTuple):
 
 def noise_level(x: np.ndarray, se: np.ndarray) -> float:
     """The larger of ``median(se)`` and the jitter of ``x (K,)`` (robust std of second differences)."""
-    x = _checks.array("x", x, ndim=1, min_size=3)
-    se = _checks.array("se", se, shape=x.shape)
     d2 = x[2:] - 2 * x[1:-1] + x[:-2]
     jitter = 1.4826 * np.median(np.abs(d2 - np.median(d2))) / np.sqrt(6)
     return float(max(np.median(se), jitter))
@@ -157,9 +148,8 @@ def run_paths(res: dict, design=DESIGN) -> RunPaths:
 
     Parameters
     ----------
-    res : dict
-        A complete sweep (:func:`~swingby.diffusion.runs.storage.load_results`).
-    design : DiffusionDesign
+    res, design : dict, DiffusionDesign
+        A complete sweep (:func:`~swingby.diffusion.runs.storage.load_results`) and the thresholds.
     """
     design = check_design(design)
     p = np.asarray(_check_res(res)["probs"], float)[:, :, :, CLASS_11]      # (D, S, K, n, 2)
@@ -177,6 +167,5 @@ def run_paths(res: dict, design=DESIGN) -> RunPaths:
 def window_means(x: np.ndarray, sigma: float, w: int) -> tuple[np.ndarray, np.ndarray]:
     """Means of ``w`` consecutive points of ``x (..., K)`` and their standard error ``sigma / sqrt(w)``."""
     x = np.asarray(x, float)
-    w = _checks.integer("w", w, low=1, high=x.shape[-1])
     c = np.cumsum(np.concatenate([np.zeros(x.shape[:-1] + (1,)), x], axis=-1), axis=-1)
     return (c[..., w:] - c[..., :-w]) / w, np.asarray(sigma, float) / np.sqrt(w)

@@ -1,11 +1,7 @@
-"""The thresholds the diffusion sweeps were made under, :data:`RULES`, frozen by their
-fingerprint: every stored sweep records :func:`fingerprint` in its meta
-(``rules_fingerprint``), and ``tests/test_rules.py`` fails if a value changes under one.
-
-The registered diffusion and capability checks read their thresholds from the register
-(:data:`swingby.claims.diffusion.DESIGN`, :data:`swingby.claims.capability.DESIGN`); of
-these rules only ``blue_big_p`` (over-prompting, :mod:`swingby.capability.checks`) and
-``swing_min`` (the explorer's reading of a run) are still read.
+"""The thresholds the diffusion sweeps were made under, :data:`RULES`, frozen by the fingerprint every
+stored sweep records (``rules_fingerprint``; ``tests/test_rules.py``). The registered checks read theirs
+from :mod:`swingby.claims`; of these only ``blue_big_p`` (over-prompting, :mod:`swingby.capability.checks`)
+and ``swing_min`` (the explorer) are still read.
 """
 from __future__ import annotations
 
@@ -40,13 +36,8 @@ class Rules:
     disc_min_samples: int = 8          #: ... and at least this many samples do
     mse_min_rise: float = 0.05         #: smallest rise (and later fall) of the disc-only concept MSE
     # -------------------------------------------------------- slowing (Fig. 6c)
-    #: the early speed must exceed this many of its noise floors (a stopped model's displacement over a
-    #: window is Rayleigh with mean square floor^2: it exceeds 3 floors with probability exp(-9))
-    moving_factor: float = 3.0
-    #: the late speed must be within this many noise floors to count as stopped, and above it counts as
-    #: moving, in the check and in the prose alike (a stopped model exceeds 2 floors with probability
-    #: exp(-4) = 1.8 %)
-    stopped_factor: float = 2.0
+    moving_factor: float = 3.0         #: noise floors the early speed must exceed (a stop does with p = exp(-9))
+    stopped_factor: float = 2.0        #: noise floors within which the late speed counts as stopped (p = exp(-4))
     min_drop: float = 5.0              #: smallest drop from the early speed to the late speed
     late_window: int = 3               #: intervals over which the early and the late speed are measured
     saturation_eps: float = 0.01       #: a point within this of 0 or 1 in both coordinates reads saturated

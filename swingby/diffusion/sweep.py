@@ -43,8 +43,7 @@ def results_path(out_dir: Path, p: Preset) -> Path:
 
     Parameters
     ----------
-    out_dir : path-like
-    p : Preset
+    out_dir, p : path-like, Preset
     """
     validate_preset(p)
     tag = p.name if PRESETS.get(p.name) == p else f"{p.name}-custom-{config_hash(p)[:8]}"

@@ -1,7 +1,5 @@
-"""The composite figures of ``book/observations.md``: Fig. 2(a), 2(b) with the equal-``mu`` runs, the
-slowing panels of Sec. 3.2, Fig. 2(c) with Fig. 3, and the run statistics and table of Sec. 3.3.
-``threshold`` is the rise ``rho_0 >= 0`` above which a run is non-monotone.
-"""
+"""The composite figures of ``book/observations.md``: Figs. 2 and 3, the slowing of Sec. 3.2 and the run
+statistics of Sec. 3.3. ``threshold`` is the rise ``rho_0 >= 0`` above which a run is non-monotone."""
 from __future__ import annotations
 
 from typing import Mapping
@@ -10,11 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
-from swingby.observations.plots import (
-    plot_relative_displacements,
-    plot_sweep_trajectories,
-    plot_test_losses,
-)
+from swingby.observations.plots import plot_relative_displacements, plot_sweep_trajectories, plot_test_losses
 from swingby.observations.runs import FIG2C_MU, FIG2C_SETTINGS, authors_sigma_label
 from swingby.observations.swingby import SeedStatistics
 
@@ -22,8 +16,7 @@ __all__ = ["plot_fig2ab", "plot_slowing_panels", "plot_fig2c", "plot_rise_statis
 
 
 def plot_fig2ab(fig2a, fig2b, equal_mu):
-    """Fig. 2(a), 2(b) and the equal-``mu`` runs: one-layer output trajectories in three panels (varied
-    ``mu``; ``mu = (1, 2)``, varied ``sigma_1``; ``mu = (2, 2)`` with one wide cluster).
+    """Fig. 2(a), 2(b) and the equal-``mu`` runs: one-layer output trajectories in three panels.
 
     Parameters
     ----------
@@ -48,8 +41,7 @@ def plot_fig2ab(fig2a, fig2b, equal_mu):
 
 
 def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
-    """Sec. 3.2 figure: the distance the output moves per equal interval over its largest, of SGD runs
-    (left) and of the wrong model's normalised-SGD runs (right), on one shared axis.
+    """Sec. 3.2: the distance moved per equal interval over the largest, of SGD and of normalised-SGD runs.
 
     Parameters
     ----------
@@ -69,15 +61,12 @@ def plot_slowing_panels(runs, normalised_runs, *, band=(0.05, 0.5)):
 
 
 def plot_fig2c(high, low, first_runs, *, run: int):
-    """Fig. 2(c) and Fig. 3: trajectories (top left) and OOD test losses (top right) of one run at high
-    and one at low ``d``, and the test losses of the first runs at low ``d`` (bottom).
+    """Figs. 2(c) and 3: trajectories and OOD test losses of a run at high and at low ``d``, and of the first runs.
 
     Parameters
     ----------
-    high, low, first_runs
-        Finite runs at high and at low ``d``, and the first one to four runs at low ``d``.
-    run : int
-        The index of ``low`` among its runs, for the title.
+    high, low, first_runs, run
+        Finite runs at high and at low ``d``, the first one to four runs at low ``d``, and ``low``'s index.
     """
     first_runs = list(first_runs)
     if not 0 < len(first_runs) <= 4:
@@ -98,22 +87,19 @@ def plot_fig2c(high, low, first_runs, *, run: int):
     return fig
 
 
-def plot_rise_statistics(stats, comparator, threshold: float, *,
-                         comparator_label: str = "2, equal\nsignal"):
-    """Run statistics of Sec. 3.3 (not in the paper): the share of non-monotone runs per dimension with
-    binomial standard errors (left), and every run's rise with the mean and the threshold (right).
+def plot_rise_statistics(stats, comparator, threshold: float):
+    """Sec. 3.3: the share of non-monotone runs per dimension (with standard errors), and every run's rise.
 
     Parameters
     ----------
-    stats, comparator
-        :func:`~swingby.observations.swingby.seed_statistics` per dimension ``d``, and of the wrong model.
-    threshold, comparator_label
-        The threshold, and the comparator's tick label.
+    stats, comparator, threshold
+        :func:`~swingby.observations.swingby.seed_statistics` per dimension ``d`` and of the equal-signal
+        model (at ``d = 2``); the threshold.
     """
     threshold = _checks.number("threshold", threshold, low=0)
     if not stats:
         raise ValueError("stats must hold the statistics of at least one dimension")
-    groups = {str(d): stats[d] for d in stats} | {comparator_label: comparator}
+    groups = {str(d): stats[d] for d in stats} | {"2, equal\nsignal": comparator}
     labels = list(groups)
     fracs = [g.fraction for g in groups.values()]
     se = [np.sqrt(f * (1 - f) / g.n) for f, g in zip(fracs, groups.values())]
@@ -134,22 +120,17 @@ def plot_rise_statistics(stats, comparator, threshold: float, *,
     return fig
 
 
-def rise_table(stats: Mapping[int, SeedStatistics], comparator: SeedStatistics, threshold: float, *,
-               comparator_d: int = 2) -> str:
-    """The runs of Fig. 2(c) / Fig. 3 as a Markdown table (Sec. 3.3): per dimension and for the equal-signal
-    wrong model, the width, learning rate, runs, non-monotone runs and the largest rise.
+def rise_table(stats: Mapping[int, SeedStatistics], comparator: SeedStatistics, threshold: float) -> str:
+    """Sec. 3.3 as a Markdown table: per dimension and for equal signal, width, lr, runs, non-monotone runs, top rise.
 
     Parameters
     ----------
-    stats, comparator
-        :func:`~swingby.observations.swingby.seed_statistics` per dimension ``d`` (a key of
-        :data:`~swingby.observations.runs.FIG2C_SETTINGS`), and of the equal-signal network.
-    threshold, comparator_d
-        The threshold, and the comparator's dimension.
+    stats, comparator, threshold
+        As in :func:`plot_rise_statistics`; each ``d`` a key of :data:`~swingby.observations.runs.FIG2C_SETTINGS`.
     """
     threshold = _checks.number("threshold", threshold, low=0)
     mu = "(" + ", ".join(f"{m:g}" for m in FIG2C_MU) + ")"
-    rows = [(f"$\\mu = {mu}$", d, stats[d]) for d in stats] + [("equal signal", comparator_d, comparator)]
+    rows = [(f"$\\mu = {mu}$", d, stats[d]) for d in stats] + [("equal signal", 2, comparator)]
     if any(d not in FIG2C_SETTINGS for _, d, _ in rows):
         raise ValueError(f"every dimension must be one of {tuple(FIG2C_SETTINGS)}, got {[d for _, d, _ in rows]}")
     lines = ["| data | $d$ | width | lr | runs | non-monotone | largest rise $\\rho$ |",

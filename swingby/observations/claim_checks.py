@@ -1,9 +1,7 @@
-"""The units of the observation chapters' registered claims (``swingby.claims.observations``) for given
-seeds: the order of Sec. 3.1, the slowing of Sec. 3.2, the swing-by of Sec. 3.3 and the end point of Sec. 3.
-Null audit of the swing-by's wrong model, the network on data of equal signal ``mu_1 = mu_2``: with
-``a_1 = a_2`` the loss (4.1) is isotropic on the concept plane, so in the symmetric model of Sec. 4.2 every
-eigenvalue of ``W = U U^T`` moves monotonically to 1 and the test loss can only fall
-(:func:`equal_signal_audit`); the deep network is a comparator, not a veto.
+"""The units of the observation chapters' registered claims (``swingby.claims.observations``): the order of
+Sec. 3.1, the slowing of Sec. 3.2, the swing-by of Sec. 3.3 and the end point of Sec. 3. The swing-by's wrong
+model has equal signal ``mu_1 = mu_2``: its loss (4.1) is isotropic on the concept plane, so in the symmetric
+model of Sec. 4.2 its test loss can only fall (:func:`equal_signal_audit`).
 """
 from __future__ import annotations
 
@@ -42,11 +40,6 @@ class Units(NamedTuple):
         return verdicts.judge(form, self.k, self.n, self.null_k, self.null_n, pairs=self.pairs)
 
 
-def _rules(rules) -> ObsRules:
-    """``rules`` if it is an ``ObsRules``, else a ValueError."""
-    return _checks.instance("rules", rules, ObsRules, "swingby.observations.rules.ObsRules")
-
-
 def discriminating(configs: Sequence[dict] = ORDER_CONFIGS, *, margin: float = 1.2) -> list[int]:
     """Configurations whose ``a_p`` (eq. C.13) differ over ``margin``-fold and whose order ``mu`` alone misses."""
     out = []
@@ -71,23 +64,17 @@ class OrderSlowing(NamedTuple):
 def order_and_slowing(seeds: Sequence[int], *, depth: int = 1, activations: Sequence[str] = ("linear",),
                       null_seeds: Sequence[int] | None = None, slow_null_seeds: Sequence[int] | None = None,
                       rules: ObsRules = OBS_RULES) -> OrderSlowing:
-    """The units of Sec. 3.1 (order) and Sec. 3.2 (slowing) on the discriminating configurations, one
-    independent run per configuration, seed and activation. Order: the larger ``a_p`` is learned first
-    (``order_passes``), against the same configuration without diversity (both ``sigma_p`` 0.224, stream 1)
-    judged by the real run's prediction. Slowing: ``terminal_slowing`` below ``rules.slowdown_one`` (one
-    layer) or ``rules.slowdown_two``, against normalised SGD (stream 2).
+    """The units of Sec. 3.1 (order: ``order_passes``, against runs without diversity, stream 1) and 3.2
+    (slowing: ``terminal_slowing``, against normalised SGD, stream 2) on the discriminating configurations.
 
     Parameters
     ----------
     seeds, null_seeds, slow_null_seeds
-        Distinct seeds of the real runs, of those without diversity and of the normalised-SGD runs (the
-        last two default to ``seeds``).
-    depth, activations
-        Layers (1: Sec. 3.1, 3.2; 2: Figs. 11, 12), and a set of runs per activation ("linear", "relu").
-    rules : ObsRules
-        The thresholds.
+        Distinct seeds of the real runs, of those without diversity and of normalised SGD (default ``seeds``).
+    depth, activations, rules
+        Layers (1: Sec. 3.1, 3.2; 2: Figs. 11, 12), "linear" and/or "relu", and the thresholds.
     """
-    rules = _rules(rules)
+    rules = _checks.instance("rules", rules, ObsRules, "swingby.observations.rules.ObsRules")
     if isinstance(activations, str) or not list(activations):
         raise ValueError(f"activations must be a non-empty sequence of 'linear'/'relu', got {activations!r}")
     idx = discriminating(margin=rules.order_margin)
@@ -129,9 +116,8 @@ def count_nonmonotone(records: Sequence[TrainRecord], threshold: float = OBS_RUL
 
 def reach_units(with_origin: Sequence[TrainRecord], without_origin: Sequence[TrainRecord], *,
                 level: float = OBS_RULES.reach_deep) -> Units:
-    """Paired units of "with enough training the output reaches ``x_hat``" (Sec. 3, 4.1): a run passes when
-    it ends within ``level * ||x_hat||`` of ``x_hat``. The wrong model is the same network without the
-    origin cluster, where every affine map that is the identity on the line through the two centres fits.
+    """Paired units of "with enough training the output reaches ``x_hat``" (Sec. 3, 4.1), a run ending within
+    ``level * ||x_hat||`` of it, against the same network without the origin cluster.
 
     Parameters
     ----------
@@ -161,7 +147,7 @@ def equal_signal_audit(rules: ObsRules = OBS_RULES) -> Audit:
     """The null audit of the equal-signal model (module docstring): the symmetric model of Sec. 4.2 at
     ``d = rules.low_d`` from ``rules.audit_runs`` initialisations, for ``mu = FIG2C_MU`` and for equal
     signal; a run counts when its rise exceeds ``rules.rise``."""
-    rules = _rules(rules)
+    rules = _checks.instance("rules", rules, ObsRules, "swingby.observations.rules.ObsRules")
     d = rules.low_d
     U0 = initial_U(d, range(rules.audit_runs), init_scale=rules.audit_init_scale)
     counts, tops = [], []

@@ -1,7 +1,6 @@
 """The order homomorphism of App. B on the hypercube of test points (eq. B.1, B.2; Fig. 7;
-``book/topological_order.md``): comparable pairs ``u <= v``, learning times, whether eq. (B.2) holds as
-learning times (``claim-topo-order``), the runs of Fig. 7, and the wrong model, data whose concepts are
-entangled, with its null audit in the gradient flow (:func:`entangled_order_theory`).
+``book/topological_order.md``): comparable pairs ``u <= v``, learning times, the runs of Fig. 7 and the
+wrong model, data whose concepts are entangled (:func:`entangled_order_theory`).
 """
 from __future__ import annotations
 
@@ -66,18 +65,16 @@ def order_property(rec: TrainRecord, *, skip_initial: bool = True, exclude_origi
 
 def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
                              whole_epochs: bool = False) -> np.ndarray:
-    """Learning time ``T(v)``, in the order of ``rec.test_index``, of every test point of eq. (B.1): the first
+    """Learning time ``T(v)`` of every test point of eq. (B.1), in the order of ``rec.test_index``: the first
     recorded epoch at which its loss is at most ``level`` (``inf`` if never).
 
     Parameters
     ----------
     rec, level
         A finite run; the loss at which a test point counts as learned.
-    additive : {None, "sum"}
-        ``"sum"``: the times of the additive loss ``sum_{p in v} l(e_p)`` built from the run's
-        single-concept losses (Theorem 4.1's prediction, which keeps eq. B.2 by construction).
-    whole_epochs : bool
-        Read the losses only at whole epochs (the resolution of Fig. 7); the run must have them.
+    additive, whole_epochs
+        ``"sum"``: times of the additive loss ``sum_{p in v} l(e_p)`` of the run's single-concept losses;
+        read the losses only at whole epochs (the resolution of Fig. 7).
     """
     rec = check_record("rec", rec)
     level = _checks.positive_float("level", level)
@@ -100,8 +97,7 @@ def hypercube_learning_times(rec: TrainRecord, level: float = 0.1, *, additive: 
 
 def learning_order_holds(rec: TrainRecord, level: float = 0.1, *, additive: str | None = None,
                          whole_epochs: bool = False) -> bool:
-    """``claim-topo-order`` on one run: eq. (B.2) as learning times, ``T(u) <= T(v)`` for every comparable pair
-    ``u <= v`` with ``u != 0`` (the origin's loss is the model's squared bias).
+    """``claim-topo-order`` on one run: ``T(u) <= T(v)`` for every comparable pair ``u <= v`` with ``u != 0``.
 
     Parameters
     ----------
@@ -134,33 +130,28 @@ def entangle(data, cosine: float):
     return data._replace(X=data.X @ M.T, x_hat=data.x_hat @ M.T, test_points=data.test_points @ M.T)
 
 
-def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_max: float = 20.0,
-                           n_times: int = 4001) -> float:
+def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1) -> float:
     """Share of the comparable pairs ``u <= v`` (``u != 0``) learned in order under the gradient flow of
-    eq. (4.1) from ``W = 0`` on the population ``A`` of data whose concept directions have pairwise
-    ``cosine``: the null audit of the entangled data (1 at ``cosine = 0``; at 0.5 several pairs fail,
-    as the modes of ``A`` mix concepts and a combination's loss is no sum of its concepts').
+    eq. (4.1) from ``W = 0`` (times in ``[0, 20]``) on data whose concept directions have pairwise ``cosine``:
+    the null audit of the entangled data (1 at ``cosine = 0``).
 
     Parameters
     ----------
-    cosine : float
-        Cosine between concept directions, in ``(-1/(s-1), 1)``.
+    cosine, level
+        Cosine between concept directions, in ``(-1/(s-1), 1)``; the loss at which a point counts as learned.
     mu, sigma : sequence of float
         Cluster distances and standard deviations (no origin cluster).
-    level, t_max, n_times
-        Loss at which a test point counts as learned; end and number of points of the time grid.
     """
     mu = _checks.nonneg_vector("mu", mu)
     s = len(mu)
     sigma = _checks.nonneg_vector("sigma", sigma, s)
     cosine = _check_cosine(cosine, s)
-    level, t_max = _checks.positive_float("level", level), _checks.positive_float("t_max", t_max)
-    n_times = _checks.integer("n_times", n_times, low=2)
+    level = _checks.positive_float("level", level)
     B = _concept_frame(s, s, cosine)
     evals, evecs = np.linalg.eigh(B @ np.diag(sigma**2 + mu**2 / s) @ B.T)
     index = test_points(mu, s)[1].numpy().astype(int)
     coef = (index * mu) @ B.T @ evecs  # test points in the eigenbasis of A
-    t = np.linspace(0.0, t_max, n_times)
+    t = np.linspace(0.0, 20.0, 4001)
     T = first_time(0.5 * (coef[None] ** 2 * np.exp(-2 * t[:, None, None] * evals)).sum(axis=-1) <= level, t)
     pairs = pair_array(index, exclude_origin=True)
     return float(np.mean(T[pairs[:, 0]] <= T[pairs[:, 1]]))
@@ -169,22 +160,17 @@ def entangled_order_theory(cosine: float, mu, sigma, *, level: float = 0.1, t_ma
 def topo_runs(seeds: Sequence[int], *, mu, sigma, depth: int = 1, activation: str = "linear",
               bias: bool = True, epochs: int = 40, cosine: float = 0.0, stream: int = 0,
               d: int = 64) -> list[TrainRecord]:
-    """Runs of Fig. 7 (App. B): one MLP per seed on its own draw of the data (no origin cluster, rotated, 5000
-    points per cluster, the authors' SGD), its concepts optionally entangled, recorded on ``record_grid``
-    and every whole epoch; run ``k`` draws everything from ``run_seed(seeds[k], 0, d, depth, stream)``.
+    """Runs of Fig. 7 (App. B), one MLP per seed, each on its own draw of the data (no origin cluster, rotated)
+    seeded by ``run_seed(seeds[k], 0, d, depth, stream)``, recorded on ``record_grid`` and every whole epoch.
 
     Parameters
     ----------
-    seeds : sequence of int
-        Distinct seeds, one run each.
-    mu, sigma : sequence of float
-        Cluster distances and standard deviations.
+    seeds, mu, sigma
+        Distinct seeds, one run each; cluster distances and standard deviations.
     depth, activation, bias, d, epochs
         As for :class:`~swingby.sim.models.MLP` and :func:`~swingby.sim.train.train`.
-    cosine : float
-        Cosine between concept directions (``0``: the paper's orthogonal concepts).
-    stream : int
-        Further number mixed into every run's seed.
+    cosine, stream
+        Cosine between concept directions (0: the paper's); a number mixed into every run's seed.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     epochs = _checks.positive_int("epochs", epochs)
@@ -217,8 +203,8 @@ class OrderSummary(NamedTuple):
 
 
 def order_summary(records: Sequence[TrainRecord], level: float = 0.1) -> OrderSummary:
-    """How often eq. (B.2) holds over runs on one hypercube of test points: literally at every recorded
-    time, with and without the pairs at the origin, at step 0, and as learning times on whole epochs.
+    """How often eq. (B.2) holds over runs with the same test points: at every record, with and without the
+    pairs at the origin, at step 0, and as learning times on whole epochs.
 
     Parameters
     ----------

@@ -1,9 +1,7 @@
-"""The nulls of the Fig. 16 check (App. F.3, ``claim-ood-fig16``; ``book/ood_checks.md``). The wrong model
-is a narrow Gaussian-kernel (RBF) regression ``f(x) = W^T phi(x)``, ``phi_j(x) = exp(-||x - c_j||^2 / 2h^2)``,
-trained by full-batch gradient descent from ``W = 0`` with step ``1 / lambda_max`` (exactly, in the feature
-Gram matrix's eigenbasis). It sees the data through moments of *local* features, so its output at ``x_hat``
-is set by the training points within a few ``h`` of it, those truncation removes, whereas the paper's
-models see the second moment ``A`` (eq. 4.1), which truncation barely moves (``tests/test_fig16_null.py``).
+"""The nulls of the Fig. 16 check (App. F.3, ``claim-ood-fig16``; ``book/ood_checks.md``). The wrong model,
+a narrow RBF regression ``f(x) = W^T phi(x)``, ``phi_j(x) = exp(-||x - c_j||^2 / 2h^2)``, trained by exact
+gradient descent from ``W = 0`` with step ``1 / lambda_max``, reads the training points within a few ``h``
+of ``x_hat``, which truncation removes; the paper's models read ``A`` (eq. 4.1), which it barely moves.
 """
 from __future__ import annotations
 
@@ -61,19 +59,13 @@ def rbf_twin_delta(full: SimData, truncated: SimData, centers: torch.Tensor, *, 
 
 def fresh_draw_runs(configs: Sequence[dict], seeds: Sequence[int], *, record_steps, d: int = 64,
                     data_offset: int = 100) -> list:
-    """One-layer runs, configs outer, on a fresh draw of the data: the null of Fig. 16 that changes every
-    training point and nothing else. Run ``(c, s)`` draws with seed ``data_offset + s`` in the frame of
-    the seed-``s`` full twin of :func:`~swingby.observations.ood.truncation_twins`, whose rotation, test
-    points, initial weights and shuffling it shares.
+    """One-layer runs, configs outer, on a fresh draw of every training point (seed ``data_offset + s``), all
+    else shared with the seed-``s`` full twin of :func:`~swingby.observations.ood.truncation_twins`.
 
     Parameters
     ----------
-    configs, seeds
-        The twins' configurations (``mu`` and ``sigma``; origin cluster, 5000 points per cluster) and seeds.
-    record_steps, d
-        The steps the twins were recorded at, and their dimension.
-    data_offset : int
-        Added to a seed to draw the fresh data, ``>= 1``.
+    configs, seeds, record_steps, d, data_offset
+        The twins' configurations, seeds, recorded steps and dimension; ``>= 1``, added to a seed.
     """
     configs, seeds, _ = check_configs_seeds(configs, seeds, d)
     data_offset = _checks.integer("data_offset", data_offset, low=1)

@@ -52,17 +52,13 @@ def mark_concept_plane(ax, mu, *, dims=(0, 1)):
 
 def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: str | None = None,
                             legend: bool = True):
-    """Fig. 2 style panel: output trajectories at ``x_hat`` of several runs in the plane of concepts 1 and 2,
-    arrows at ``n_markers`` equal training-time intervals, each run's cluster centres (circles) and ``x_hat``.
+    """Fig. 2 style panel: output trajectories at ``x_hat`` in the plane of concepts 1 and 2, arrows at
+    ``n_markers`` equal training-time intervals, each run's cluster centres (circles) and ``x_hat`` (star).
 
     Parameters
     ----------
-    ax, title, legend
-        The axes, the panel title and whether to draw the legend.
-    records, labels : sequence of TrainRecord, sequence of str
-        Finite runs, and one legend label each.
-    n_markers : int
-        Number of equal training-time intervals marked.
+    ax, records, labels, n_markers, title, legend
+        The axes; finite runs and a legend label each; intervals marked; the panel title; draw the legend.
     """
     records, labels = _panel(ax, title, records, labels)
     n_markers = _checks.positive_int("n_markers", n_markers)
@@ -83,14 +79,12 @@ def plot_sweep_trajectories(ax, records, labels, *, n_markers: int = 10, title: 
 
 
 def plot_test_losses(ax, records, labels, *, logx: bool = True, title: str | None = None):
-    """Fig. 3 / Fig. 14 style panel: the OOD test loss of several runs over training.
+    """Fig. 3 / Fig. 14 style panel: the OOD test loss of runs over training.
 
     Parameters
     ----------
-    ax, title, logx
-        The axes, the panel title and whether the time axis is logarithmic (leaving out epoch 0).
-    records, labels : sequence of TrainRecord, sequence of str
-        Finite runs, and one legend label each.
+    ax, records, labels, title, logx
+        As in :func:`plot_sweep_trajectories`; a logarithmic time axis (leaving out epoch 0).
     """
     records, labels = _panel(ax, title, records, labels)
     logx = _checks.flag("logx", logx)
@@ -134,12 +128,9 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
 
     Parameters
     ----------
-    ax, title, cmap
-        The axes, the panel title and the name of a matplotlib colormap.
-    test_index : array_like, shape (2**s, s)
-        The ``v in {0,1}^s`` of each test point; at most ``MAX_HYPERCUBE_NODES`` rows.
-    losses, vmax
-        One finite loss per test point, and the top of the colour scale.
+    ax, test_index, losses, vmax, title, cmap
+        The axes; the ``(2**s, s)`` ``v`` of each test point (``s <= 8``); a loss each; the top of the colour
+        scale; the panel title; a matplotlib colormap's name.
     """
     check_axes(ax)
     check_style(title=title, cmap=cmap)
@@ -173,17 +164,14 @@ def plot_hypercube(ax, test_index: np.ndarray, losses: np.ndarray, *, vmax: floa
 
 def plot_trajectory_over_data(ax, record, data, *, radius: float, every: int = 10, label: str | None = None,
                               title: str | None = None):
-    """Fig. 15 panel: a run's output trajectory at ``x_hat`` over its training points in concept coordinates
-    (every ``every``-th, grey), with the dashed ball of radius ``radius`` around ``x_hat`` that truncation empties.
+    """Fig. 15 panel: a run's output trajectory over every ``every``-th training point (concept coordinates),
+    with the dashed ball of radius ``radius`` around ``x_hat`` that truncation empties.
 
     Parameters
     ----------
-    ax, title, label
-        The axes, the panel title and the trajectory's legend label.
-    record, data
-        A finite run and its training set (:class:`~swingby.sim.data.SimData`).
-    radius, every
-        The truncation radius; draw every ``every``-th training point.
+    ax, record, data, radius, every, label, title
+        The axes; a finite run and its :class:`~swingby.sim.data.SimData`; the truncation radius; the
+        thinning; the trajectory's legend label; the panel title.
     """
     radius = _checks.positive_float("radius", radius)
     every = _checks.positive_int("every", every)
@@ -196,8 +184,7 @@ def plot_trajectory_over_data(ax, record, data, *, radius: float, every: int = 1
 
 
 def plot_order_over_time(ax, summaries: dict):
-    """The mean share of comparable pairs keeping eq. (B.2) at each record, all pairs (solid) and those with
-    ``u != 0`` (dashed), one colour per set.
+    """The mean share of comparable pairs keeping eq. (B.2) at each record, all (solid) and ``u != 0`` (dashed).
 
     Parameters
     ----------

@@ -1,7 +1,5 @@
-"""Every threshold of the SIM observation checks (Sec. 3, App. B, App. F), fixed before the seeds that
-judge them: the claim checks of the observation chapters read them only from :data:`OBS_RULES`, whose
-fingerprint ``tests/test_observations_rules.py`` freezes.
-"""
+"""Every threshold of the SIM observation checks (Sec. 3, App. B, App. F), fixed before the seeds that judge
+them, in :data:`OBS_RULES` (its fingerprint is frozen by ``tests/test_observations_rules.py``)."""
 from __future__ import annotations
 
 import dataclasses
@@ -36,9 +34,7 @@ class ObsRules:
     seeds_low: int = 100               #: independent four-layer seeds at low_d
     seeds_high: int = 20               #: independent four-layer seeds at high_d (the costly runs)
     seeds_mid: int = 30                #: seeds at d = 3 and 8 (shown, not judged)
-    #: the null: the same four-layer model at low_d on data whose two concepts carry equal
-    #: signal (mu_1 = mu_2 with the same ||mu|| as (2, 4)): no strongest cluster to swing to
-    null_mu: float = math.sqrt(10.0)
+    null_mu: float = math.sqrt(10.0)   #: the null's equal signal mu_1 = mu_2, with the ||mu|| of (2, 4)
     # ------------------------------------------------------- Figs. 13, 14
     seeds_fig13: int = 60              #: independent seeds per mu of the three-layer d = 3 runs
     seeds_fig13_null: int = 60         #: seeds of its equal-signal null (mu = (null_mu13,) * 2)
@@ -47,37 +43,27 @@ class ObsRules:
     topo_seeds: int = 5                #: independent seeds of the hypercube sweeps
     topo_min_share: float = 0.9        #: share of comparable pairs the learning-time order must hold in
     topo_level: float = 0.1            #: a test point is learned when its loss falls below this
-    #: the null: an *additive* loss built from the same run's single-concept losses
-    topo_null: str = "additive"
+    topo_null: str = "additive"        #: the null: an additive loss of the run's single-concept losses
     # --------------------------------------------------------- Fig. 16
-    #: a linear model of any depth sees only the data's first and second moments, so the
-    #: check of "no copying of near points" needs a nonlinear one: two-layer ReLU
+    #: a linear model sees only the data's first two moments: "no copying of near points" needs a nonlinear one
     fig16_depth: int = 2
     fig16_activation: str = "relu"
     fig16_seeds: int = 5               #: seeds per wide configuration of the truncation twins
     fig16_max_delta: float = 0.1       #: largest trajectory distance / ||x_hat|| of a twin pair
     # ------------------------------- the register's fresh designs (swingby.claims.observations)
-    #: order (Sec. 3.1): fresh one-layer seeds per discriminating configuration
-    order_units_per_config: int = 12
-    #: seeds per configuration of the one-layer wrong models (diversity removed; normalised
-    #: SGD), which pass rarely, so fewer units decide
-    null_units_per_config: int = 4
-    #: seeds per configuration and activation of the two-layer normalised-SGD wrong model
-    two_slow_null_units_per_config: int = 2
-    #: slowing (Sec. 3.2): band of ``terminal_slowing``
-    slow_band_low: float = 0.05
+    order_units_per_config: int = 12   #: order (Sec. 3.1): fresh one-layer seeds per discriminating configuration
+    null_units_per_config: int = 4     #: the same for the one-layer wrong models, which pass rarely
+    two_slow_null_units_per_config: int = 2  #: the same per activation for two-layer normalised SGD
+    slow_band_low: float = 0.05        #: slowing (Sec. 3.2): low edge of the band of ``terminal_slowing``
     slow_min_gradual: int = 2          #: fewest intervals in the band
     slow_null_lr: float = 0.01         #: step length of the normalised-SGD wrong model
-    #: Figs. 11, 12: fresh two-layer seeds per discriminating configuration and activation
-    two_units_per_config: int = 5
-    #: Fig. 3 (Sec. 3.3): fresh four-layer runs at low_d, of the equal-signal model at
-    #: low_d, at high_d, and at d = 3 and 8 (shown, not judged)
+    two_units_per_config: int = 5      #: Figs. 11, 12: fresh two-layer seeds per configuration and activation
+    #: Fig. 3 (Sec. 3.3): fresh four-layer runs at low_d, with equal signal, at high_d, at d = 3 and 8 (shown)
     swing_units_low: int = 300
     swing_units_null: int = 300
     swing_units_high: int = 30
     swing_units_mid: int = 30
-    #: Figs. 13, 14: fresh three-layer d = 3 runs per mu, and two-layer linear d = 64 runs
-    #: per mu (the paper's comparator, Figs. 11, 12)
+    #: Figs. 13, 14: fresh three-layer d = 3 runs per mu, and the comparator's two-layer d = 64 runs per mu
     fig13_units_per_mu: int = 150
     fig13_comparator_units_per_mu: int = 15
     #: null audit of the equal-signal model in the symmetric model of Sec. 4 (d = low_d)

@@ -1,9 +1,6 @@
-"""Terminal slowing down (Sec. 3.2; ``book/observations.md``) and its wrong model, normalised SGD.
-By Theorem 4.1 the output at ``x_hat`` converges like a sum of decaying exponentials, which is
-log-convex: its speed falls far below its peak *gradually*, interval by interval (``terminal_slowing``).
-Normalised SGD, ``theta <- theta - lr g / ||g||``, lacks that mechanism: its step has one length whatever
-the residual, so the output walks to ``x_hat`` at full speed and stops; it still passes a bare
-late / largest check (``tests/test_obs_claims.py``).
+"""Terminal slowing down (Sec. 3.2; ``book/observations.md``): by Theorem 4.1 the output converges like a sum
+of decaying exponentials, so its speed falls below its peak *gradually* (``terminal_slowing``). The wrong
+model, normalised SGD ``theta <- theta - lr g / ||g||``, walks to ``x_hat`` at full speed and stops.
 """
 from __future__ import annotations
 

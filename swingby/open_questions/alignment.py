@@ -153,14 +153,12 @@ def stage_match(times: StageTimes, predicted_ratio: float, tol: float = ALIGNMEN
 
 # ------------------------------------------------------------------ the check
 def alignment_passes(shares, rules: AlignmentRules = ALIGNMENT_RULES) -> np.ndarray:
-    """Per run, whether its ``turn_share`` is at least ``share_min`` (NaN fails), ``(n,)`` bool.
+    """Per run, whether its ``turn_share`` (``shares``, NaN allowed) is at least ``rules.share_min`` (NaN fails).
 
     Parameters
     ----------
     shares : array_like(float, ndim=1)
-        Turn shares of the runs (NaN allowed).
     rules : AlignmentRules
-        Supplies ``share_min``.
     """
     x = _checks.array("shares", shares, ndim=1, finite=False)
     if not isinstance(rules, AlignmentRules):
@@ -183,14 +181,13 @@ class SignTest(NamedTuple):
 
 
 def paired_sign_test(relu_shares, linear_shares, rules: AlignmentRules = ALIGNMENT_RULES) -> SignTest:
-    """One-sided sign test over the pairs: does the ReLU network turn more before ``t_g`` than the linear one?
+    """One-sided sign test (level ``rules.alpha``) over the paired ``turn_share`` s: does the ReLU network turn
+    more before ``t_g`` than the linear one?
 
     Parameters
     ----------
     relu_shares, linear_shares : array_like(float, ndim=1)
-        Paired ``turn_share`` s, one length.
     rules : AlignmentRules
-        Supplies ``alpha``.
     """
     a = _checks.array("relu_shares", relu_shares, ndim=1, finite=False)
     b = _checks.array("linear_shares", linear_shares, ndim=1, finite=False)

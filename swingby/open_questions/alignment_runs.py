@@ -114,10 +114,9 @@ class ModelRuns(NamedTuple):
     directions: np.ndarray      #: ``(T, width, 2)`` first run's neuron directions on the two concept axes
 
 
-def _measure(rec: AlignmentRecord, rules: A.AlignmentRules, ratio: float | None) -> ModelRuns:
-    n = rec.W1.shape[0]
+def _measure(rec: AlignmentRecord, rules: A.AlignmentRules, ratio: float) -> ModelRuns:
     share, kg, cos, js, spread, stg, ok, norm, turned = [], [], [], [], [], [], [], [], []
-    for i in range(n):
+    for i in range(rec.W1.shape[0]):
         W1, W2 = rec.W1[i], rec.W2[i]
         k = A.growth_step(W1, W2, rules.growth)
         share.append(A.turn_share(W1, W2, rules.growth))
@@ -129,7 +128,7 @@ def _measure(rec: AlignmentRecord, rules: A.AlignmentRules, ratio: float | None)
         spread.append(float(np.max(np.linalg.norm(Jn[:, None] - Jn[None], axis=-1))))
         t = A.stage_times(rec.steps, rec.jacobian[i, :, -1], rules.mu, rules.growth_level)
         stg.append(list(t))
-        ok.append(A.stage_match(t, ratio, rules.stage_tol) if ratio else False)
+        ok.append(A.stage_match(t, ratio, rules.stage_tol))
         nr = A.weight_norm(W1, W2)
         norm.append(nr / nr[0])
         path = np.concatenate([[0.0], np.cumsum(A.turning(W1, W2))])
@@ -192,16 +191,15 @@ class StageParts(NamedTuple):
 
 
 def stage_parts(runs: ModelRuns, steps, ratio: float, rules: A.AlignmentRules = A.ALIGNMENT_RULES) -> StageParts:
-    """Count the runs of one model that meet each part of the stage rule.
+    """Count the runs of one model (``runs``) that meet each part of the stage rule.
 
     Parameters
     ----------
     runs : ModelRuns
-        One model's runs.
     steps : array_like(int, ndim=1)
         The recorded steps (:attr:`AlignmentResult.steps`).
     ratio : float
-        The symmetric model's ``weak / strong`` growth-time ratio.
+        The symmetric model's ``weak / strong`` growth-time ratio (:attr:`AlignmentResult.ratio`).
     rules : AlignmentRules
     """
     _checks.instance("runs", runs, ModelRuns, "ModelRuns")

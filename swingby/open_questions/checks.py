@@ -1,7 +1,7 @@
 """The claim checks of the open questions (``book/open_questions.md``, ``book/open_questions_training.md``)
-with the thresholds of :mod:`swingby.open_questions.rules`: each cell's runs against its equal-signal
-null, the tests of a dependence on a setting, and the theory's prediction of the order (Q4).
-``arrays`` are the stored arrays of an experiment (:func:`swingby.open_questions.store.load`).
+with the thresholds of :mod:`swingby.open_questions.rules`: each cell's runs against its equal-signal null,
+the tests of a dependence on a setting, and the theory's prediction of the order (Q4). ``arrays``: the
+stored arrays of an experiment (:func:`swingby.open_questions.store.load`); ``rules``: an ``OpenRules``.
 """
 from __future__ import annotations
 
@@ -22,13 +22,12 @@ WHATS = ("nonmonotone", "order", "reach")
 
 
 def pass_flags(arrays: dict, cell: int, null: bool, what: str, rules: OpenRules = OQ_RULES) -> np.ndarray:
-    """Per run of stored cell ``cell``, ``(n_seeds,)`` bool: the pass flag of ``what``.
+    """Per run of the stored cell of index ``cell``, ``(n_seeds,)`` bool: the pass flag of ``what``.
 
     Parameters
     ----------
     arrays : dict
     cell : int
-        Index of the cell.
     null : bool
         The equal-signal runs instead of the real ones.
     what : {"nonmonotone", "order", "reach"}
@@ -90,7 +89,7 @@ def check_cells(arrays: dict, cells, what: str, rules: OpenRules = OQ_RULES) -> 
     cells : sequence of int
         Indices of the cells.
     what : {"nonmonotone", "order", "reach"}
-        Which pass flag (:func:`pass_flags`).
+        The pass flag (:func:`pass_flags`).
     rules : OpenRules
     """
     return [cell_check(pass_flags(arrays, i, False, what, rules), pass_flags(arrays, i, True, what, rules))
@@ -98,12 +97,11 @@ def check_cells(arrays: dict, cells, what: str, rules: OpenRules = OQ_RULES) -> 
 
 
 def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
-    """Two-sided Fisher exact p that two pass rates (``k1`` of ``n1``, ``k2`` of ``n2``) differ.
+    """Two-sided Fisher exact p that two pass rates (``k1`` of ``n1 > 0``, ``k2`` of ``n2 > 0``) differ.
 
     Parameters
     ----------
     k1, n1, k2, n2 : int
-        ``0 <= k <= n``, ``n > 0``.
     """
     n1, n2 = _checks.positive_int("n1", n1), _checks.positive_int("n2", n2)
     k1, k2 = _checks.integer("k1", k1, low=0, high=n1), _checks.integer("k2", k2, low=0, high=n2)
@@ -111,13 +109,12 @@ def fisher_two_sided(k1: int, n1: int, k2: int, n2: int) -> float:
 
 
 def seeds_to_decide(p1: float, p2: float, rules: OpenRules = OQ_RULES) -> int | None:
-    """Seeds per setting at which a one-sided Fisher test would tell rates ``p1`` and ``p2`` apart at
-    the rules' ``alpha`` and ``power`` (None if equal or over 2000).
+    """Seeds per setting at which a one-sided Fisher test would tell the observed rates ``p1`` and ``p2``
+    apart at the rules' ``alpha`` and ``power`` (None if equal or over 2000).
 
     Parameters
     ----------
     p1, p2 : float
-        The two observed rates, in ``[0, 1]``.
     rules : OpenRules
     """
     p1 = _checks.number("p1", p1, low=0, high=1)
@@ -141,8 +138,7 @@ def trend_test(levels, passes, *, n_resamples: int = 2000, seed: int = 0) -> Tre
         The setting (e.g. depth) of each run.
     passes : array_like(bool, ndim=1)
         The pass flag of each run.
-    n_resamples : int
-    seed : int
+    n_resamples, seed : int
     """
     lv = _checks.array("levels", levels, ndim=1)
     x = _bools("passes", passes)
@@ -201,7 +197,7 @@ def late_over_early(trajectory, epochs) -> float:
     trajectory : array_like(float, ndim=2)
         ``(records, k)`` positions of the output at ``x_hat``.
     epochs : array_like(float, ndim=1)
-        Increasing epochs of the records.
+        Increasing, one per record.
     """
     tr = _checks.array("trajectory", trajectory, ndim=2)
     ep = _checks.array("epochs", epochs, ndim=1)

@@ -58,14 +58,13 @@ def contrast_preset(base: str = BASE, **overrides) -> Preset:
 
 
 def base_preset(base: str = BASE, **overrides) -> Preset:
-    """:data:`BASE_PRESET` if ``base`` is ``BASE``, else the preset ``base``, with ``overrides``.
+    """:data:`BASE_PRESET` if ``base`` is ``BASE``, else the preset ``base`` (a name for
+    :func:`~swingby.diffusion.presets.get_preset`), with the preset fields ``overrides``.
 
     Parameters
     ----------
     base : str
-        ``BASE`` or a preset name (:func:`~swingby.diffusion.presets.get_preset`).
     **overrides
-        Preset fields.
     """
     if base != BASE:
         return get_preset(base, **overrides)
@@ -122,10 +121,9 @@ def contrast_answer(default_runs: list[dict], larger_runs: list[dict], seeds=SEE
 
     Parameters
     ----------
-    default_runs : list of dict
-        :func:`~swingby.diffusion.runs.position_search.run_outcomes` of the default runs (all there).
-    larger_runs : list of dict
-        The same for the larger-initialisation runs (missing ones: "pending").
+    default_runs, larger_runs : list of dict
+        :func:`~swingby.diffusion.runs.position_search.run_outcomes` of the default runs (all there) and of
+        the larger-initialisation runs (missing ones: "pending").
     seeds : sequence of int
     """
     for name, runs in (("default_runs", default_runs), ("larger_runs", larger_runs)):
@@ -161,13 +159,12 @@ class InitialMeasures(NamedTuple):
 
 
 def initial_measures(p: Preset, seed: int = 0, n: int = 48) -> InitialMeasures:
-    """How the scale acts inside the initial network of preset ``p`` on ``n`` noisy inputs over the
-    whole noise range (the evidence behind :data:`INIT_SCALE`).
+    """How the scale acts inside the initial network of preset ``p`` (with its ``init_scale``) on ``n`` noisy
+    inputs over the whole noise range (the evidence behind :data:`INIT_SCALE`).
 
     Parameters
     ----------
     p : Preset
-        With its ``init_scale``.
     seed : int
         Seeds the weights and the inputs.
     n : int

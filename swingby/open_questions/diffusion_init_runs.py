@@ -14,14 +14,7 @@ from swingby.diffusion.concept_space import joint_accuracy
 from swingby.diffusion.presets import Preset
 from swingby.diffusion.runs import position_search as PS
 from swingby.diffusion.runs.storage import load_results
-from swingby.open_questions.diffusion_init import (
-    VARIED,
-    Answer,
-    base_preset,
-    check_preset,
-    contrast_answer,
-    contrast_preset,
-)
+from swingby.open_questions import diffusion_init as DI
 from swingby.results import part_dir
 
 __all__ = ["Contrast", "read_contrast"]
@@ -39,7 +32,7 @@ def run_contrast(*, preset: Preset | None = None, out_dir=None, default_dir=None
     from swingby.diffusion.runs.evaluation import classifier_path
     from swingby.diffusion.runs.storage import results_dir
 
-    p = contrast_preset() if preset is None else preset
+    p = DI.contrast_preset() if preset is None else preset
     out = contrast_dir() if out_dir is None else Path(out_dir)
     src = classifier_path(results_dir() if default_dir is None else Path(default_dir), p)
     dst = classifier_path(out, p)
@@ -53,9 +46,9 @@ class Contrast(NamedTuple):
     """What :func:`read_contrast` returns."""
 
     runs: list            #: per (separation, seed): {"dc", "seed", "default": outcome, "larger": outcome or None}
-    answer: Answer        #: :func:`~swingby.open_questions.diffusion_init.contrast_answer`
+    answer: DI.Answer     #: :func:`~swingby.open_questions.diffusion_init.contrast_answer`
     steps: np.ndarray     #: the checkpoints' training steps
-    curves: dict          #: (dc, seed) -> (default, larger or None): class 11's pixel blue-small fraction per checkpoint
+    curves: dict          #: (dc, seed) -> (default, larger or None): class 11's pixel blue-small share per checkpoint
     codes: tuple          #: (default, larger) code identities of the two files
     classifiers: tuple    #: (default, larger) classifier reports of the two files
 
@@ -79,30 +72,29 @@ def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=No
     Parameters
     ----------
     preset : Preset, optional
-        Default ``contrast_preset``.
-    out_dir : path-like, optional
-        Where its results file is (default ``contrast_dir``).
-    default_path : path-like, optional
-        The stored default sweep (default: the ``cpu`` sweep of :func:`swingby.diffusion.runs.storage.results_dir`).
+        Default ``contrast_preset()``.
+    out_dir, default_path : path-like, optional
+        The folder of its results file (default ``contrast_dir()``) and the stored default sweep (default:
+        the ``cpu`` sweep in :func:`swingby.diffusion.runs.storage.results_dir`).
     """
     from swingby.diffusion.runs.identity import IDENTITY_KEY
     from swingby.diffusion.runs.storage import results_dir
     from swingby.diffusion.sweep import checkpoint_steps, results_path
 
-    p = contrast_preset() if preset is None else check_preset("preset", preset)
+    p = DI.contrast_preset() if preset is None else DI.check_preset("preset", preset)
     path = results_path(contrast_dir() if out_dir is None else Path(out_dir), p)
     if not path.is_file():
         raise ValueError(f"out_dir: no larger-initialisation runs at {path}; "
                          "run: python -m swingby.open_questions diffusion-init")
-    dpath = results_path(results_dir(), base_preset(p.name)) if default_path is None else Path(default_path)
+    dpath = results_path(results_dir(), DI.base_preset(p.name)) if default_path is None else Path(default_path)
     if not dpath.is_file():
         raise ValueError(f"default_path: no stored default sweep at {dpath}")
     res, dres = load_results(path), load_results(dpath)
     if res["meta"]["config"] != p.to_dict():
         raise ValueError(f"out_dir: {path.name} holds another preset's runs")
     dcfg = dres["meta"]["config"]
-    same = {k: v for k, v in p.to_dict().items() if k not in VARIED}
-    if "init_scale" in dcfg or {k: v for k, v in dcfg.items() if k not in VARIED} != same:
+    same = {k: v for k, v in p.to_dict().items() if k not in DI.VARIED}
+    if "init_scale" in dcfg or {k: v for k, v in dcfg.items() if k not in DI.VARIED} != same:
         raise ValueError(f"default_path: {dpath.name} is not the default-initialisation sweep of the contrast's "
                          "preset (it must differ only in the scale, separations and seeds)")
     larger = {(r["dc"], r["seed"]): r for r in PS.run_outcomes(res)}
@@ -113,7 +105,7 @@ def read_contrast(*, preset: Preset | None = None, out_dir=None, default_path=No
     if lost:
         raise ValueError(f"default_path: {dpath.name} lacks the finished {'run' if len(lost) == 1 else 'runs'} {lost}")
     runs = [{"dc": k[0], "seed": k[1], "default": default[k], "larger": larger.get(k)} for k in keys]
-    ans = contrast_answer([default[k] for k in keys], [larger[k] for k in keys if k in larger], p.seeds)
+    ans = DI.contrast_answer([default[k] for k in keys], [larger[k] for k in keys if k in larger], p.seeds)
     return Contrast(runs, ans, checkpoint_steps(p.steps, p.n_checkpoints),
                     {k: (dcurves[k], lcurves.get(k)) for k in keys},
                     (dres["meta"]["code_version"].get(IDENTITY_KEY), res["meta"]["code_version"].get(IDENTITY_KEY)),

@@ -91,14 +91,13 @@ def save(name: str, result: dict) -> Path:
 
 
 def load(name: str, directory: Path | None = None) -> tuple[dict, dict]:
-    """The stored arrays and meta of experiment ``name``.
+    """The stored arrays and meta of experiment ``name`` (one of ``EXPERIMENTS``).
 
     Parameters
     ----------
     name : str
-        One of ``EXPERIMENTS``.
     directory : pathlib.Path, optional
-        Default ``results_dir``.
+        Default ``results_dir()``.
     """
     _checks.choice("name", name, tuple(EXPERIMENTS))
     path = (results_dir() if directory is None else Path(directory)) / f"{name}.npz"

@@ -1,7 +1,6 @@
-"""The checks of the SIM task's identities (``book/sim_task.md``, ``claim-sim-a``, ``claim-sim-frobenius``):
-eq. (C.13), the second moment of a sampled training set, and eq. (4.1), a linear model's loss as a
-Frobenius norm, each beside wrong variants a careful reader could write, judged on the same data and
-tolerance, so that an identity that holds where every variant fails shows the check tells them apart.
+"""The checks of the SIM task's identities (``book/sim_task.md``): eq. (C.13), the second moment of a sampled
+training set (``claim-sim-a``), and eq. (4.1), a linear model's loss as a Frobenius norm (``claim-sim-frobenius``),
+each beside wrong variants a careful reader could write, on the same data and tolerance.
 """
 from __future__ import annotations
 
@@ -16,11 +15,9 @@ from swingby.sim.run_checks import seed_list
 
 __all__ = ["A_VARIANTS", "FROBENIUS_VARIANTS", "IdentityUnits", "second_moment_units", "frobenius_units"]
 
-#: the wrong variants of eq. (C.13): ``sigma`` read as a variance, ``mu^2`` not divided by the number of
-#: clusters, the sign of the ``mu`` term flipped, and (origin cluster only) ``s`` clusters for ``s + 1``
+#: the wrong variants of eq. (C.13) (the last only with an origin cluster)
 A_VARIANTS = ("sigma as a variance", "mu^2 not divided", "sign of mu^2 flipped", "s for s + 1")
-#: the wrong variants of eq. (4.1): ``A`` in place of ``A^{1/2}``, ``A^{1/2}`` on the left
-#: of ``W - I``, and the population ``diag(a)`` (rotated) in place of the sampled ``A``
+#: the wrong variants of eq. (4.1) ("population A": the rotated ``diag(a)`` for the sampled ``A``)
 FROBENIUS_VARIANTS = ("A for A^(1/2)", "A^(1/2) on the left", "population A")
 
 
@@ -35,17 +32,14 @@ class IdentityUnits(NamedTuple):
 
 def second_moment_units(seeds: Sequence[int], *, mu, sigma, d: int, origin_cluster: bool,
                         n_per_cluster: int = 5000, z_max: float = 5.0) -> IdentityUnits:
-    """Eq. (C.13) on independent draws: unit ``k`` is the un-rotated training set of seed ``seeds[k]``; it
-    passes when every entry of its second moment ``A`` in the ``s`` concept directions is within ``z_max``
-    standard errors (from the sample's products ``x_p x_q``) of ``diag(a)`` and the entries beyond are 0.
-    A wrong variant (:data:`A_VARIANTS`) passes when its diagonal is within ``z_max`` standard errors.
+    """Eq. (C.13) on independent un-rotated draws, one per seed: a unit passes when every entry of its second
+    moment ``A`` in the concept directions is within ``z_max`` standard errors of ``diag(a)`` and the rest is 0;
+    a wrong variant (:data:`A_VARIANTS`) when its diagonal is.
 
     Parameters
     ----------
-    seeds, z_max
-        Distinct seeds, one draw each; the tolerance in standard errors.
-    mu, sigma, d, origin_cluster, n_per_cluster
-        As for :func:`~swingby.sim.data.make_sim`.
+    seeds, z_max, mu, sigma, d, origin_cluster, n_per_cluster
+        Distinct seeds, one draw each; the tolerance in standard errors; as for :func:`~swingby.sim.data.make_sim`.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     z_max = _checks.positive_float("z_max", z_max)
@@ -71,17 +65,15 @@ def second_moment_units(seeds: Sequence[int], *, mu, sigma, d: int, origin_clust
 
 def frobenius_units(seeds: Sequence[int], *, mu, sigma, d: int, w_scale: float = 0.2,
                     tol: float = 1e-8) -> IdentityUnits:
-    """Eq. (4.1) on independent draws: unit ``k`` draws a rotated training set (origin cluster) and a
-    ``W`` with i.i.d. ``N(0, w_scale^2)`` entries, both from seed ``seeds[k]``; it passes when the loss
-    (2.1) of ``f(x) = W x`` and the Frobenius form of the sampled ``A`` agree to ``tol`` relative, as does
-    a wrong variant (:data:`FROBENIUS_VARIANTS`).
+    """Eq. (4.1) on independent draws: unit ``k`` draws a rotated training set (origin cluster) and ``W`` with
+    i.i.d. ``N(0, w_scale^2)`` entries from seed ``seeds[k]``, and passes when the loss (2.1) of ``f(x) = W x``
+    and the Frobenius form agree to ``tol`` relative, as does a wrong variant (:data:`FROBENIUS_VARIANTS`).
 
     Parameters
     ----------
-    seeds, w_scale, tol
-        Distinct seeds, one unit each; the standard deviation of the entries of ``W``; relative tolerance.
-    mu, sigma, d
-        As for :func:`~swingby.sim.data.make_sim`.
+    seeds, w_scale, tol, mu, sigma, d
+        Distinct seeds, one unit each; the standard deviation of ``W``'s entries; the relative tolerance; as for
+        :func:`~swingby.sim.data.make_sim`.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     w_scale, tol = _checks.positive_float("w_scale", w_scale), _checks.positive_float("tol", tol)

@@ -12,15 +12,13 @@ __all__ = ["plot_sim_3d"]
 
 
 def plot_sim_3d(data: SimData, ax=None, *, max_points: int = 600, seed: int = 0):
-    """Fig. 1(c), drawn on and returning a 3-D ``ax``: the first three concept coordinates of the training
-    clusters, the box their centres span, every test point of eq. (B.1) and ``x_hat``.
+    """Fig. 1(c) on a 3-D ``ax``, returned: the first three concept coordinates of the training clusters,
+    every test point of eq. (B.1) with the hypercube's edges, and ``x_hat``.
 
     Parameters
     ----------
-    data : SimData
-        From :func:`swingby.sim.data.make_sim`.
-    ax : matplotlib 3-D Axes or None
-        Where to draw (``projection="3d"``); ``None`` makes a new figure.
+    data, ax
+        From :func:`swingby.sim.data.make_sim`; a matplotlib 3-D Axes, or ``None`` for a new figure.
     max_points, seed
         Most points drawn per cluster (a random subset), and the subset's seed.
     """

@@ -1,9 +1,6 @@
-"""The symmetric two-layer model ``W = U U^T`` and eq. (D.2) (Sec. 4.2, App. D): the diagonal
-``a`` of ``A`` the dynamics run with, one step of (D.2), its split (4.3) into growth,
-suppression and noise, the loss (4.1), and the simulation of (D.2) (or of gradient descent on
-``U``) from many initialisations at once. It sits with the SIM models because the observations
-and the theory chapters both run it. Everywhere ``a`` is the diagonal of ``A``, ``(d,)``, ``>= 0``.
-"""
+"""The symmetric two-layer model ``W = U U^T`` and eq. (D.2) (Sec. 4.2, App. D), which the observations and
+theory chapters run: the diagonal ``a`` (``>= 0``) of ``A``, one step of (D.2), its split (4.3), the loss
+(4.1), and the simulation of (D.2) (or of gradient descent on ``U``) from many initialisations at once."""
 from __future__ import annotations
 
 import warnings
@@ -32,19 +29,15 @@ def x_hat_of(mu, d: int) -> np.ndarray:
 
 
 def authors_a(mu, sigma, d: int) -> np.ndarray:
-    """The diagonal ``(x_hat_k^2 / s + sigma_k^2)^2`` that the authors' theory scripts (Figs.
-    5, 8-10, 17, 18) iterate eq. (D.2) with: they build ``A = diag(x_hat^2 / s + sigma^2)``
-    on all ``d`` axes and use ``A^2`` for ``A``. Unlike eq. (C.13) the entries are squared,
-    ``sigma^2`` is added on the other axes too, and the divisor is ``s`` even with an origin cluster.
+    """The diagonal ``(x_hat_k^2 / s + sigma_k^2)^2`` the authors' theory scripts (Figs. 5, 8-10,
+    17, 18) iterate (D.2) with: unlike eq. (C.13) squared, with ``sigma^2`` on every axis and the
+    divisor ``s`` even with an origin cluster.
 
     Parameters
     ----------
-    mu : array_like
-        Cluster distances ``mu_p >= 0``, one per concept (``s = len(mu) <= d``).
-    sigma : float or array_like
-        A standard deviation for every axis, or one per concept (0 on the other axes).
-    d : int
-        Dimension, ``>= s``.
+    mu, sigma, d
+        Cluster distances ``mu_p >= 0``, one per concept (``s = len(mu) <= d``); a standard deviation for
+        every axis, or one per concept (0 on the other axes); the dimension.
     """
     mu = _checks.nonneg_vector("mu", mu)
     d = _checks.positive_int("d", d)
@@ -68,10 +61,9 @@ def dynamics_a(mu, sigma, d: int, *, matrix: str = "authors", origin_cluster: bo
     ----------
     mu, sigma, d
         As in :func:`authors_a`.
-    matrix : {"authors", "paper"}
-        :func:`authors_a` (the paper's theory figures) or eq. (C.13) (:func:`swingby.sim.data.second_moment`).
-    origin_cluster : bool
-        Only with ``matrix="paper"``: count a cluster at the origin (divisor ``s + 1``).
+    matrix, origin_cluster
+        :func:`authors_a` (``"authors"``) or eq. (C.13) (``"paper"``); only with ``"paper"``: count a
+        cluster at the origin (divisor ``s + 1``).
     """
     _checks.choice("matrix", matrix, MATRICES)
     if matrix == "paper":
@@ -90,23 +82,15 @@ class EquivalentMu(NamedTuple):
 
 
 def equivalent_mu(mu, sigma, d: int, *, origin_cluster: bool = False, ref: int = 0) -> EquivalentMu:
-    """The ``mu`` at which the paper's matrix (eq. C.13) runs the dynamics that the
-    authors' scripts ran with ``A^2`` at ``mu``.
-
-    (D.2) is linear in ``A`` (scaling ``a`` by ``c`` rescales time by ``c``), so the authors'
-    run is the paper's dynamics for any data whose ``a'_p`` have the ratios ``r_p = a_p /
-    a_ref`` of :func:`authors_a`. Keeping ``mu'_ref = mu_ref`` and ``sigma`` gives ``mu'_p =
-    sqrt(n (r_p a'_ref - sigma_p^2))``, ``n = s`` (``s + 1`` with an origin cluster); the
-    non-informative axes are not matched (both tiny).
+    """The ``mu`` at which the paper's matrix (eq. C.13) runs the dynamics that the authors'
+    scripts ran with ``A^2`` at ``mu``: (D.2) is linear in ``A`` (scaling ``a`` rescales time), so
+    matching the ratios ``r_p = a_p / a_ref`` with ``mu_ref`` and ``sigma`` kept gives ``mu'_p =
+    sqrt(n (r_p a'_ref - sigma_p^2))``, ``n = s`` (``s + 1`` with an origin cluster).
 
     Parameters
     ----------
-    mu, sigma, d
-        The caption's (or script's) setting, as in :func:`authors_a`.
-    origin_cluster : bool
-        Whether eq. (C.13) counts a cluster at the origin.
-    ref : int
-        The concept whose ``mu`` is kept, in ``[0, s)``.
+    mu, sigma, d, origin_cluster, ref
+        The setting, as in :func:`dynamics_a`; the concept whose ``mu`` is kept.
     """
     a_auth = authors_a(mu, sigma, d)
     mu = _checks.nonneg_vector("mu", mu)
@@ -127,10 +111,9 @@ def equivalent_mu(mu, sigma, d: int, *, origin_cluster: bool = False, ref: int =
 
 
 def u_step_to_w_eta(lr: float) -> float:
-    """The step ``eta = 2 lr`` of eq. (D.2) that one gradient step on ``U`` at learning rate
-    ``lr`` (loss 4.1) makes: with ``M = (W - I) A + A (W - I)``, ``dL/dU = M U``, so ``U' U'^T
-    = W - lr (M W + W M) + O(lr^2)``, twice the bracket of (D.2); the paper's (D.1) drops this 2.
-    """
+    """The step ``eta = 2 lr`` of (D.2) that one gradient step on ``U`` at learning rate ``lr`` makes:
+    ``dL/dU = M U`` with ``M = (W - I) A + A (W - I)``, so ``U' U'^T = W - lr (M W + W M) + O(lr^2)``;
+    the paper's (D.1) drops the 2."""
     return 2.0 * _checks.positive_float("lr", lr)
 
 
@@ -140,28 +123,24 @@ def loss_41(W: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 def population_loss(W, a) -> np.ndarray:
-    """The loss (4.1) of the symmetric model, ``0.5 ||(W - I) A^{1/2}||_F^2``, for one
-    Jacobian or a trajectory of them.
+    """The loss (4.1), ``0.5 ||(W - I) A^{1/2}||_F^2``, of one Jacobian or a stack of them.
 
     Parameters
     ----------
     W, a : array_like
-        ``(..., d, d)``, one Jacobian ``U U^T`` or a stack of them (``record.W``); ``(d,)``.
+        ``(..., d, d)``, e.g. ``record.W``; ``(d,)``.
     """
     a = _checks.nonneg_vector("a", a)
     return loss_41(_checks.square("W", W, a.size), a)
 
 
 def symmetric_step(W, a, eta: float) -> np.ndarray:
-    """One step of the discrete symmetric dynamics, eq. (D.2):
-    ``W(t+1) = W + eta [W A + A W - (A W^2 + W^2 A + 2 W A W) / 2]``.
+    """One step of eq. (D.2): ``W + eta [W A + A W - (A W^2 + W^2 A + 2 W A W) / 2]``.
 
     Parameters
     ----------
-    W, a : array_like
-        The Jacobian ``U U^T``, ``(d, d)`` or a batch ``(..., d, d)``; ``(d,)``.
-    eta : float
-        Step size.
+    W, a, eta
+        ``U U^T``, ``(..., d, d)``; ``(d,)``; the step size.
     """
     a = _checks.nonneg_vector("a", a)
     W = _checks.square("W", W, a.size)
@@ -184,18 +163,14 @@ class GSN(NamedTuple):
 
 
 def gsn_terms(W, a) -> GSN:
-    """The growth, suppression and noise terms of eq. (4.3) / (D.4)-(D.6):
-
-    ``G_ij = w_ij (a_i + a_j)``,
-    ``S_ij = w_ij [w_ii (3 a_i + a_j) + 1{i != j} w_jj (3 a_j + a_i)] / 2``,
-    ``N_ij = sum_{k != i, j} w_ki w_kj (a_i + a_j + 2 a_k) / 2``,
-
-    so that for a symmetric ``W`` the update (D.2) is ``eta * (G - S - N)`` entrywise.
+    """The growth, suppression and noise terms of eq. (4.3) / (D.4)-(D.6), whose ``eta (G - S - N)``
+    is the update (D.2) of a symmetric ``W``: ``G_ij = w_ij (a_i + a_j)``, ``S_ij = w_ij [w_ii (3 a_i
+    + a_j) + 1{i != j} w_jj (3 a_j + a_i)] / 2``, ``N_ij = sum_{k != i, j} w_ki w_kj (a_i + a_j + 2 a_k) / 2``.
 
     Parameters
     ----------
     W, a : array_like
-        Symmetric ``(d, d)`` (or a batch ``(..., d, d)``); ``(d,)``.
+        Symmetric ``(..., d, d)``; ``(d,)``.
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size
@@ -238,31 +213,31 @@ class SymmetricRecord:
                                self.train_loss[b], self.a, self.x_hat, self.eta, dict(self.config, batched=False))
 
 
-def single_record(name: str, record) -> SymmetricRecord:
-    """``record`` if it is a single (not batched) SymmetricRecord, else a ValueError."""
+def symmetric_record(name: str, record, *, batched: bool | None = False) -> SymmetricRecord:
+    """``record`` if it is a SymmetricRecord of one trajectory (``batched``: of several; ``None``: either)."""
     _checks.instance(name, record, SymmetricRecord, "swingby.sim.symmetric.SymmetricRecord")
-    if record.W.ndim != 3:
-        raise ValueError(f"{name} must be a single trajectory; index a batched record first with .pick(b)")
+    if batched is not None and record.W.ndim != 3 + batched:
+        raise ValueError(f"{name} must be a batched record (one trajectory per seed), got W of shape {record.W.shape}"
+                         if batched else
+                         f"{name} must be a single trajectory; index a batched record first with .pick(b)")
     return record
 
 
 def simulate_symmetric(U0, a, eta: float, steps: int, x_hat, record_every: int = 1,
                        *, iterate: str = "W", progress: bool = False) -> SymmetricRecord:
-    """The trajectory of eq. (D.2) from ``W(0) = U0 U0^T`` for one or a batch of
-    initialisations; a divergence leaves ``inf``/``nan`` entries and a ``RuntimeWarning``.
+    """The trajectory of eq. (D.2) from ``W(0) = U0 U0^T``, for one or a batch of initialisations
+    (a divergence leaves ``inf``/``nan`` entries and a ``RuntimeWarning``).
 
     Parameters
     ----------
     U0, a, x_hat : array_like
         Initial ``U``, ``(d, d')`` or ``(B, d, d')``; the diagonal of ``A``; the OOD test point.
-    eta : float
-        Step size (the authors' 0.01); stable near the minimum below ``1 / max(a)``.
-    steps, record_every : int
-        Iterations; record every ``k``-th (step 0 and the last one always).
-    iterate : {"W", "U"}
-        (D.2) itself (the authors' scripts), or gradient steps on ``U`` at learning rate ``eta / 2``.
-    progress : bool
-        Show a progress bar.
+    eta, steps, record_every
+        Step size (stable near the minimum below ``1 / max(a)``); iterations; record every ``k``-th
+        (step 0 and the last one always).
+    iterate, progress
+        ``"W"``: (D.2) itself (the authors' scripts), ``"U"``: gradient steps on ``U`` at learning rate
+        ``eta / 2``; show a progress bar.
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size
@@ -342,13 +317,10 @@ def initial_U(d: int, seeds, *, d_prime: int | None = None, init: str = "uniform
 
     Parameters
     ----------
-    d, d_prime : int
-        Dimension; width ``d' >= d`` (default ``d``).
-    seeds : int or sequence of int
-        One seed per initialisation (``SymmetricModel``'s ``seed``).
+    d, seeds, d_prime
+        Dimension; one seed per initialisation (or one int); the width (default ``d``).
     init, init_scale
-        ``"uniform"``, entries ``U[0, 1) * init_scale`` (Figs. 5, 8-10), or ``"gaussian"``,
-        ``N(0, init_scale^2)`` (the ``tau`` of App. E.2).
+        ``"uniform"``, ``U[0, 1) * init_scale`` (Figs. 5, 8-10), or ``"gaussian"``, ``N(0, init_scale^2)`` (App. E.2).
     """
     d = _checks.positive_int("d", d)
     dp = d if d_prime is None else _checks.positive_int("d_prime", d_prime)

@@ -1,8 +1,6 @@
-"""The claim checks of App. E.1 and E.3 (``book/beyond_two_concepts.md``, ``book/failure_mode.md``;
-designs: :mod:`swingby.claims.beyond_two_concepts`): multiple descents and the alignment of their
-stages (Figs. 8, 9), and the failure mode (Fig. 10), one unit per initialisation, each beside its
-wrong model (equal signal, shifted minor entries, no minor initialisation).
-"""
+"""The claim checks of App. E.1 and E.3 (designs: :mod:`swingby.claims.beyond_two_concepts`):
+multiple descents and the alignment of their stages (Figs. 8, 9), and the failure mode (Fig. 10),
+one unit per initialisation, each beside its wrong model."""
 from __future__ import annotations
 
 import dataclasses
@@ -65,19 +63,15 @@ def _aligned(record: SymmetricRecord, stages) -> bool:
 
 def descent_units(setting: TheorySetting, seeds, *, matrix: str = "authors", rel_tol: float = 0.01,
                   record_every: int = 10) -> DescentUnits:
-    """Multiple descents and their stages at one setting of Figs. 8, 9 (App. E.1), one unit per
-    seed, beside the equal-signal wrong model from the same ``U(0)``; a run with ``s`` or more
-    descents is checked for aligned stages with every ascent timed
-    (:func:`~swingby.theory.stages.stage_alignment`, :func:`~swingby.theory.rules.suppression_timing`),
-    and so is the same run with its minor entries shifted.
+    """Multiple descents and their stages at one setting of Figs. 8, 9 (App. E.1), one unit per seed,
+    beside the equal-signal wrong model; a run with ``s`` or more descents is checked for aligned stages
+    with every ascent timed, and so is the same run with its minor entries shifted.
 
     Parameters
     ----------
     setting, seeds
-        E.g. ``THEORY_SETTINGS["fig8_script"]``; distinct seeds, one initialisation each.
-    matrix : {"authors", "paper"}
-        As in :meth:`~swingby.theory.settings.TheorySetting.a`.
-    rel_tol, record_every
+        E.g. ``THEORY_SETTINGS["fig8_script"]``; distinct seeds.
+    matrix, rel_tol, record_every
         As in :func:`~swingby.theory.statistics.descent_statistics`.
     """
     _checks.instance("setting", setting, TheorySetting, "swingby.theory.settings.TheorySetting")
@@ -174,27 +168,19 @@ class FailureUnits(NamedTuple):
 def failure_units(setting: TheorySetting, seeds, *, matrix: str = "authors", horizon: float | None = None,
                   minor_growth: float = 2.0, major_drop: float = 0.5, growth_level: float = 0.5,
                   record_every: int = 10, long_horizon: float | None = None) -> FailureUnits:
-    """The failure mode of App. E.3 (Fig. 10), one unit per seed, beside the wrong model
-    without minor initialisation (``U = diag(sqrt(w_ii(0)))``), both run to ``horizon``.
-    A run passes when the minor entry "is not suppressed until it grows to a significant
-    value" (the largest ``|w_1j|`` peaks above ``minor_growth`` times its start), "which
-    can, in turn, lead to a too strong suppression on the corresponding major entry"
-    (``w_11`` then falls below ``major_drop`` times its start), and ``w_11`` "never grows"
-    (it ends below ``growth_level``; at ``long_horizon`` too for
-    :attr:`FailureUnits.never_passes`).
+    """The failure mode of App. E.3 (Fig. 10), one unit per seed, beside the wrong model without minor
+    initialisation (``U = diag(sqrt(w_ii(0)))``). A run passes when the largest ``|w_1j|`` peaks above
+    ``minor_growth`` times its start, ``w_11`` then falls below ``major_drop`` times its start, and
+    ``w_11`` ends below ``growth_level`` (at ``long_horizon`` too for :attr:`FailureUnits.never_passes`).
 
     Parameters
     ----------
     setting, seeds
         ``THEORY_SETTINGS["fig10"]`` (or another with ``d >= 2``); distinct seeds.
-    matrix : {"authors", "paper"}
-        As in :meth:`~swingby.theory.settings.TheorySetting.a`.
-    horizon, long_horizon : float, optional
-        Times (default the setting's ``steps * eta``; ``long_horizon >= horizon``).
+    matrix, record_every, horizon, long_horizon
+        As in :func:`~swingby.theory.statistics.descent_statistics`; times (default ``steps * eta``).
     minor_growth, major_drop, growth_level : float
         ``> 1``, in ``(0, 1)``, ``> 0``.
-    record_every : int
-        Record every ``k``-th step.
     """
     _checks.instance("setting", setting, TheorySetting, "swingby.theory.settings.TheorySetting")
     if setting.d < 2:

@@ -1,6 +1,5 @@
-"""The initialisation checks of App. E.2 (``book/beyond_two_concepts.md``; designs:
-:mod:`swingby.claims.beyond_two_concepts`): eq. (E.1) against wrong variants, and how often
-swing-by occurs at narrow and wide models started at the same initial scale."""
+"""The initialisation checks of App. E.2 (designs: :mod:`swingby.claims.beyond_two_concepts`): eq.
+(E.1) against wrong variants, and how often swing-by occurs at several widths at one initial scale."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -56,19 +55,15 @@ def _widths(d_primes, d: int) -> tuple:
 
 
 def e1_units(d: int, d_primes, tau: float, seeds_per_width, n_se: float = 5.0) -> E1Units:
-    """Eq. (E.1) checked by sampling: for each width ``d'`` the initial ``W = U U^T`` of
-    Gaussian ``U`` (``N(0, tau^2)``), one draw per seed; a formula (:data:`E1_FORMULAS`)
-    passes at a width when the sample means of ``w_11`` and ``w_12`` are both within
-    ``n_se`` standard errors of its expectations.
+    """Eq. (E.1) checked by sampling ``W = U U^T`` with ``U ~ N(0, tau^2)`` at each width ``d'``: a
+    formula (:data:`E1_FORMULAS`) passes at a width when the sample means of ``w_11`` and ``w_12`` are
+    both within ``n_se`` standard errors of its expectations.
 
     Parameters
     ----------
-    d, d_primes
-        Dimension, ``>= 2``; widths, each ``>= d``.
-    tau, n_se : float
-        The standard deviation of ``U``; the tolerance in standard errors.
-    seeds_per_width : sequence of sequences of int
-        The seeds of each width (at least 2 each).
+    d, d_primes, tau, seeds_per_width, n_se
+        Dimension, ``>= 2``; widths, each ``>= d``; the scale of ``U``; the seeds of each width (at
+        least 2 each); the tolerance.
     """
     d = _checks.integer("d", d, low=2)
     d_primes = _widths(d_primes, d)
@@ -111,22 +106,16 @@ class WidthCounts(NamedTuple):
 
 def width_counts(mu, sigma, d: int, d_primes, w0s, seeds_per_width, *, matrix: str = "authors",
                  eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> WidthCounts:
-    """How often swing-by (two or more descents of the test loss) occurs at each width
-    ``d'`` with the initial scale ``w0 = E w_ii(0) = d' tau^2`` held fixed (App. E.2):
-    Gaussian ``U`` of shape ``(d, d')`` with ``tau = sqrt(w0 / d')``, gradient steps on
-    ``U``. Width ``i`` draws from ``seeds_per_width[i]`` (independent samples across
-    widths; the columns of one width share them, scaled).
+    """How often swing-by (two or more descents) occurs at each width ``d'`` with the initial scale
+    ``w0 = E w_ii(0) = d' tau^2`` held fixed (App. E.2): Gaussian ``U`` ``(d, d')`` with ``tau =
+    sqrt(w0 / d')``, gradient steps on ``U``; the columns of one width share its seeds, scaled.
 
     Parameters
     ----------
-    mu, sigma, d, matrix
-        As in :func:`~swingby.sim.symmetric.dynamics_a`.
-    d_primes, w0s : sequence
-        Widths, each ``>= d``; initial scales.
-    seeds_per_width : sequence of sequences of int
-        One sequence of seeds per width, all of one length.
-    eta, steps, rel_tol
+    mu, sigma, d, matrix, eta, steps, rel_tol
         As in :func:`~swingby.theory.statistics.phase_diagram`.
+    d_primes, w0s, seeds_per_width
+        Widths, each ``>= d``; initial scales; one sequence of seeds per width, all of one length.
     """
     d = _checks.positive_int("d", d)
     d_primes = _widths(d_primes, d)

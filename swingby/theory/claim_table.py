@@ -12,9 +12,8 @@ __all__ = ["judgement_table"]
 
 def judgement_table(rows: Sequence[tuple[str, Judgement]], *, setting: str = "setting",
                     wrong_model: str = "wrong model") -> str:
-    """A Markdown table (for ``IPython.display.Markdown``) of judged settings: setting, ``k of n``
-    passing units, the wrong model's ``k of n``, the p-value of the comparison (and of the share
-    test, where the form has one) and the verdict word.
+    """A Markdown table of judged settings: setting, ``k of n`` passing units, the wrong model's ``k of
+    n``, the p-value (and the share test's, where the form has one) and the verdict word.
 
     Parameters
     ----------

@@ -1,6 +1,4 @@
-"""Figures of the theory chapters that draw several runs side by side: Fig. 5
-(``book/two_layer_theory.md``), Figs. 8-10 and App. E (``book/beyond_two_concepts.md``,
-``book/failure_mode.md``)."""
+"""Figures of the theory chapters that draw several runs side by side: Fig. 5, Figs. 8-10 and App. E."""
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
@@ -13,8 +11,8 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
 from swingby import _checks
-from swingby.sim.symmetric import SymmetricRecord, initial_U, single_record
-from swingby.theory.plots import ASCENT_GREY, ENTRY_COLOURS, plot_output_trajectory, shade_loss_segments
+from swingby.sim.symmetric import SymmetricRecord, initial_U, symmetric_record
+from swingby.theory.plots import ASCENT_GREY, ENTRY_COLOURS, entry_lines, plot_output_trajectory, shade_loss_segments
 from swingby.theory.stages import Stages, count_descents
 
 __all__ = ["StagePanel", "descents_text", "plot_descent_counts", "plot_descents_by_tolerance", "plot_initial_entries",
@@ -30,12 +28,11 @@ class StagePanel(NamedTuple):
 
 
 def _panels(panels) -> list[StagePanel]:
-    """``panels`` as a non-empty list of :class:`StagePanel`."""
     panels = _checks.sequence("panels", panels)
     for k, panel in enumerate(panels):
         if not isinstance(panel, tuple) or len(panel) != 3 or not isinstance(panel[2], str):
             raise ValueError(f"panels[{k}] must be a (record, stages, title) tuple, got {_checks.short_repr(panel)}")
-        single_record(f"panels[{k}].record", panel[0])
+        symmetric_record(f"panels[{k}].record", panel[0])
     return [StagePanel(*panel) for panel in panels]
 
 
@@ -45,45 +42,33 @@ def descents_text(n: int) -> str:
     return f"{n} descent" + ("" if n == 1 else "s")
 
 
-def _entries(ax, record, s: int, max_minor: int = 6) -> list:
-    """Draw the major (solid) and minor (dashed) entries of ``W(t)`` (a colour names one concept); the handles."""
-    d = record.W.shape[-1]
-    if s > d:
-        raise ValueError(f"mu has {s} entries but the record has d = {d}")
-    minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
-    grouped = s + len(minors) > len(ENTRY_COLOURS)
-    handles, groups = [], {}
-    for p in range(s):
-        colour = ENTRY_COLOURS[p % len(ENTRY_COLOURS)]
-        ax.plot(record.time, record.W[:, p, p], color=colour, lw=1.8)
-        handles.append(Line2D([], [], color=colour, lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$"))
-    for k, (i, j) in enumerate(minors, start=s):  # a colour per line, or when grouped its concept's
-        colour = ENTRY_COLOURS[((j if j < s else i) if grouped else k) % len(ENTRY_COLOURS)]
-        ax.plot(record.time, record.W[:, i, j], color=colour, lw=1.2, ls="--")
-        groups.setdefault(colour, []).append(f"w_{{{i + 1}{j + 1}}}")
-    for colour, names in groups.items():
-        handles.append(Line2D([], [], color=colour, lw=1.2, ls="--",
-                              label=f"minor ${', '.join(names)}$"))
-    return handles
-
-
 def plot_swing_by_stages(panels: Sequence[StagePanel], mu, *, figsize: tuple | None = None) -> Figure:
-    """The paper's Fig. 5, one row per run: the major (solid) and minor (dashed) entries of
-    ``W(t)`` above the test loss, ascents shaded and a dotted line where each major entry passes
-    1/2; beside them the output at ``x_hat`` in the plane of concepts 1 and 2.
+    """The paper's Fig. 5, one row per run: the major (solid) and minor (dashed) entries of ``W(t)``
+    above the test loss, ascents shaded and a dotted line where each major entry passes 1/2; beside
+    them the output at ``x_hat`` in the plane of concepts 1 and 2.
 
     Parameters
     ----------
-    panels : sequence of StagePanel
-        ``(record, stages, title)`` for each row, top to bottom.
-    mu, figsize
-        The cluster distances (``s = len(mu) >= 2`` major entries); default ``(8, 0.9 + 4 * len(panels))``.
+    panels, mu, figsize
+        A :class:`StagePanel` per row, top to bottom; the cluster distances (``s = len(mu) >= 2`` major
+        entries); default ``(8, 0.9 + 4 * len(panels))``.
     """
-    return _stage_figure(panels, mu, dims=(0, 1), logx=False, figsize=figsize)
+    return plot_stage_rows(panels, mu, figsize=figsize, logx=False)
 
 
-def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Figure:
-    """The layout of :func:`plot_swing_by_stages` and :func:`plot_stage_rows`."""
+def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size: float | None = None,
+                    figsize: tuple | None = None, logx: bool = True) -> Figure:
+    """One row per run, laid out as :func:`plot_swing_by_stages`, on a log time axis from ``t = 0.1`` (Figs. 8-10).
+
+    Parameters
+    ----------
+    panels, mu, figsize
+        As in :func:`plot_swing_by_stages`.
+    dims, title_size, logx
+        The two concepts of the output's plane; font size of the rows' titles; log time axis.
+    """
+    title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
+    dims = tuple(dims)
     panels = _panels(panels)
     mu = _checks.nonneg_vector("mu", mu)
     if mu.size < 2:
@@ -96,13 +81,13 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
         ax = top if k == 0 else fig.add_subplot(grid[2 * k, 0], sharex=top, sharey=top)
         lax = fig.add_subplot(grid[2 * k + 1, 0], sharex=top)
         plane = fig.add_subplot(grid[2 * k:2 * k + 2, 1])
-        handles = _entries(ax, panel.record, s)
+        handles = entry_lines(ax, panel.record, s)
         lax.plot(panel.record.time, panel.record.test_loss, color="k", lw=2)
         lax.set_ylim(bottom=0)
         for a in (ax, lax):
             shade_loss_segments(a, panel.stages, growth_colours=ENTRY_COLOURS[:s])
         ax.set_title(f"{panel.title}: {descents_text(panel.stages.n_descents)} of the test loss", loc="left",
-                     **(title_kw or {}))
+                     **title_kw)
         ax.set_ylabel("entry of $W$")
         ax.tick_params(labelbottom=False)
         lax.set(ylabel="test loss", xlabel=r"time $t = \eta \times$ iterations" + (" (log scale)" if logx else ""))
@@ -122,22 +107,6 @@ def _stage_figure(panels, mu, *, dims, logx: bool, figsize, title_kw=None) -> Fi
     return fig
 
 
-def plot_stage_rows(panels: Sequence[StagePanel], mu, *, dims=(0, 1), title_size: float | None = None,
-                    figsize: tuple | None = None) -> Figure:
-    """One row per run, laid out as :func:`plot_swing_by_stages`, on a log time axis from
-    ``t = 0.1`` (Figs. 8-10).
-
-    Parameters
-    ----------
-    panels, mu, figsize
-        As in :func:`plot_swing_by_stages`.
-    dims, title_size
-        The two concepts of the output trajectory's plane; font size of the rows' titles.
-    """
-    title_kw = {} if title_size is None else {"fontsize": _checks.positive_float("title_size", title_size)}
-    return _stage_figure(panels, mu, dims=tuple(dims), logx=True, figsize=figsize, title_kw=title_kw)
-
-
 def _descent_bars(ax, n_descents: dict, max_descents: int) -> None:
     """Grouped bars of the % of runs with 1 .. ``max_descents`` descents, one per label of ``n_descents``."""
     width = 0.8 / len(n_descents)
@@ -149,29 +118,25 @@ def _descent_bars(ax, n_descents: dict, max_descents: int) -> None:
     ax.set(xticks=x, xlabel="number of descents of the test loss")
 
 
-def plot_descent_counts(ax, n_descents: dict, labels: dict, max_descents: int = 3) -> None:
-    """Grouped bars: the share of runs whose test loss descends once, twice, ..., one
-    colour per data set (the frequency figure of Fig. 5).
+def plot_descent_counts(ax, n_descents: dict, labels: dict) -> None:
+    """Grouped bars: the share of runs whose test loss descends once, twice or three times, one colour
+    per data set (the frequency figure of Fig. 5).
 
     Parameters
     ----------
     ax, n_descents, labels
         Where to draw; per data set (at most four), the descents of each run and the legend's label.
-    max_descents : int
-        Bars for 1 to ``max_descents`` descents.
     """
     if not n_descents or len(n_descents) > 4:
         raise ValueError(f"n_descents must hold one to four data sets, got {len(n_descents)}")
-    max_descents = _checks.positive_int("max_descents", max_descents)
-    _descent_bars(ax, {labels[key]: counts for key, counts in n_descents.items()}, max_descents)
+    _descent_bars(ax, {labels[key]: counts for key, counts in n_descents.items()}, 3)
     ax.set_ylabel("% of the initialisations")
     ax.legend(fontsize=8)
 
 
-def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *,
-                               max_descents: int = 5) -> Figure:
-    """Bars of how many times the test loss descends, one colour per setting, one panel
-    per tolerance (App. E.1, Figs. 8 and 9).
+def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float]) -> Figure:
+    """Bars of how many times (1 to 5) the test loss descends, one colour per setting, one panel per
+    tolerance (App. E.1, Figs. 8 and 9).
 
     Parameters
     ----------
@@ -179,18 +144,15 @@ def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *
         Per setting (its name, the legend entry), the ``(n, R)`` test losses of its runs.
     tolerances : sequence of float
         One panel per tolerance: a rise counts if it exceeds this share of the initial test loss.
-    max_descents : int
-        The largest number of descents shown.
     """
     if not isinstance(test_losses, dict) or not test_losses:
         raise ValueError(f"test_losses must be a non-empty mapping of setting name to test losses, "
                          f"got {_checks.short_repr(test_losses)}")
     tolerances = [_checks.number("tolerances", t, low=0) for t in _checks.sequence("tolerances", tolerances)]
-    max_descents = _checks.positive_int("max_descents", max_descents)
     fig, axes = plt.subplots(1, len(tolerances), figsize=(8, 3.6), sharey=True, layout="constrained",
                              squeeze=False)
     for ax, tol in zip(axes[0], tolerances):
-        _descent_bars(ax, {name: count_descents(loss, tol) for name, loss in test_losses.items()}, max_descents)
+        _descent_bars(ax, {name: count_descents(loss, tol) for name, loss in test_losses.items()}, 5)
         ax.set_title(f"a rise counts if > {tol:.1%} of the initial loss", fontsize=10)
     axes[0, 0].set_ylabel("% of initialisations")
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=len(test_losses))
@@ -198,18 +160,13 @@ def plot_descents_by_tolerance(test_losses: dict, tolerances: Sequence[float], *
 
 
 def plot_initial_entries(d: int, d_primes: Sequence[int], tau: float, seeds_per_width: Sequence) -> Figure:
-    """Histograms of the initial major ``w_11`` and minor ``w_12`` entries of
-    ``W = UU^T`` for Gaussian ``U``, one panel per width ``d'``, with the mean
-    ``d' tau^2`` of the major entry marked (App. E.2, eq. E.1).
+    """Histograms of the initial entries ``w_11`` and ``w_12`` of ``W = UU^T`` for Gaussian ``U``, one
+    panel per width ``d'``, with the mean ``d' tau^2`` of ``w_11`` marked (App. E.2, eq. E.1).
 
     Parameters
     ----------
-    d, d_primes
-        Dimension, ``>= 2``; the widths, one panel each.
-    tau : float
-        The standard deviation of the entries of ``U``.
-    seeds_per_width : sequence of sequences of int
-        The seeds of the draws at each width.
+    d, d_primes, tau, seeds_per_width
+        Dimension, ``>= 2``; the widths, one panel each; the scale of ``U``; the seeds of each width.
     """
     d = _checks.integer("d", d, low=2)
     tau = _checks.positive_float("tau", tau)
@@ -234,17 +191,15 @@ def plot_initial_entries(d: int, d_primes: Sequence[int], tau: float, seeds_per_
 def plot_percent_grids(grids: dict, x_values: Sequence, y_values: Sequence, *,
                        xlabel: str, ylabel: str, vmax: float = 40.0,
                        figsize: tuple = (8, 3.6)) -> Figure:
-    """Heat maps of the percentage of runs that swing by, one panel per grid, each cell
-    written in (the phase diagrams of App. E.2).
+    """Heat maps of the percentage of runs that swing by, one panel per grid, each cell written in (the
+    phase diagrams of App. E.2).
 
     Parameters
     ----------
     grids : dict of str to array_like(float)
         Per panel (its title), the ``(len(y_values), len(x_values))`` percentages.
-    x_values, y_values, xlabel, ylabel
-        The tick labels of the columns and of the rows; the axis labels.
-    vmax, figsize
-        The percentage at the top of the colour scale; the figure's size in inches.
+    x_values, y_values, xlabel, ylabel, vmax, figsize
+        The tick labels of the columns and rows; the axis labels; the top of the colour scale; inches.
     """
     if not isinstance(grids, dict) or not grids:
         raise ValueError(f"grids must be a non-empty mapping of title to percentages, got "

@@ -1,9 +1,6 @@
-"""The link between the Jacobian's stages and the output's stages in trained MLPs (Sec. 4.2.2,
-``book/jacobian_link.md``): the check on every swinging run beside its wrong model (the run's
-own Jacobian with its minor entries shifted in time, which keeps their shape and loses only
-their timing), the shares of the output's fall per Jacobian entry, and the figure of one run.
-Everywhere ``record`` is a :class:`~swingby.theory.trained_jacobian.JacobianRecord` from
-:func:`~swingby.theory.trained_jacobian.train_with_jacobian`, and ``rules`` its thresholds."""
+"""The link between the Jacobian's and the output's stages in trained MLPs (Sec. 4.2.2): the check on
+every swinging run beside its wrong model (minor entries shifted in time), the shares of the output's
+fall per Jacobian entry, and the figure of one run. ``record`` is a ``JacobianRecord``, ``rules`` its thresholds."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +10,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from swingby import _checks
-from swingby.exact_tests import discordant_pairs
+from swingby.style import PALETTE
 from swingby.theory.jacobian_stages import run_stages, stage_check
 from swingby.theory.rules import THEORY_RULES, shifted_minor
 from swingby.theory.trained_jacobian import JACOBIAN_RULES, JacobianRecord, JacobianRules
@@ -35,19 +32,15 @@ class FallShares(NamedTuple):
 
 def fall_shares(record: JacobianRecord, runs: Sequence[int],
                 rules: JacobianRules = JACOBIAN_RULES, *, phase: str = "fall") -> FallShares:
-    """The fall of the output's weak coordinate, ``y_w(t_back) - y_w(t_turn)``, split into
-    the shares the minor entry moves (``mu_s * delta w_ws``), the major entry moves
-    (``mu_w * delta w_ww``) and the rest (the bias, or a ReLU net's active pattern); Sec.
-    4.2.2 says the minor entry's suppression causes it.
+    """The fall of the output's weak coordinate, ``y_w(t_back) - y_w(t_turn)``, split into the shares
+    the minor entry moves (``mu_s * delta w_ws``), the major entry moves (``mu_w * delta w_ww``) and
+    the rest; Sec. 4.2.2 says the minor entry's suppression causes it.
 
     Parameters
     ----------
-    record, rules
-        See the module docstring.
-    runs : sequence of int
-        Indices of the runs.
-    phase : {"fall", "approach"}
-        The fall (turn to return) or the approach (step 0 to the turn).
+    record, runs, rules, phase
+        See the module docstring; indices of the runs; ``"fall"`` (turn to return) or ``"approach"``
+        (step 0 to the turn).
     """
     phase = _checks.choice("phase", phase, ("fall", "approach"))
     rs = run_stages(record, rules)
@@ -71,20 +64,14 @@ def fall_shares(record: JacobianRecord, runs: Sequence[int],
 
 
 def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules = JACOBIAN_RULES) -> None:
-    """Draw one run of the chapter's figure: (left) the major entries, the minor entry
-    ``w_ws`` and the output's weak coordinate ``y_w / mu_w`` over log time, with the stage
-    times; (middle) the output path at ``x_hat`` in the plane of the two concepts, with its
-    turns; (right) the OOD test loss.
+    """Draw one run: the major entries, the minor entry ``w_ws`` and ``y_w / mu_w`` over log time with
+    the stage times; the output path at ``x_hat`` with its turns; the OOD test loss.
 
     Parameters
     ----------
-    axes, run
-        Three matplotlib Axes to draw in; the index of the run.
-    record, rules
-        See the module docstring.
+    axes, record, run, rules
+        Three matplotlib Axes; see the module docstring; the index of the run.
     """
-    from swingby.style import PALETTE
-
     if not hasattr(axes, "__len__") or len(axes) != 3:
         raise ValueError("axes must be three matplotlib Axes")
     run = _checks.index("run", run, len(_record("record", record).seeds))
@@ -120,17 +107,14 @@ def plot_link_run(axes, record: JacobianRecord, run: int, rules: JacobianRules =
 
 
 def shifted_minor_null(record: JacobianRecord, shift_min: float = THEORY_RULES.shift_min) -> JacobianRecord:
-    """The wrong model of the link: each run's own Jacobian with its off-diagonal entries
-    circularly shifted in time (over the recorded, log-spaced steps) by one number of
-    records drawn from the run's seed, at least ``shift_min`` of the record from either
-    end; the output, the loss and the major entries are the run's own.
+    """The wrong model of the link: each run's Jacobian with its off-diagonal entries circularly shifted
+    in time by a number of records drawn from the run's seed, at least ``shift_min`` of them from
+    either end; the output, the loss and the major entries are the run's own.
 
     Parameters
     ----------
-    record : JacobianRecord
-        See the module docstring.
-    shift_min : float
-        In ``(0, 0.5]``: the smallest shift, a share of the records.
+    record, shift_min
+        See the module docstring; the smallest shift, a share of the records in ``(0, 0.5]``.
     """
     _record("record", record)
     shift_min = _checks.number("shift_min", shift_min, low=0, high=0.5, low_open=True)
@@ -145,24 +129,16 @@ class LinkUnits(NamedTuple):
     own: np.ndarray  #: ``(n,)`` the check holds with the run's own Jacobian
     null: np.ndarray  #: ``(n,)`` it holds with the wrong model's Jacobian of the same seed
 
-    @property
-    def pairs(self) -> tuple[int, int]:
-        """``(b, c)``: units where only the own Jacobian passes, and only the wrong model's."""
-        return discordant_pairs(self.own, self.null)
-
 
 def link_units(record: JacobianRecord, null_record: JacobianRecord,
                rules: JacobianRules = JACOBIAN_RULES) -> LinkUnits:
-    """The link check of Sec. 4.2.2 (:func:`~swingby.theory.jacobian_stages.stage_conditions`)
-    on every swinging run of ``record`` with its own Jacobian, and with the Jacobian of
-    ``null_record``'s run of the same seed (:func:`shifted_minor_null`): paired units.
+    """The link check of Sec. 4.2.2 (:func:`~swingby.theory.jacobian_stages.stage_conditions`) on every
+    swinging run of ``record`` with its own Jacobian and with ``null_record``'s of the same seed.
 
     Parameters
     ----------
-    record, rules
-        The deep networks (see the module docstring).
-    null_record : JacobianRecord
-        The wrong model, with the same seeds and recorded steps.
+    record, null_record, rules
+        See the module docstring; the wrong model (:func:`shifted_minor_null`), same seeds and steps.
     """
     _record("record", record)
     _record("null_record", null_record)

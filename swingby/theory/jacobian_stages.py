@@ -1,7 +1,6 @@
-"""The stages of a trained MLP's Jacobian and output at ``x_hat`` (``book/jacobian_link.md``):
-when the strong, weak and minor Jacobian entries and the output turn, and the per-seed check
-that they coincide (Sec. 4.2.2). ``rules`` is a :class:`~swingby.theory.trained_jacobian.JacobianRules`.
-"""
+"""The stages of a trained MLP's Jacobian and output at ``x_hat``: when the strong, weak and minor
+Jacobian entries and the output turn, and the per-seed check that they coincide (Sec. 4.2.2).
+``rules`` is a :class:`~swingby.theory.trained_jacobian.JacobianRules`."""
 from __future__ import annotations
 
 import math
@@ -79,32 +78,19 @@ class StageConditions(NamedTuple):
         return all(self)
 
 
-def _conditions(steps, out: OutputStages, jac: JacobianStages, w_minor, rules: JacobianRules) -> StageConditions:
-    window = w_minor[(steps >= out.t_turn) & (steps <= out.t_back)]
-    shrink = float(np.mean(np.diff(window) < 0)) if window.size >= 2 else 0.0
-    return StageConditions(
-        bool(out.swings), bool(jac.t_strong <= out.t_back),
-        bool(jac.suppressed and abs(_log_lag(jac.t_minor, out.t_turn)) <= rules.peak_tol),
-        shrink >= rules.shrink_min, bool(jac.t_weak >= out.t_back))
-
-
 def stage_conditions(steps, out: OutputStages, jac: JacobianStages, w_minor,
                      rules: JacobianRules = JACOBIAN_RULES) -> StageConditions:
-    """The per-seed check of Sec. 4.2.2 on a trained network, condition by condition: the
-    output swings by and (1) the stronger concept's major entry has grown by the time the
-    output's weak coordinate ``y_w`` ends its fall; (2) the minor entry ``w_ws`` peaks
-    within ``peak_tol`` (log time) of the turn of ``y_w`` away from ``mu_w`` and is later
-    suppressed; (3) ``w_ws`` decreases over at least ``shrink_min`` of the recorded steps
-    of the fall; (4) the weaker concept's major entry grows only after ``y_w`` turns back.
+    """The per-seed check of Sec. 4.2.2, condition by condition: the output swings by and (1) the stronger
+    concept's major entry has grown when the output's weak coordinate ``y_w`` ends its fall; (2) the minor
+    entry ``w_ws`` peaks within ``peak_tol`` (log time) of the turn of ``y_w`` and is later suppressed;
+    (3) ``w_ws`` falls over ``shrink_min`` of the fall's records; (4) the weaker major entry grows after it.
 
     Parameters
     ----------
     steps, w_minor : array_like
         The recorded steps, increasing; the minor entry ``w_ws`` of the run ``jac`` comes from.
-    out, jac : OutputStages, JacobianStages
-        The output's and the Jacobian's stages (:func:`run_stages`; ``jac`` of the same run or of a wrong model).
-    rules : JacobianRules
-        The thresholds.
+    out, jac, rules
+        The output's and the Jacobian's stages (:func:`run_stages`; ``jac`` may be a wrong model's).
     """
     st = _checks.array("steps", steps, ndim=1, min_size=2)
     if np.any(np.diff(st) <= 0) or st[0] < 0:
@@ -115,12 +101,17 @@ def stage_conditions(steps, out: OutputStages, jac: JacobianStages, w_minor,
     m = _checks.array("w_minor", w_minor, ndim=1, min_size=2)
     if m.size != st.size:
         raise ValueError(f"w_minor must have one value per recorded step ({st.size}), got {m.size}")
-    return _conditions(st, out, jac, m, rules)
+    window = m[(st >= out.t_turn) & (st <= out.t_back)]
+    shrink = float(np.mean(np.diff(window) < 0)) if window.size >= 2 else 0.0
+    return StageConditions(
+        bool(out.swings), bool(jac.t_strong <= out.t_back),
+        bool(jac.suppressed and abs(_log_lag(jac.t_minor, out.t_turn)) <= rules.peak_tol),
+        shrink >= rules.shrink_min, bool(jac.t_weak >= out.t_back))
 
 
 def stage_check(steps, out: OutputStages, jac: JacobianStages, w_minor, rules: JacobianRules = JACOBIAN_RULES) -> bool:
     """Whether every condition of :func:`stage_conditions` holds (the claim's per-seed check)."""
-    return _conditions(steps, out, jac, w_minor, rules).holds
+    return stage_conditions(steps, out, jac, w_minor, rules).holds
 
 
 class RunStages(NamedTuple):
@@ -132,8 +123,8 @@ class RunStages(NamedTuple):
 
 
 def run_stages(record: JacobianRecord, rules: JacobianRules = JACOBIAN_RULES) -> RunStages:
-    """The output's stages (:class:`OutputStages`) and the Jacobian's (:class:`JacobianStages`)
-    of every run of ``record``, and the lag of the minor peak behind the output's turn.
+    """The output's and the Jacobian's stages of every run of ``record``, and the lag of the minor
+    peak behind the output's turn.
 
     Parameters
     ----------

@@ -37,9 +37,8 @@ def _times(t) -> np.ndarray:
 
 
 def one_layer_output(W0, a, z, t) -> OneLayerOutput:
-    """Model output ``W(t) z`` under gradient flow ``dW/dt = -(W - I) A`` on the loss (4.1),
-    Theorem 4.1 (eq. 4.2): ``f_k = 1{a_k > 0} [1 - exp(-a_k t)] z_k + sum_i exp(-a_i t)
-    w_ki(0) z_i``, the noise sum over all ``d`` directions (eq. C.21).
+    """Model output ``W(t) z`` under gradient flow on the loss (4.1), Theorem 4.1 (eq. 4.2): ``f_k =
+    1{a_k > 0} [1 - exp(-a_k t)] z_k + sum_i exp(-a_i t) w_ki(0) z_i``, the noise over all ``d`` axes (C.21).
 
     Parameters
     ----------
@@ -57,35 +56,22 @@ def one_layer_output(W0, a, z, t) -> OneLayerOutput:
     return OneLayerOutput(growth + noise, growth, noise)
 
 
-def _augmented(a: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """``[[diag(a), m], [m^T, 1]]``."""
-    d = a.size
-    A_aug = np.zeros((d + 1, d + 1))
-    A_aug[:d, :d] = np.diag(a)
-    A_aug[:d, d] = A_aug[d, :d] = mean
-    A_aug[d, d] = 1.0
-    return A_aug
-
-
 def one_layer_output_with_bias(W0, b0, a, mean, z, t) -> np.ndarray:
-    """Model output ``W(t) z + b(t)`` (``(T, d)`` for ``T`` times) of a one-layer model *with
-    bias* (the authors' ``nn.Linear``) under gradient flow on the loss (2.1): Theorem 4.1 for
-    the input ``(x, 1)``, ``[W b](t) = [I 0] + ([W0 b0] - [I 0]) exp(-A_aug t)`` with
-    :func:`augmented_moment` ``A_aug``, whose mean couples the directions.
+    """Model output ``W(t) z + b(t)`` of a one-layer model *with bias* under gradient flow on the loss
+    (2.1): Theorem 4.1 for the input ``(x, 1)``, ``[W b](t) = [I 0] + ([W0 b0] - [I 0]) exp(-A_aug t)``
+    with :func:`augmented_moment` ``A_aug``, whose mean couples the directions.
 
     Parameters
     ----------
-    W0, a, z, t, mean
-        See the module docstring; ``diag(a) - mean mean^T`` must be a covariance (PSD).
-    b0 : array_like
-        Initial bias ``(d,)``.
+    W0, b0, a, mean, z, t
+        See the module docstring; ``b0`` the initial bias ``(d,)``; ``diag(a) - mean mean^T`` must be PSD.
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size
     W0 = _single(W0, d)
     b0, mean, z = (_checks.vector(name, v, d) for name, v in (("b0", b0), ("mean", mean), ("z", z)))
     t_arr = _times(t)
-    lam, V = np.linalg.eigh(_augmented(a, mean))
+    lam, V = np.linalg.eigh(augmented_moment(a, mean))
     if lam[0] < -1e-12 * max(1.0, lam[-1]):
         raise ValueError("mean is impossible for these second moments a: diag(a) - mean mean^T must be "
                          f"positive semi-definite (a covariance), but [[diag(a), mean], [mean^T, 1]] has "
@@ -98,15 +84,13 @@ def one_layer_output_with_bias(W0, b0, a, mean, z, t) -> np.ndarray:
 
 
 def mean_vector(mu, n_clusters: int, d: int) -> np.ndarray:
-    """The data mean ``m = E x`` of the SIM task in concept coordinates: ``m_p = mu_p /
-    n_clusters`` for the ``s`` concepts, 0 on the other ``d - s`` axes.
+    """The data mean of the SIM task in concept coordinates: ``mu_p / n_clusters`` on the ``s`` concept axes, else 0.
 
     Parameters
     ----------
-    mu : array_like
-        Cluster distances ``mu_p >= 0``, one per concept.
-    n_clusters, d : int
-        Equally likely training clusters (``s + 1`` with the origin cluster); dimension ``>= s``.
+    mu, n_clusters, d
+        Cluster distances ``mu_p >= 0``, one per concept; equally likely training clusters (``s + 1``
+        with the origin cluster); the dimension.
     """
     mu = _checks.nonneg_vector("mu", mu)
     n_clusters = _checks.positive_int("n_clusters", n_clusters)
@@ -122,18 +106,21 @@ def mean_vector(mu, n_clusters: int, d: int) -> np.ndarray:
 
 
 def augmented_moment(a, mean, s: int | None = None) -> np.ndarray:
-    """The second moment ``A_aug = [[diag(a), m], [m^T, 1]]`` of the input ``(x, 1)``
-    (the constant input last), through which a bias couples the directions.
+    """The second moment ``A_aug = [[diag(a), m], [m^T, 1]]`` of the input ``(x, 1)``, through which a
+    bias couples the directions.
 
     Parameters
     ----------
-    a, mean
-        See the module docstring.
-    s : int, optional
-        Keep only the first ``s`` directions and the constant input (default all ``d``).
+    a, mean, s
+        See the module docstring; keep only the first ``s`` directions and the constant input (default all).
     """
     a = _checks.nonneg_vector("a", a)
     mean = _checks.vector("mean", mean, a.size)
-    s = a.size if s is None else _checks.integer("s", s, low=1, high=a.size)
-    keep = np.append(np.arange(s), a.size)
-    return _augmented(a, mean)[np.ix_(keep, keep)]
+    d = a.size
+    s = d if s is None else _checks.integer("s", s, low=1, high=d)
+    A_aug = np.zeros((d + 1, d + 1))
+    A_aug[:d, :d] = np.diag(a)
+    A_aug[:d, d] = A_aug[d, :d] = mean
+    A_aug[d, d] = 1.0
+    keep = np.append(np.arange(s), d)
+    return A_aug[np.ix_(keep, keep)]

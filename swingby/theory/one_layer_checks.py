@@ -1,9 +1,6 @@
-"""The claim checks of ``book/one_layer_theory.md`` (claims: :mod:`swingby.claims.one_layer_theory`):
-Theorem 4.1 against small-step gradient descent, trained networks against the closed forms,
-the learning order of Sec. 4.1 and the monotone one-layer test loss, each returning the passing
-units of the claim and of its wrong model (:class:`~swingby.theory.two_layer_checks.Counts`).
-``rules`` is a :class:`~swingby.theory.rules.OneLayerRules` (default ``ONE_LAYER_RULES``).
-"""
+"""The claim checks of ``book/one_layer_theory.md`` (:mod:`swingby.claims.one_layer_theory`): Theorem 4.1
+against gradient descent and trained networks, the learning order of Sec. 4.1 and the monotone one-layer
+test loss, each returning :class:`~swingby.theory.two_layer_checks.Counts`. ``rules`` is a ``OneLayerRules``."""
 from __future__ import annotations
 
 import copy
@@ -36,26 +33,16 @@ def _rules(rules) -> OneLayerRules:
     return _checks.instance("rules", rules, OneLayerRules, "swingby.theory.rules.OneLayerRules")
 
 
-def _noise_at_output_rate(W0: np.ndarray, a: np.ndarray, z: np.ndarray, t: float) -> np.ndarray:
-    """The wrong variant of eq. (4.2) whose noise term decays at the output's rate."""
-    decay = np.exp(-a * t)
-    return (a > 0) * (1.0 - decay) * z + decay * (W0 @ z)
-
-
 def gd_draws(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 8) -> Counts:
-    """Claim ``claim-one-thm41`` (form ``identity``): Theorem 4.1 against Euler steps of
-    ``dW/dt = -(W - I) A``, one draw per seed (``W(0)`` in PyTorch's uniform law, three
-    concepts, ``mu`` in [0.5, 2.5], ``sigma`` in [0.05, 0.5], ``z = x_hat``). A draw passes
-    when the finer step's error is below ``gd_error_max`` and the ratio of the two steps'
-    errors is in ``gd_ratio_band``; the wrong variants (:data:`THM41_VARIANTS`) by the same
-    conditions, one entry per (draw, variant).
+    """Claim ``claim-one-thm41`` (form ``identity``): Theorem 4.1 against Euler steps of ``dW/dt =
+    -(W - I) A``, one random draw per seed; a draw passes when the finer step's error is below
+    ``gd_error_max`` and the two steps' error ratio is in ``gd_ratio_band``; the wrong variants
+    (:data:`THM41_VARIANTS`) likewise, one entry per (draw, variant).
 
     Parameters
     ----------
-    seeds, rules
-        One draw per seed; the thresholds.
-    d : int
-        Dimension (>= 3).
+    seeds, rules, d
+        One draw per seed; the thresholds; the dimension (>= 3).
     """
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     d = _checks.integer("d", d, low=3)
@@ -67,8 +54,9 @@ def gd_draws(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 8) -> Co
         W0 = rng.uniform(-1 / np.sqrt(d), 1 / np.sqrt(d), size=(d, d))
         z = x_hat_of(mu, d)
         T = rules.gd_horizon
+        decay = np.exp(-a * T)  # the last variant: the noise term decays at the output's rate
         forms = [one_layer_output(W0, a, z, T).output, one_layer_output(W0, 2 * a, z, T).output,
-                 _noise_at_output_rate(W0, a, z, T)]
+                 (a > 0) * (1.0 - decay) * z + decay * (W0 @ z)]
         for j, h in enumerate(rules.gd_steps):
             W = W0.copy()
             for _ in range(int(round(T / h))):
@@ -86,13 +74,12 @@ def _signal_only(mu, d: int) -> np.ndarray:
 
 
 def clear_configs(rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) -> list[dict]:
-    """The settings of Figs. 2(a)-(b) whose two ``a_k`` differ clearly
-    (``max a > order_margin * min a``, eq. C.13 with the origin cluster).
+    """The settings of Figs. 2(a)-(b) whose two ``a_k`` (eq. C.13) differ clearly: ``max a > order_margin * min a``.
 
     Parameters
     ----------
     rules, d
-        Supplies ``order_margin``; the dimension.
+        The thresholds; the dimension.
     """
     rules = _rules(rules)
     configs = FIG2A + FIG2B[1:]  # FIG2B[0] is FIG2A[0]
@@ -111,15 +98,13 @@ class OrderRun(NamedTuple):
 
 
 def order_runs(seeds, rules: OneLayerRules = ONE_LAYER_RULES, *, d: int = 64) -> list[OrderRun]:
-    """Every clear setting (:func:`clear_configs`) trained once per seed (one layer with
-    bias, the authors' data, the first ``order_epochs`` epochs), with the augmented closed
-    form and the signal-only one from each run's own initial weights and bias on its record
-    grid (``t = lr x steps x 2 / d``); seed by seed, settings in order.
+    """Every :func:`clear_configs` setting trained once per seed (one layer with bias, ``order_epochs``
+    epochs), with the augmented and the signal-only closed forms from the run's own initial weights.
 
     Parameters
     ----------
     seeds, rules, d
-        Independent seeds; supplies ``order_epochs`` and ``order_margin``; the dimension.
+        Independent seeds; the thresholds; the dimension.
     """
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     units = [(s, c, cfg, run_seed(s, c, d=d, depth=1)) for s in seeds for c, cfg in enumerate(clear_configs(rules, d=d))]
@@ -159,23 +144,21 @@ def _first_is_larger_a(times: np.ndarray, a: np.ndarray) -> bool:
 
 
 def order_counts(runs: list[OrderRun]) -> Counts:
-    """Claim ``claim-one-order`` (form ``universal``): a run of :func:`order_runs` passes
-    when the concept with the larger ``a_k`` is strictly first to cover half its way to
-    ``x_hat``; the wrong model (signal-only rates) by the same test."""
+    """Claim ``claim-one-order`` (form ``universal``): a run of :func:`order_runs` passes when the
+    concept with the larger ``a_k`` is strictly first to cover half its way; the wrong model likewise."""
     runs = _order_runs(runs)
     return Counts(np.array([_first_is_larger_a(r.times, r.a) for r in runs]),
                   np.array([_first_is_larger_a(r.wrong_times, r.a) for r in runs]), paired=True)
 
 
 def trained_counts(runs: list[OrderRun], rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
-    """Claim ``claim-one-trained`` (form ``typical``): a run of :func:`order_runs` passes
-    when its path stays within ``trained_err_max`` of the augmented closed form; the wrong
-    model (signal-only rates) by the same test.
+    """Claim ``claim-one-trained`` (form ``typical``): a run of :func:`order_runs` passes when its path
+    stays within ``trained_err_max`` of the augmented closed form; the wrong model (signal-only) likewise.
 
     Parameters
     ----------
     runs, rules
-        From :func:`order_runs`; supplies ``trained_err_max``.
+        From :func:`order_runs`; the thresholds.
     """
     runs, rules = _order_runs(runs), _rules(rules)
     return Counts(np.array([r.gap < rules.trained_err_max for r in runs]),
@@ -183,15 +166,14 @@ def trained_counts(runs: list[OrderRun], rules: OneLayerRules = ONE_LAYER_RULES)
 
 
 def monotone_counts(seeds, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
-    """Claim ``claim-one-monotone`` (form ``universal``): from each seed's Fig. 5
-    ``U(0)``, the one-layer closed form from ``W(0) = U(0) U(0)^T`` passes when its test
-    loss descends once (no rise above ``monotone_rel_tol``); the wrong model is the
-    two-layer model (:func:`~swingby.theory.two_layer_checks.fig5_record`).
+    """Claim ``claim-one-monotone`` (form ``universal``): the one-layer closed form from each seed's
+    Fig. 5 ``W(0) = U(0) U(0)^T`` passes when its test loss descends once (``monotone_rel_tol``); the
+    wrong model is the two-layer model (:func:`~swingby.theory.two_layer_checks.fig5_record`).
 
     Parameters
     ----------
     seeds, rules
-        One initialisation per seed; supplies ``monotone_rel_tol``.
+        One initialisation per seed; the thresholds.
     """
     seeds, rules = seed_list("seeds", seeds, distinct=True), _rules(rules)
     two = fig5_record(seeds)
@@ -203,18 +185,14 @@ def monotone_counts(seeds, rules: OneLayerRules = ONE_LAYER_RULES) -> Counts:
 
 def default_init_descents(a, x_hat, mean, *, n_init: int = 200, seed: int = 0,
                           rel_tol: float = 1e-3) -> dict:
-    """Descents of the one-layer test loss at ``x_hat`` under Theorem 4.1, without bias
-    and with it (``{False: descents, True: descents}``), from ``n_init`` draws of
-    PyTorch's default ``nn.Linear(d, d)`` weights and bias.
+    """Descents of the one-layer test loss at ``x_hat`` under Theorem 4.1, ``{False: descents, True:
+    descents}`` (without and with bias), from ``n_init`` draws of PyTorch's default ``nn.Linear(d, d)``.
 
     Parameters
     ----------
-    a, x_hat, mean : array_like
-        The diagonal of ``A``, the test point and the data mean, each ``(d,)``.
-    n_init, seed : int
-        Number of draws; seed of the generator that draws them (weights, then bias, per draw).
-    rel_tol : float
-        Hysteresis of :func:`~swingby.theory.stages.count_descents`.
+    a, x_hat, mean, n_init, seed, rel_tol
+        The diagonal of ``A``, the test point and the data mean, ``(d,)``; number of draws; their seed;
+        as in :func:`~swingby.theory.stages.count_descents`.
     """
     a = _checks.nonneg_vector("a", a)
     d = a.size

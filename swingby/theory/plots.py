@@ -1,20 +1,19 @@
-"""Figures of the theory chapters: the kinds of entries of the Jacobian (Fig. 4), the entries
-of ``W(t)`` with the test loss (the explorer of ``book/two_layer_theory.md``), the output
-trajectory in the concept plane, the one-layer figures of ``book/one_layer_theory.md`` and the
-swing-by schematic of ``book/intro.md``. ``ax`` is the matplotlib Axes to draw in, and is returned.
-"""
+"""Figures of the theory chapters: the kinds of entries of the Jacobian (Fig. 4), the entries of
+``W(t)`` with the test loss (the explorer), the output trajectory in the concept plane, the one-layer
+figures and the swing-by schematic of ``book/intro.md``. ``ax`` is the Axes to draw in, and is returned."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import ListedColormap
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
 
 from swingby import _checks
 from swingby.observations.plots import mark_concept_plane, plot_trajectory
-from swingby.sim.symmetric import single_record
+from swingby.sim.symmetric import symmetric_record
 from swingby.style import PALETTE, check_axes, check_dims
-from swingby.theory.settings import THEORY_SETTINGS, TheorySetting
+from swingby.theory.settings import THEORY_SETTINGS
 from swingby.theory.stages import detect_stages
 
 __all__ = ["plot_entry_types", "plot_growth_noise", "plot_output_trajectory", "plot_swing_by_schematic",
@@ -30,17 +29,14 @@ ASCENT_GREY = "0.5"
 
 
 def plot_entry_types(d: int, s: int, ax=None, *, group: int | None = None):
-    """Fig. 4: major (first ``s`` diagonal), minor (off-diagonal in the first ``s`` rows
-    or columns) and irrelevant entries of the ``d x d`` Jacobian.
+    """Fig. 4: major (first ``s`` diagonal), minor (off-diagonal in the first ``s`` rows or columns)
+    and irrelevant entries of the ``d x d`` Jacobian.
 
     Parameters
     ----------
-    d, s : int
-        Dimension, in ``[1, MAX_ENTRY_GRID]``; number of concepts, in ``[1, d]``.
-    ax : matplotlib Axes or None
-        Where to draw; ``None`` makes a new figure.
-    group : int or None
-        Outline the minor entries of group ``p`` (row and column ``p``, 0-based, ``< s``).
+    d, s, ax, group
+        Dimension, at most ``MAX_ENTRY_GRID``; number of concepts; where to draw (``None``: a new
+        figure); outline the minor entries of group ``p`` (0-based).
     """
     d = _checks.integer("d", d, low=1, high=MAX_ENTRY_GRID)
     s = _checks.integer("s", s, low=1, high=d)
@@ -81,28 +77,38 @@ def shade_loss_segments(ax, stages, *, color=ASCENT_GREY, alpha=0.25, growth_col
                     rotation=90, va="top", ha="right", fontsize=8, color="grey")
 
 
+def entry_lines(ax, record, s: int, max_minor: int = 6) -> list:
+    """Draw the major (solid) and minor (dashed) entries of ``W(t)`` (a colour names one concept); the handles."""
+    d = record.W.shape[-1]
+    minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:max_minor]
+    grouped = s + len(minors) > len(ENTRY_COLOURS)
+    handles, groups = [], {}
+    for p in range(s):
+        colour = ENTRY_COLOURS[p % len(ENTRY_COLOURS)]
+        ax.plot(record.time, record.W[:, p, p], color=colour, lw=1.8)
+        handles.append(Line2D([], [], color=colour, lw=1.8, label=f"major $w_{{{p + 1}{p + 1}}}$"))
+    for k, (i, j) in enumerate(minors, start=s):  # a colour per line, or when grouped its concept's
+        colour = ENTRY_COLOURS[((j if j < s else i) if grouped else k) % len(ENTRY_COLOURS)]
+        ax.plot(record.time, record.W[:, i, j], color=colour, lw=1.2, ls="--")
+        groups.setdefault(colour, []).append(f"w_{{{i + 1}{j + 1}}}")
+    for colour, names in groups.items():
+        handles.append(Line2D([], [], color=colour, lw=1.2, ls="--", label=f"minor ${', '.join(names)}$"))
+    return handles
+
+
 def plot_jacobian_entries(ax, record, s: int, stages):
     """The entries of ``W(t)`` of one run, its test loss on a right-hand axis, and the ascents shaded."""
-    t = record.time
-    d = record.W.shape[-1]
-    for p in range(s):
-        ax.plot(t, record.W[:, p, p], lw=1.8, color=ENTRY_COLOURS[p % len(ENTRY_COLOURS)],
-                label=f"major $w_{{{p + 1}{p + 1}}}$")
-    minors = [(i, j) for i in range(s) for j in range(i + 1, d)][:6]
-    for k, (i, j) in enumerate(minors, start=s):
-        ax.plot(t, record.W[:, i, j], ls="--", lw=1.2, color=ENTRY_COLOURS[k % len(ENTRY_COLOURS)],
-                label=f"minor $w_{{{i + 1}{j + 1}}}$")
+    handles = entry_lines(ax, record, s)
     lax = ax.twinx()  # the test loss on its own axis, so that each axis holds one quantity
-    lax.plot(t, record.test_loss, color="k", lw=2.5, label="test loss (right axis)")
+    lax.plot(record.time, record.test_loss, color="k", lw=2.5, label="test loss (right axis)")
     lax.set_ylabel("test loss")
     lax.set_ylim(bottom=0)
     lax.grid(False)
     shade_loss_segments(ax, stages)
     ax.set(xlabel=r"time $t = \eta \times$ iterations (eq. 4.3 clock)", ylabel="entry value")
-    handles, labels = ax.get_legend_handles_labels()
-    lh, ll = lax.get_legend_handles_labels()
+    handles += ax.get_legend_handles_labels()[0] + lax.get_legend_handles_labels()[0]
     # below the axes, off the data (seven entries would cover the curves)
-    ax.legend(handles + lh, labels + ll, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16))
+    ax.legend(handles=handles, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     return ax
 
 
@@ -111,17 +117,13 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
 
     Parameters
     ----------
-    ax, record
-        Where to draw; one simulated run (not a batch).
-    mu : array_like
-        Cluster distances, at most ``d`` of them.
-    dims : pair of int
-        The two concept axes drawn.
-    centres : bool
-        Also draw the outputs at the training-cluster centres ``mu_p e_p``.
+    ax, record, mu
+        Where to draw; one simulated run (not a batch); cluster distances, at most ``d`` of them.
+    dims, centres
+        The two concept axes drawn; also draw the outputs at the cluster centres ``mu_p e_p``.
     """
     check_axes(ax)
-    record = single_record("record", record)
+    record = symmetric_record("record", record)
     mu = _checks.array("mu", mu, ndim=1)
     if mu.size > record.W.shape[-1]:
         raise ValueError(f"mu has {mu.size} entries but the record has d = {record.W.shape[-1]}")
@@ -143,16 +145,6 @@ def plot_output_trajectory(ax, record, mu, *, dims=(0, 1), centres: bool = False
 SWING_BY_STAGE_COLOURS = tuple(PALETTE[name] for name in ("blue", "vermillion", "green"))
 
 
-def _stage_words(strong: int, weak: int) -> list[str]:
-    """The legend's words for the three stages of Sec. 4.2 (entries 1-based)."""
-    big, small = f"w_{{{strong}{strong}}}", f"w_{{{weak}{weak}}}"
-    minor = f"w_{{{min(strong, weak)}{max(strong, weak)}}}"
-    return [f"growth: the major entry ${big}$\ngrows, the minor ${minor}$ with it;\ntest loss falls",
-            f"suppression: ${big}$ pushes ${minor}$\nback to 0, the output turns to\nthe cluster $\\mu_{strong} e_{strong}$;"
-            " test loss rises",
-            f"second growth: ${small}$ grows, the\noutput leaves the cluster for $\\hat{{x}}$;\ntest loss falls"]
-
-
 def _stage_paths(ax, out, bounds, labels=None, *, lw: float = 2.6) -> list[int]:
     """Draw the stages of the path ``out`` between ``bounds``, each with a mid-way arrowhead; the mid-way rows."""
     middles = []
@@ -168,31 +160,21 @@ def _stage_paths(ax, out, bounds, labels=None, *, lw: float = 2.6) -> list[int]:
     return middles
 
 
-def plot_swing_by_schematic(ax, setting=None):
-    """The swing-by in one picture (``book/intro.md``): in the plane of two concepts, the
-    training clusters, the unseen test point ``x_hat`` and the output ``W(t) x_hat`` of the
-    authors' run of ``setting``, cut where the test loss turns into the stages of Sec.
-    4.2.1-4.2.2 (growth, suppression with the closest approach to the stronger concept's
-    cluster, the *swing-by*, and second growth). An inset magnifies the turn.
-
-    Parameters
-    ----------
-    ax, setting
-        Where to draw; a :class:`~swingby.theory.settings.TheorySetting` with two concepts whose
-        run swings by once (``None``: Fig. 5's).
-    """
+def plot_swing_by_schematic(ax):
+    """The swing-by in one picture: the training clusters, ``x_hat`` and the output of the authors' Fig. 5
+    run in the concept plane, cut where its test loss turns into the stages of Sec. 4.2.1-4.2.2 (growth,
+    suppression with the closest approach to a cluster: the *swing-by*, second growth), the turn magnified."""
     check_axes(ax)
-    setting = THEORY_SETTINGS["fig5"] if setting is None else _checks.instance(
-        "setting", setting, TheorySetting, "swingby.theory.settings.TheorySetting or None")
-    if setting.s != 2:
-        raise ValueError(f"setting must have two concepts (len(mu) = 2), got mu = {setting.mu}")
+    setting = THEORY_SETTINGS["fig5"]
     record = setting.run("authors")
     segments = detect_stages(record, 2).loss_segments
-    if [seg.kind for seg in segments] != ["descent", "ascent", "descent"]:
-        raise ValueError(f"setting {setting.name!r} does not swing by once: its test loss goes "
-                         f"{[seg.kind for seg in segments]}, not ['descent', 'ascent', 'descent']")
     mu, sigma = np.asarray(setting.mu, float), float(np.max(setting.sigma))
     strong = int(np.argmax(setting.a("authors")[:2]))
+    big, small, p = f"w_{{{strong + 1}{strong + 1}}}", f"w_{{{2 - strong}{2 - strong}}}", strong + 1  # 1-based
+    words = [f"growth: the major entry ${big}$\ngrows, the minor $w_{{12}}$ with it;\ntest loss falls",
+             f"suppression: ${big}$ pushes $w_{{12}}$\nback to 0, the output turns to\nthe cluster $\\mu_{p} e_{p}$;"
+             " test loss rises",
+             f"second growth: ${small}$ grows, the\noutput leaves the cluster for $\\hat{{x}}$;\ntest loss falls"]
     out = record.output[:, :2]
     bounds = [0] + [int(np.searchsorted(record.time, seg.t_end)) for seg in segments]
     centres = [(0.0, 0.0), (mu[0], 0.0), (0.0, mu[1])]
@@ -206,8 +188,7 @@ def plot_swing_by_schematic(ax, setting=None):
         a.plot(*zip(near, out[closest]), ls=(0, (1, 2)), color="k", lw=1.2, zorder=2,
                label="closest approach to the cluster\n(the swing-by)" if a is ax else None)
         a.plot(*out[closest], "o", ms=3, color="k", zorder=5)
-        middles = _stage_paths(a, out, bounds, _stage_words(strong + 1, 2 - strong) if a is ax else None,
-                               lw=2.6 if a is ax else 2.0)
+        middles = _stage_paths(a, out, bounds, words if a is ax else None, lw=2.6 if a is ax else 2.0)
         a.set_aspect("equal", adjustable="box")
         a.grid(False)
     for k, m in enumerate(middles):  # the stage numbers, on the inner side of each stretch
@@ -241,24 +222,21 @@ def plot_swing_by_schematic(ax, setting=None):
     return ax
 
 
-def plot_growth_noise(ax, t, out, a, *, s: int = 2):
-    """Theorem 4.1's output at ``x_hat`` split into its growth and noise terms (eq. 4.2):
-    per concept coordinate the output (solid), the growth term (dashed) and the noise term
-    (dotted), and in grey the largest noise term of the other coordinates.
+def plot_growth_noise(ax, t, out, a):
+    """Theorem 4.1's output at ``x_hat`` split into its growth and noise terms (eq. 4.2): for the two
+    concept coordinates the output (solid), the growth (dashed) and the noise (dotted), and in grey the
+    largest noise term of the other coordinates.
 
     Parameters
     ----------
-    ax, t, out
-        Where to draw; the times; :func:`~swingby.theory.one_layer.one_layer_output` at ``x_hat`` over them.
-    a : array_like
-        The diagonal of ``A`` (for the legend).
-    s : int
-        Number of concept coordinates drawn, 1 or 2.
+    ax, t, out, a
+        Where to draw; the times; :func:`~swingby.theory.one_layer.one_layer_output` at ``x_hat`` over them;
+        the diagonal of ``A`` (for the legend).
     """
     check_axes(ax)
     t = _checks.array("t", t, ndim=1)
     a = _checks.array("a", a, ndim=1)
-    s = _checks.integer("s", s, low=1, high=2)
+    s = 2  # the concept coordinates drawn
     if out.output.shape != (len(t), len(a)):
         raise ValueError(f"out must hold ({len(t)}, {len(a)}) outputs (times, d), got {out.output.shape}")
     for k, c in zip(range(s), (PALETTE["blue"], PALETTE["orange"])):
@@ -274,18 +252,15 @@ def plot_growth_noise(ax, t, out, a, *, s: int = 2):
 
 def plot_trained_vs_theory(ax, runs: dict, mu, *, title: str | None = None):
     """Trained one-layer output trajectories at ``x_hat``, without bias (blue) and with it
-    (vermillion), each with its closed form (dashed black: eq. 4.2 without bias, the
-    augmented flow with it).
+    (vermillion), each with its closed form (dashed black: eq. 4.2, or the augmented flow).
 
     Parameters
     ----------
-    ax, title
-        Where to draw; the panel's title.
+    ax, mu, title
+        Where to draw; the cluster distances; the panel's title.
     runs : dict
         ``{False: r, True: r}`` (bias) with ``r["rec"]`` the TrainRecord, ``r["plain"]`` and
         ``r["aug"]`` the closed forms at its records, ``(R, d)``.
-    mu : sequence of float
-        The cluster centres' distances (for the concept plane's marks).
     """
     check_axes(ax)
     if set(runs) != {False, True}:

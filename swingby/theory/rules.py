@@ -1,8 +1,6 @@
-"""The definitions and thresholds of the theory chapters' claim checks, fixed before the runs
-that judge them (:data:`THEORY_RULES`, :data:`ONE_LAYER_RULES`, hashed into the claim register
-through ``values``), and the checks they define: how often a phenomenon occurs
-(:func:`frequency`) and the suppression timing of an ascent (Sec. 4.2.2,
-:func:`suppression_timing`), whose null shifts the minor entries in time."""
+"""The thresholds of the theory chapters' claim checks, fixed before the runs that judge them and hashed
+into the claim register through ``values``, and the checks they define: how often a phenomenon occurs
+(:func:`frequency`) and the suppression timing of an ascent (Sec. 4.2.2, :func:`suppression_timing`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +11,7 @@ from scipy import stats
 
 from swingby import _checks
 from swingby.exact_tests import discordant_pairs, sign_test_p
-from swingby.sim.symmetric import SymmetricRecord, single_record
+from swingby.sim.symmetric import SymmetricRecord, symmetric_record
 from swingby.theory.stages import Stages
 
 __all__ = ["ONE_LAYER_RULES", "THEORY_RULES", "Frequency", "OneLayerRules", "TheoryRules", "frequency", "paired_p",
@@ -34,27 +32,19 @@ class TheoryRules:
     alpha: float = 0.05             #: level of every test
     ci_level: float = 0.95          #: level of the exact intervals
     fig10_horizon: float = 100.0    #: the authors' Fig. 10 script runs to this time
-    #: Fig. 10: while w_11 falls, "suppression" holds if S_11 is at least this share of S_11 + N_11 (eq. 4.3)
-    fig10_suppression_share: float = 0.5
-    #: eq. (4.3) on this many random draws, to this tolerance at this eta, and a step on U at
-    #: these learning rates, whose error must shrink by a factor in the band
-    n_gsn_draws: int = 60
-    gsn_eta: float = 0.01
-    gsn_tol: float = 1e-12
-    gsn_lrs: tuple = (1e-3, 5e-4)
-    gsn_ratio_band: tuple = (3.6, 4.4)
-    #: initialisations at the Fig. 5 setting (frequency, stages, Figs. 17 and 18)
-    n_fig5_units: int = 300
-    #: the equal-signal wrong model: both concepts at this mu (Fig. 5's mu_2)
-    equal_signal_mu: float = 1.5
-    #: the wrong model of Fig. 17: gradient steps on U with this eta (> 1 / a_max)
-    fig17_eta_wrong: float = 1.0
-    #: Fig. 18: at the peak of the absolute value of w_12 the later major entry is at most this
-    fig18_later_max: float = 0.25
-    #: App. E.2 at a fixed initial scale w_ii(0) = d' tau^2 over the width d'
-    phase_d: int = 3
-    phase_d_primes: tuple = (3, 12, 48)
-    phase_w0: tuple = (0.01, 0.04, 0.16)
+    fig10_suppression_share: float = 0.5  #: Fig. 10: w_11 falls by suppression if S_11 >= this share of S_11 + N_11
+    n_gsn_draws: int = 60           #: eq. (4.3) on this many random draws,
+    gsn_eta: float = 0.01           #: at this eta,
+    gsn_tol: float = 1e-12          #: to this tolerance; a step on U
+    gsn_lrs: tuple = (1e-3, 5e-4)   #: at these learning rates,
+    gsn_ratio_band: tuple = (3.6, 4.4)  #: whose error must shrink by a factor in this band
+    n_fig5_units: int = 300         #: initialisations at the Fig. 5 setting (frequency, stages, Figs. 17, 18)
+    equal_signal_mu: float = 1.5    #: the equal-signal wrong model: both concepts at this mu (Fig. 5's mu_2)
+    fig17_eta_wrong: float = 1.0    #: the wrong model of Fig. 17: steps on U with this eta (> 1 / a_max)
+    fig18_later_max: float = 0.25   #: Fig. 18: at the peak of |w_12| the later major entry is at most this
+    phase_d: int = 3                #: App. E.2 at a fixed w_ii(0) = d' tau^2: the dimension,
+    phase_d_primes: tuple = (3, 12, 48)  #: the widths d',
+    phase_w0: tuple = (0.01, 0.04, 0.16)  #: and the initial scales w_ii(0)
 
 
 #: the rules every theory check reads
@@ -73,8 +63,7 @@ class OneLayerRules:
     trained_err_max: float = 0.03      #: trained path vs. its closed form, largest coordinate gap
     order_margin: float = 1.2          #: a setting is clear when max a_k > order_margin * min a_k
     n_order_seeds: int = 12            #: independent seeds per clear setting of Figs. 2(a)-(b)
-    #: epochs of the order runs: the first of the authors' 40, after every learning time of the development seeds
-    order_epochs: int = 12
+    order_epochs: int = 12             #: epochs of the order runs (of 40; past every development seed's learning time)
     monotone_rel_tol: float = 1e-3     #: a rise above this share of the initial test loss ends a descent
     n_monotone: int = 200              #: initialisations of the monotone check
 
@@ -84,7 +73,7 @@ ONE_LAYER_RULES = OneLayerRules()
 
 
 def values() -> dict:
-    """:data:`THEORY_RULES` as a dict, with :data:`ONE_LAYER_RULES` under ``"one_layer"``, as the register hashes them."""
+    """:data:`THEORY_RULES` as a dict, :data:`ONE_LAYER_RULES` under ``"one_layer"``, as the register hashes them."""
     return {**dataclasses.asdict(THEORY_RULES), "one_layer": dataclasses.asdict(ONE_LAYER_RULES)}
 
 
@@ -98,22 +87,15 @@ class Frequency(NamedTuple):
     high: float        #: upper end, in %
     p_typical: float   #: one-sided binomial p that the share exceeds ``typical_fraction``
 
-    @property
-    def typical(self) -> bool:
-        """The share is above ``typical_fraction`` at level ``alpha`` (exact test)."""
-        return self.p_typical <= THEORY_RULES.alpha
-
 
 def frequency(k: int, n: int, rules: TheoryRules = THEORY_RULES) -> Frequency:
-    """How often a phenomenon occurred: ``k`` of ``n`` runs, the Clopper-Pearson interval
-    at ``ci_level`` and the exact binomial test of a share above ``typical_fraction``.
+    """How often a phenomenon occurred: ``k`` of ``n`` runs, the Clopper-Pearson interval at
+    ``ci_level`` and the exact binomial test of a share above ``typical_fraction``.
 
     Parameters
     ----------
-    k, n : int
-        Runs that show it, and runs.
-    rules : TheoryRules
-        Supplies ``ci_level`` and ``typical_fraction``.
+    k, n, rules
+        Runs that show it; runs; the thresholds.
     """
     n = _checks.positive_int("n", n)
     k = int(_checks.number("k", k, low=0, high=n))
@@ -123,8 +105,8 @@ def frequency(k: int, n: int, rules: TheoryRules = THEORY_RULES) -> Frequency:
 
 
 def paired_p(first, second) -> float:
-    """Two-sided exact McNemar p-value for two yes/no outcomes of the *same* units (e.g.
-    the same seeds on two data sets); 1.0 when no pair is discordant.
+    """Two-sided exact McNemar p-value for two yes/no outcomes of the *same* units (e.g. the same
+    seeds on two data sets); 1.0 when no pair is discordant.
 
     Parameters
     ----------
@@ -158,20 +140,17 @@ def _minor_mass(record: SymmetricRecord, group: list) -> np.ndarray:
 
 def suppression_timing(record: SymmetricRecord, stages: Stages,
                        rules: TheoryRules = THEORY_RULES) -> list[bool]:
-    """Whether each ascent of the test loss is timed by a suppression (Sec. 4.2.2, App.
-    E.1), one bool per ascent: the summed ``|w_ij|`` of its group (the minor entries
-    linking the major entry that grew last with those not yet grown) peaks at most
-    ``suppression_lag`` ascent-durations before the ascent starts, and shrinks at every
-    record throughout it.
+    """Whether each ascent of the test loss is timed by a suppression (Sec. 4.2.2, App. E.1): the
+    summed ``|w_ij|`` of its group (the minor entries linking the major entry that grew last with
+    those not yet grown) peaks at most ``suppression_lag`` ascent-durations before the ascent starts,
+    and shrinks at every record throughout it.
 
     Parameters
     ----------
-    record, stages
-        A single trajectory and its :func:`~swingby.theory.stages.detect_stages`.
-    rules : TheoryRules
-        Supplies ``suppression_lag``.
+    record, stages, rules
+        A single trajectory; its :func:`~swingby.theory.stages.detect_stages`; the thresholds.
     """
-    record = single_record("record", record)
+    record = symmetric_record("record", record)
     _checks.instance("stages", stages, Stages, "swingby.theory.stages.Stages (from detect_stages)")
     return [bool(group) and _timing_ok(record.time, _minor_mass(record, group), seg.t_start, seg.t_end,
                                        rules.suppression_lag)
@@ -194,7 +173,7 @@ def shifted_minor(W: np.ndarray, seed: int, shift_min: float) -> np.ndarray:
 
 
 def shifted_timing(record: SymmetricRecord, stages: Stages, seed: int, rules: TheoryRules = THEORY_RULES) -> float:
-    """Share of ``n_shifts`` circular shifts of the minor entries (by at least ``shift_min``) under which every ascent passes."""
+    """Share of ``n_shifts`` circular shifts of the minor entries (``>= shift_min``) under which every ascent passes."""
     rng = np.random.default_rng(seed)
     groups = ascent_groups(stages)
     if not stages.ascents or not all(groups):

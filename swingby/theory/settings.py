@@ -1,6 +1,5 @@
-"""Assumptions D.1-D.5 (App. D.1) and the settings of the paper's theory figures (Sec.
-4.2, App. E) as the authors' scripts ran them. Chapters: ``book/two_layer_theory.md``,
-``book/two_layer_checks.md``, ``book/beyond_two_concepts.md``."""
+"""Assumptions D.1-D.5 (App. D.1) and the settings of the paper's theory figures (Sec. 4.2,
+App. E) as the authors' scripts ran them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,44 +40,35 @@ class AssumptionConstants(NamedTuple):
     d: int
 
 
-@dataclass(frozen=True)
-class AssumptionReport:
-    """Output of :func:`check_assumptions`: ``report[name]`` is the :class:`Inequality` called
-    ``name`` (e.g. ``"D.3 P omega beta <= 0.4"``); iterating gives the names."""
+class AssumptionReport(dict):
+    """Output of :func:`check_assumptions`: name (e.g. ``"D.3 P omega beta <= 0.4"``) -> :class:`Inequality`,
+    in the order of App. D.1, with the ``constants`` used."""
 
-    inequalities: dict  #: name -> :class:`Inequality`, in the order of App. D.1
-    constants: AssumptionConstants
+    def __init__(self, inequalities: dict, constants: AssumptionConstants):
+        super().__init__(inequalities)
+        self.constants = constants
 
     @property
     def all_hold(self) -> bool:
         """Whether every inequality holds."""
-        return all(q.holds for q in self.inequalities.values())
-
-    def __getitem__(self, name: str) -> Inequality:
-        return self.inequalities[name]
-
-    def __iter__(self):
-        return iter(self.inequalities)
+        return all(q.holds for q in self.values())
 
 
 def check_assumptions(a, omega: float, eta: float, *, beta: float = 1.0, d: int | None = None,
                       K: float = 20.0, P: float = 2.0, kappa: float = 1.2,
                       C: float | None = None) -> AssumptionReport:
-    """Which of Assumptions D.1-D.5 (App. D.1) hold for a setting, and by how much:
-    ``alpha = min a_k`` and ``gamma = max a_k / alpha`` over the directions with ``a_k > 0``;
-    D.5 is checked for every pair (larger ``a_i``, smaller ``a_j``).
+    """Which of Assumptions D.1-D.5 (App. D.1) hold for a setting, and by how much: ``alpha = min a_k``
+    and ``gamma = max a_k / alpha`` over the directions with ``a_k > 0``; D.5 for every pair ``a_i > a_j``.
 
     Parameters
     ----------
-    a : array_like
-        The diagonal of ``A``, entries ``>= 0``, at least one ``> 0``.
+    a, eta, d
+        The diagonal of ``A``, at least one entry ``> 0``; the step of (D.2); the dimension (default ``len(a)``).
     omega, beta : float
         The initialisation: ``omega <= |w_ij(0)| <= beta omega``, ``beta >= 1``.
-    eta, d
-        The step of (D.2); the dimension (default ``len(a)``).
     K, P, kappa, C : float
-        The free constants of App. D.1: ``K >= 20``, ``P > 1``, ``kappa > 1.1``, ``C > 0``
-        (default the largest value D.4 allows, ``K / (2 (kappa - 1))``).
+        The free constants of App. D.1: ``K >= 20``, ``P > 1``, ``kappa > 1.1``, ``C > 0`` (default the
+        largest D.4 allows, ``K / (2 (kappa - 1))``).
     """
     a = _checks.nonneg_vector("a", a)
     omega = _checks.positive_float("omega", omega)
@@ -127,9 +117,8 @@ class StagedRun(NamedTuple):
 
 @dataclass(frozen=True)
 class TheorySetting:
-    """One setting of the paper's theory figures (Sec. 4.2, App. E) as the authors' scripts
-    ran it: they seed PyTorch with ``seed`` and draw ``U = torch.rand(d, d) * init_scale``,
-    the numbers ``U0`` draws, so ``run`` starts from the authors' initialisation."""
+    """One setting of the paper's theory figures (Sec. 4.2, App. E) as the authors' scripts ran it;
+    ``U0`` draws their ``torch.rand(d, d) * init_scale`` after seeding with ``seed``."""
 
     name: str  #: e.g. ``"Fig. 5"``
     mu: tuple  #: cluster distances ``mu_p``, ``s = len(mu)``
@@ -172,15 +161,14 @@ class TheorySetting:
 
     def run(self, matrix: str = "authors", *, iterate: str = "W", seeds=None,
             record_every: int = 1, steps: int | None = None) -> SymmetricRecord:
-        """:func:`~swingby.sim.symmetric.simulate_symmetric` from ``U0`` (the defaults repeat
-        the authors' run, up to their float32 arithmetic).
+        """:func:`~swingby.sim.symmetric.simulate_symmetric` from ``U0`` (the defaults repeat the
+        authors' run, up to their float32 arithmetic).
 
         Parameters
         ----------
-        matrix, iterate, record_every, steps
-            As in ``a`` and :func:`~swingby.sim.symmetric.simulate_symmetric` (default: the setting's steps).
-        seeds : sequence of int, optional
-            One trajectory per seed (a batched record); ``None``: the authors' seed.
+        matrix, iterate, seeds, record_every, steps
+            As in ``a`` and :func:`~swingby.sim.symmetric.simulate_symmetric`; ``seeds``: one trajectory
+            per seed (``None``: the authors' seed); ``steps``: default the setting's.
         """
         return simulate_symmetric(self.U0(seeds), self.a(matrix), self.eta, self.steps if steps is None else steps,
                                   self.x_hat, record_every=record_every, iterate=iterate)
@@ -212,10 +200,9 @@ class TheorySetting:
                                   origin_cluster=self.origin_cluster and matrix == "paper")
 
 
-#: The settings of the theory figures: the scripts' values (the captions of Figs. 8 and 9
-#: differ; their values are the ``"caption"`` entries). Fig. 5's script builds ``A`` from
-#: ``x_hat = (1, 1.5, 0)`` with divisor 2, which is ``authors_a((1, 1.5), 0.05, 3)``; for
-#: the paper's matrix its third cluster, at 0, is read as an origin cluster.
+#: The settings of the theory figures: the scripts' values (the differing captions of Figs. 8 and 9 are
+#: the ``"caption"`` entries). Fig. 5's script builds ``A`` from ``x_hat = (1, 1.5, 0)`` with divisor 2,
+#: ``authors_a((1, 1.5), 0.05, 3)``; for the paper's matrix its cluster at 0 is an origin cluster.
 THEORY_SETTINGS = {
     "fig5": TheorySetting("Fig. 5", (1.0, 1.5), 0.05, 3, 0.2, 2000, 2333, origin_cluster=True),
     "fig8_script": TheorySetting("Fig. 8 script", (1.0, 1.7, 2.25), (0.5, 0.25, 0.25), 3, 0.1, 10_000, 233333),

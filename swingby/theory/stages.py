@@ -1,7 +1,5 @@
 """Stages of a simulated trajectory (Sec. 4.2.1-4.2.2, App. E): growth of the major entries,
-suppression of the minor ones, descents and ascents of the test loss, whether they line up,
-and the escape time of a major entry. Chapters: ``book/two_layer_theory.md``,
-``book/beyond_two_concepts.md``, ``book/failure_mode.md``."""
+descents and ascents of the test loss, whether they line up, and the escape time of a major entry."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from swingby import _checks
-from swingby.sim.symmetric import SymmetricRecord, single_record
+from swingby.sim.symmetric import SymmetricRecord, symmetric_record
 
 __all__ = ["LossSegment", "StageAlignment", "Stages", "count_descents", "detect_stages", "escape_time",
            "stage_alignment"]
@@ -32,7 +30,6 @@ class Stages:
 
     growth: dict  #: major entry ``p`` -> time ``w_pp`` first reaches ``growth_level``
     growth_order: list  #: major entries sorted by that time (never-grown ones left out)
-    suppression: dict  #: minor entry ``(i, j)``, ``i < j`` -> time of its peak ``|w_ij|``
     loss_segments: list  #: the :class:`LossSegment` s of the test loss, in time order
     n_descents: int  #: number of descents of the test loss
     failed: list  #: major entries that never reached ``growth_level``
@@ -77,24 +74,17 @@ def loss_turning_points(loss: np.ndarray, tol: float) -> list[int]:
     return pts
 
 
-def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
-                  rel_tol: float = 0.01, suppression_drop: float = 0.5) -> Stages:
-    """Stages of one simulated trajectory (Sec. 4.2.1, Fig. 5, App. E.1): the growth of
-    major entry ``p < s`` (first time ``w_pp >= growth_level``), the suppression of minor
-    entry ``(i, j)`` (the time of its peak ``|w_ij|``, if it later falls below
-    ``suppression_drop`` times the peak), and the descents and ascents of the test loss
-    (monotone segments whose change exceeds ``rel_tol`` times the initial test loss).
+def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5, rel_tol: float = 0.01) -> Stages:
+    """Stages of one trajectory (Sec. 4.2.1, App. E.1): the growth of major entry ``p < s`` (first time
+    ``w_pp >= growth_level``), and the descents and ascents of the test loss (monotone stretches that
+    change by more than ``rel_tol >= 0`` times its start).
 
     Parameters
     ----------
-    record : SymmetricRecord
-        A single, finite trajectory.
-    s : int
-        Number of major entries, ``1 <= s <= d``.
-    growth_level, rel_tol, suppression_drop : float
-        The thresholds above; ``rel_tol >= 0``, ``suppression_drop`` in ``(0, 1]``.
+    record, s, growth_level, rel_tol
+        A single, finite trajectory; the number of major entries; the thresholds above.
     """
-    record = single_record("record", record)
+    record = symmetric_record("record", record)
     if not (np.all(np.isfinite(record.W)) and np.all(np.isfinite(record.test_loss))):
         raise ValueError("record holds NaN or infinite entries: the iteration diverged (see "
                          "simulate_symmetric, iterate='U' cannot); its stages are undefined")
@@ -104,36 +94,25 @@ def detect_stages(record: SymmetricRecord, s: int, *, growth_level: float = 0.5,
         raise ValueError(f"s must be <= d = {d}, got {s}")
     growth_level = _checks.number("growth_level", growth_level)
     rel_tol = _checks.number("rel_tol", rel_tol, low=0)
-    suppression_drop = _checks.number("suppression_drop", suppression_drop, low=0, high=1, low_open=True)
     t = record.time
     grown = record.W[:, range(s), range(s)] >= growth_level  # (R, s)
     growth = {p: float(t[np.argmax(grown[:, p])]) for p in range(s) if grown[:, p].any()}
     failed = [p for p in range(s) if p not in growth]
-    suppression = {}
-    for i in range(s):
-        for j in range(i + 1, d):
-            w = np.abs(record.W[:, i, j])
-            k = int(np.argmax(w))
-            if 0 < k < w.size - 1 and w[k:].min() < suppression_drop * w[k]:
-                suppression[(i, j)] = float(t[k])
     loss = record.test_loss
     pts = loss_turning_points(loss, rel_tol * max(float(loss[0]), 1e-300))
     segs = [LossSegment("descent" if loss[v] < loss[u] else "ascent", float(t[u]), float(t[v]),
                         float(loss[u]), float(loss[v])) for u, v in zip(pts[:-1], pts[1:])]
-    return Stages(growth, sorted(growth, key=growth.get), suppression, segs,
-                  sum(seg.kind == "descent" for seg in segs), failed)
+    return Stages(growth, sorted(growth, key=growth.get), segs, sum(seg.kind == "descent" for seg in segs), failed)
 
 
 def count_descents(test_loss, rel_tol: float = 0.01) -> np.ndarray:
-    """Number of descents of each test-loss curve, ``(B,)``, with the hysteresis of
-    :func:`detect_stages` (App. E.1).
+    """Number of descents of each test-loss curve, ``(B,)``, with the hysteresis of :func:`detect_stages`.
 
     Parameters
     ----------
-    test_loss : array_like
-        ``(B, R)`` finite curves (or one ``(R,)``).
-    rel_tol : float
-        A rise below this share of a curve's initial value does not separate two descents.
+    test_loss, rel_tol
+        ``(B, R)`` finite curves (or one ``(R,)``); a rise below this share of a curve's start does
+        not separate two descents.
     """
     L = _checks.array("test_loss", test_loss, ndim=(1, 2), finite=False)
     if not np.all(np.isfinite(L)):
@@ -161,10 +140,8 @@ class StageAlignment(NamedTuple):
 
 
 def stage_alignment(stages: Stages, a) -> StageAlignment:
-    """Whether the stages of one trajectory line up as Sec. 4.2.2 and App. E.1 say: the
-    ``k``-th major entry to grow passes ``growth_level`` during the ``k``-th descent of the
-    test loss (``False`` when the numbers of grown entries and descents differ), and the
-    major entries grow in the order of decreasing ``a_p``.
+    """Whether the stages of one trajectory line up as Sec. 4.2.2 and App. E.1 say: the ``k``-th major
+    entry to grow does so during the ``k``-th descent of the test loss, and in the order of decreasing ``a_p``.
 
     Parameters
     ----------
@@ -182,19 +159,16 @@ def stage_alignment(stages: Stages, a) -> StageAlignment:
 
 
 def escape_time(record: SymmetricRecord, p: int = 0, level: float = 0.5) -> np.ndarray:
-    """Time at which the major entry ``w_pp`` passes ``level``, ``(B,)`` (0-d for a
-    single record): measured within the record, else predicted by the logistic law
-    ``dw/dt = 2 a_p w (1 - w)`` from the last value ``w_T`` (App. E.3):
+    """Time at which ``w_pp`` passes ``level``, ``(B,)`` (0-d for a single record): measured, else
+    predicted from the last value ``w_T`` by the logistic law ``dw/dt = 2 a_p w (1 - w)`` (App. E.3),
     ``t = T + [log(1/w_T - 1) - log(1/level - 1)] / (2 a_p)``; ``inf`` where ``w_T <= 0``.
 
     Parameters
     ----------
-    record : SymmetricRecord
-        Single or batched.
-    p, level
-        Index of the major entry; the level, in ``(0, 1)``.
+    record, p, level
+        Single or batched; the major entry; the level, in ``(0, 1)``.
     """
-    _checks.instance("record", record, SymmetricRecord, "swingby.sim.symmetric.SymmetricRecord")
+    symmetric_record("record", record, batched=None)
     p = _checks.index("p", p, record.W.shape[-1])
     level = _checks.number("level", level, low=0, high=1, low_open=True, high_open=True)
     w = np.atleast_2d(record.W[..., p, p])  # (B, R)

@@ -1,6 +1,5 @@
 """Statistics over many initialisations (App. E.1-E.3): the descents of the test loss at one
-setting, and the phase diagram of swing-by over the dimension and the initial scale (App. E.2).
-Chapters: ``book/authors_code.md``, ``book/beyond_two_concepts.md``."""
+setting, and the phase diagram of swing-by over the dimension and the initial scale (App. E.2)."""
 from __future__ import annotations
 
 import warnings
@@ -29,22 +28,17 @@ def descent_statistics(mu, sigma, d: int, *, n_seeds: int = 200, init: str = "un
                        steps: int = 10_000, rel_tol: float = 0.01, record_every: int = 10,
                        iterate: str = "U", origin_cluster: bool = False,
                        matrix: str = "authors") -> DescentStats:
-    """The descents of the test loss at ``x_hat = sum_p mu_p e_p``, and whether the run is
-    unfinished, from each of the initialisations ``0..n_seeds-1`` (App. E.1-E.3); runs that
-    diverge (only ``iterate="W"``) are flagged.
+    """The descents of the test loss at ``x_hat``, and whether the run is unfinished, from each of the
+    initialisations ``0..n_seeds-1`` (App. E.1-E.3); runs that diverge (only ``iterate="W"``) are flagged.
 
     Parameters
     ----------
     mu, sigma, d, origin_cluster, matrix
         As in :func:`~swingby.sim.symmetric.dynamics_a`.
-    n_seeds : int
-        Initialisations, seeds ``0..n_seeds-1``.
-    init, init_scale, d_prime
-        As in :func:`~swingby.sim.symmetric.initial_U`.
-    eta, steps, record_every, iterate
-        As in :func:`~swingby.sim.symmetric.simulate_symmetric`.
-    rel_tol : float
-        As in :func:`~swingby.theory.stages.count_descents`.
+    n_seeds, rel_tol
+        Initialisations; as in :func:`~swingby.theory.stages.count_descents`.
+    init, init_scale, d_prime, eta, steps, record_every, iterate
+        As in :func:`~swingby.sim.symmetric.initial_U` and :func:`~swingby.sim.symmetric.simulate_symmetric`.
     """
     a = dynamics_a(mu, sigma, d, matrix=matrix, origin_cluster=origin_cluster)
     s = len(np.atleast_1d(mu))
@@ -82,18 +76,15 @@ class PhaseDiagram(NamedTuple):
 
 def phase_diagram(mu, sigma, d_values, taus, *, matrix: str = "authors", n_seeds: int = 100,
                   eta: float = 0.02, steps: int = 2500, rel_tol: float = 0.01) -> PhaseDiagram:
-    """How often swing-by occurs over the dimension ``d = d'`` and the initial scale ``tau``
-    (App. E.2): ``U ~ N(0, tau^2)``, gradient steps on ``U``, seeds ``0..n_seeds-1`` at every
-    ``d`` (a paired design).
+    """How often swing-by occurs over the dimension ``d = d'`` and the initial scale ``tau`` (App. E.2):
+    ``U ~ N(0, tau^2)``, gradient steps on ``U``, seeds ``0..n_seeds-1`` at every ``d``.
 
     Parameters
     ----------
-    mu, sigma, matrix
-        As in :func:`~swingby.sim.symmetric.dynamics_a`.
+    mu, sigma, matrix, n_seeds, eta, steps, rel_tol
+        As in :func:`descent_statistics`.
     d_values, taus : sequence
         Dimensions ``>= len(mu)``; initial scales.
-    n_seeds, eta, steps, rel_tol
-        As in :func:`descent_statistics`.
     """
     d_values = tuple(_checks.positive_int(f"d_values[{k}]", d) for k, d in enumerate(_checks.sequence("d_values", d_values)))
     taus = tuple(_checks.positive_float(f"taus[{k}]", tau) for k, tau in enumerate(_checks.sequence("taus", taus)))

@@ -1,9 +1,6 @@
-"""The input-output Jacobian of *trained* MLPs at ``x_hat`` over training (Sec. 4.2.2;
-``book/jacobian_link.md``), whose stages Sec. 4.2 says time the output's swing-by: the
-stronger concept's major entry grows first, the minor entry ``w_ws`` (row of the weaker
-concept, column of the stronger) grows with it and is then suppressed, and the weaker
-concept's major entry grows last. Stages: :mod:`~swingby.theory.jacobian_stages`.
-"""
+"""The input-output Jacobian of *trained* MLPs at ``x_hat`` over training (Sec. 4.2.2): the stronger
+concept's major entry grows first, the minor entry ``w_ws`` (row of the weaker concept, column of the
+stronger) grows with it and is then suppressed, and the weaker concept's major entry grows last."""
 from __future__ import annotations
 
 import dataclasses
@@ -22,10 +19,8 @@ from swingby.sim.train_loop import batches, log_steps, record_loop, schedule, st
 
 __all__ = ["FIG13_SETTING", "JACOBIAN_RULES", "JacobianRecord", "JacobianRules", "train_with_jacobian"]
 
-#: the data and training of the paper's Figs. 13, 14 as the authors' code ran them
-#: (``book/observations.md``): ``d = 3``, width 3, no rotation, learning rate 0.01,
-#: ``mu = (1, 2)``, the authors' ``sigma = 0.05`` (standard deviation 0.224), the
-#: origin cluster, 5000 points per cluster, batch 128, 40 epochs.
+#: the data and training of the paper's Figs. 13, 14 as the authors' code ran them (their ``sigma = 0.05``
+#: is the standard deviation 0.224)
 FIG13_SETTING = dict(mu=(1.0, 2.0), sigma=(float(std_from_authors_sigma(0.05)),) * 2, d=3,
                      width=3, lr=0.01, rotate=False, origin_cluster=True, n_per_cluster=5000,
                      batch_size=128, epochs=40)
@@ -33,27 +28,21 @@ FIG13_SETTING = dict(mu=(1.0, 2.0), sigma=(float(std_from_authors_sigma(0.05)),)
 
 @dataclasses.dataclass(frozen=True)
 class JacobianRules:
-    """The thresholds of the stage check, fixed before the seeds that judge them were run
-    (one frozen instance, :data:`JACOBIAN_RULES`). Times are SGD steps, "log time" ``log(1 + step)``."""
+    """The thresholds of the stage check, fixed before the seeds that judge them were run (one frozen
+    instance, :data:`JACOBIAN_RULES`). Times are SGD steps, "log time" ``log(1 + step)``."""
 
-    #: a major entry ``w_pp`` has grown at the first record where it reaches this (as in ``detect_stages``)
-    growth_level: float = 0.5
-    #: a run swings by when its OOD test loss rises above its running minimum by more than
-    #: this share of ``0.5 ||x_hat||^2`` (as in ``book/observations.md``)
+    growth_level: float = 0.5  #: a major entry ``w_pp`` has grown once it reaches this (as in ``detect_stages``)
+    #: a run swings by when its OOD test loss rises above its running minimum by more than this share of
+    #: ``0.5 ||x_hat||^2`` (as in ``book/observations.md``)
     rise_min: float = 0.05
-    #: the minor entry ``w_ws`` is grown and suppressed when its largest value comes after the
-    #: first record, is above its initial value and positive, and is followed by a fall below this share of it
+    #: the minor entry ``w_ws`` is grown and suppressed when its largest value comes after the first
+    #: record, is above its initial value and positive, and is followed by a fall below this share of it
     suppression_drop: float = 0.5
-    #: the minor entry's peak and the output's turn coincide within this in log time (a factor 1.5)
-    peak_tol: float = math.log(1.5)
-    #: during the fall of ``y_w`` the minor entry must decrease over at least this share of the records
-    shrink_min: float = 0.8
-    #: records per run, log-spaced (``swingby.sim.train_loop.log_steps``)
-    n_records: int = 200
-    #: the minor entry's peak is its largest signed value (a positive ``w_ws`` moves the output toward ``x_hat``)
-    minor_peak: str = "signed"
-    #: the output turns where its weak coordinate ``y_w`` does
-    turn_from: str = "y_weak"
+    peak_tol: float = math.log(1.5)  #: the minor entry's peak and the output's turn coincide within this in log time
+    shrink_min: float = 0.8  #: while ``y_w`` falls the minor entry decreases over at least this share of the records
+    n_records: int = 200  #: records per run, log-spaced (``swingby.sim.train_loop.log_steps``)
+    minor_peak: str = "signed"  #: the minor peak is its largest signed value (``w_ws > 0`` moves toward ``x_hat``)
+    turn_from: str = "y_weak"  #: the output turns where its weak coordinate ``y_w`` does
 
     def __post_init__(self):
         _checks.choice("minor_peak", self.minor_peak, ("signed",))
@@ -66,8 +55,7 @@ JACOBIAN_RULES = JacobianRules()
 
 @dataclasses.dataclass
 class JacobianRecord:
-    """What :func:`train_with_jacobian` recorded for ``R`` runs (one per seed) at ``T``
-    steps; arrays are NumPy ``float64`` in concept coordinates."""
+    """What :func:`train_with_jacobian` recorded for ``R`` runs at ``T`` steps, in concept coordinates."""
 
     steps: np.ndarray  #: ``(T,)`` recorded SGD steps
     jacobian: np.ndarray  #: ``(R, T, d, d)``: ``[r, t, i, j] = d f_i / d x_j`` at ``x_hat``
@@ -112,17 +100,14 @@ def train_with_jacobian(depth: int, activation: str, seeds: Sequence[int], *,
                         n_per_cluster: int = FIG13_SETTING["n_per_cluster"],
                         batch_size: int = 128, epochs: int = 40,
                         n_records: int = JACOBIAN_RULES.n_records) -> JacobianRecord:
-    """Train one MLP per seed (batched; run ``k`` is the run
-    :func:`swingby.observations.runs.run_sweep` makes for ``seeds[k]``) and record, at
-    about ``n_records`` log-spaced steps, the output, the OOD test loss and the Jacobian
-    at ``x_hat`` in concept coordinates. Defaults: Figs. 13, 14 (:data:`FIG13_SETTING`).
+    """Train one MLP per seed (batched; run ``k`` is :func:`swingby.observations.runs.run_sweep`'s for
+    ``seeds[k]``) and record, at about ``n_records`` log-spaced steps, the output, the OOD test loss and
+    the Jacobian at ``x_hat`` in concept coordinates. Defaults: :data:`FIG13_SETTING`.
 
     Parameters
     ----------
-    depth, activation
-        Number of Linear layers; ``"linear"`` or ``"relu"`` between them.
-    seeds : sequence of int
-        Distinct seeds, one run each.
+    depth, activation, seeds
+        Number of Linear layers; ``"linear"`` or ``"relu"`` between them; distinct seeds, one run each.
     mu, sigma, d, rotate, origin_cluster, n_per_cluster
         The data, as in :func:`~swingby.sim.data.make_sim` (two concepts or more).
     width, lr, batch_size, epochs, n_records

@@ -1,9 +1,6 @@
-"""The claim checks of ``book/two_layer_theory.md`` and ``book/two_layer_checks.md`` (claims:
-:mod:`swingby.claims.two_layer_theory`), each returning the passing units of the claim and of
-its wrong model (:class:`Counts`). ``rules`` is a :class:`~swingby.theory.rules.TheoryRules`
-(default :data:`~swingby.theory.rules.THEORY_RULES`); ``record`` and ``null_record`` are
-:func:`fig5_record` of the same seeds, of the claim's model and of its wrong model.
-"""
+"""The claim checks of the two-layer chapters (:mod:`swingby.claims.two_layer_theory`), each returning the
+passing units of the claim and of its wrong model (:class:`Counts`). ``rules`` is a ``TheoryRules``;
+``record`` and ``null_record`` are :func:`fig5_record` of the same seeds, of the claim's and the wrong model."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,7 +11,7 @@ import torch
 
 from swingby import _checks, verdicts
 from swingby.sim.run_checks import seed_list
-from swingby.sim.symmetric import SymmetricRecord, gsn_terms, simulate_symmetric, symmetric_step, u_step_to_w_eta
+from swingby.sim.symmetric import SymmetricRecord, gsn_terms, simulate_symmetric, symmetric_record, symmetric_step
 from swingby.theory.rules import THEORY_RULES, TheoryRules, shifted_timing, suppression_timing
 from swingby.theory.settings import THEORY_SETTINGS
 from swingby.theory.stages import count_descents, detect_stages, stage_alignment
@@ -53,11 +50,6 @@ class Counts(NamedTuple):
         """Units of the wrong model."""
         return int(np.size(self.null_passes))
 
-    @property
-    def pairs(self) -> tuple[int, int] | None:
-        """``(b, c)``: pairs where only the claim's unit passes, only the wrong model's."""
-        return verdicts.discordant_pairs(self.passes, self.null_passes) if self.paired else None
-
     def judge(self, form: str) -> verdicts.Judgement:
         """:func:`swingby.verdicts.judge` of these counts for a claim of ``form``."""
         return verdicts.judge_units(form, self.passes, self.null_passes, paired=self.paired)
@@ -67,15 +59,38 @@ def _rules(rules) -> TheoryRules:
     return _checks.instance("rules", rules, TheoryRules, "swingby.theory.rules.TheoryRules")
 
 
-def _step_errors(U0: np.ndarray, a: np.ndarray, lr: float) -> tuple[float, float]:
-    """Largest gap of one autograd step on ``U`` (loss 4.1) to (D.2) with ``eta = 2 lr`` and with ``eta = lr``."""
+class ClockErrors(NamedTuple):
+    """How far one gradient step on ``U`` is from one step of (D.2), per learning rate."""
+
+    lrs: tuple            #: the learning rates ``lr`` of the step on ``U``
+    paper: np.ndarray     #: largest entry of ``|W_autograd - D.2(eta = 2 lr)|``, the paper's clock
+    d1: np.ndarray        #: the same with ``eta = lr``, the clock of (D.1)
+
+
+def clock_errors(U0, a, lrs) -> ClockErrors:
+    """One autograd step on ``U`` (loss 4.1) against one step of (D.2) on ``W = U U^T``, with the
+    paper's clock ``eta = 2 lr`` (error of second order in ``lr``) and with ``eta = lr`` (first order).
+
+    Parameters
+    ----------
+    U0, a, lrs
+        ``(d, d')``, the first layer before the step; ``(d,)``; the learning rates.
+    """
+    a, U0 = _checks.nonneg_vector("a", a), _checks.array("U0", U0, ndim=2)
+    if U0.shape[0] != a.size:
+        raise ValueError(f"U0 must be (d, d') with d = len(a) = {a.size}, got {U0.shape}")
+    lrs = tuple(_checks.positive_float("lr", lr) for lr in lrs)
+    if not lrs:
+        raise ValueError("lrs must hold at least one learning rate")
     U = torch.tensor(U0, dtype=torch.float64, requires_grad=True)
     eye, root_A = torch.eye(a.size, dtype=torch.float64), torch.diag(torch.tensor(np.sqrt(a)))
     (grad,) = torch.autograd.grad(0.5 * (((U @ U.T - eye) @ root_A) ** 2).sum(), U)
-    U1 = U0 - lr * grad.numpy()
-    W0, W1 = U0 @ U0.T, U1 @ U1.T
-    return (np.abs(W1 - symmetric_step(W0, a, u_step_to_w_eta(lr))).max(),
-            np.abs(W1 - symmetric_step(W0, a, lr)).max())
+    W0, errors = U0 @ U0.T, []
+    for lr in lrs:
+        U1 = U0 - lr * grad.numpy()
+        errors.append([np.abs(U1 @ U1.T - symmetric_step(W0, a, eta)).max() for eta in (2.0 * lr, lr)])
+    paper, d1 = np.array(errors).T
+    return ClockErrors(lrs, paper, d1)
 
 
 def _gsn_draw(seed: int, rules: TheoryRules) -> tuple[bool, list[bool]]:
@@ -98,7 +113,7 @@ def _gsn_draw(seed: int, rules: TheoryRules) -> tuple[bool, list[bool]]:
         return bool(np.abs(W + eta * (g - s - n) - step).max() <= rules.gsn_tol)
 
     U0 = rng.uniform(0.0, 0.3, size=(d, d))
-    right, wrong = np.array([_step_errors(U0, a, lr) for lr in rules.gsn_lrs]).T  # eta = 2 lr, eta = lr
+    _, right, wrong = clock_errors(U0, a, rules.gsn_lrs)  # the errors at eta = 2 lr and at eta = lr
     lo, hi = rules.gsn_ratio_band
     clock = bool(lo < right[0] / right[1] < hi)
     return exact(G, S, N) and clock, [exact(G, S_no_ind, N) and clock, exact(G, S, N_half) and clock,
@@ -106,12 +121,10 @@ def _gsn_draw(seed: int, rules: TheoryRules) -> tuple[bool, list[bool]]:
 
 
 def gsn_draws(seeds, rules: TheoryRules = THEORY_RULES) -> Counts:
-    """Claim ``claim-two-gsn`` (form ``identity``): eq. (4.3) and the clock of (D.2) on
-    random draws (``d`` in 2..8, ``a`` uniform in [0, 2), ``W = U U^T``). A draw passes
-    when ``W + eta (G - S - N)`` is the step (D.2) to ``gsn_tol`` and a gradient step on
-    ``U`` with learning rate ``lr`` is (D.2) with ``eta = 2 lr`` to second order (halving
-    ``lr`` divides the error by a factor in ``gsn_ratio_band``); the wrong variants
-    (:data:`GSN_VARIANTS`) by the same check, one entry per (draw, variant).
+    """Claim ``claim-two-gsn`` (form ``identity``) on random draws: a draw passes when ``W + eta (G -
+    S - N)`` is the step (D.2) to ``gsn_tol`` and a step on ``U`` at ``lr`` is (D.2) at ``eta = 2 lr``
+    to second order (halving ``lr`` divides the error by a factor in ``gsn_ratio_band``); the wrong
+    variants (:data:`GSN_VARIANTS`) likewise, one entry per (draw, variant).
 
     Parameters
     ----------
@@ -125,17 +138,14 @@ def gsn_draws(seeds, rules: TheoryRules = THEORY_RULES) -> Counts:
 
 def fig5_record(seeds, *, equal_signal: bool = False, eta: float | None = None,
                 rules: TheoryRules = THEORY_RULES) -> SymmetricRecord:
-    """Gradient steps on ``U`` at the Fig. 5 setting (the authors' data, ``A^2``) from
-    each seed's uniform initialisation, every step recorded (a batched record).
+    """Gradient steps on ``U`` at the Fig. 5 setting (``A^2``) from each seed's initialisation,
+    every step recorded (a batched record).
 
     Parameters
     ----------
-    seeds : sequence of int
-        One initialisation per seed (:meth:`~swingby.theory.settings.TheorySetting.U0`).
-    equal_signal : bool
-        The equal-signal wrong model: both ``mu_p`` at ``equal_signal_mu``.
-    eta, rules
-        Step of (D.2) over the figure's time (default the setting's 0.01); supplies ``equal_signal_mu``.
+    seeds, equal_signal, eta, rules
+        One initialisation per seed; the equal-signal wrong model (both ``mu_p`` at ``equal_signal_mu``);
+        the step of (D.2) over the figure's time (default the setting's); the thresholds.
     """
     fig5, rules = THEORY_SETTINGS["fig5"], _rules(rules)
     eta = fig5.eta if eta is None else _checks.positive_float("eta", eta)
@@ -146,17 +156,10 @@ def fig5_record(seeds, *, equal_signal: bool = False, eta: float | None = None,
                               record_every=1, iterate="U")
 
 
-def _batched(name: str, record) -> SymmetricRecord:
-    _checks.instance(name, record, SymmetricRecord, "swingby.sim.symmetric.SymmetricRecord")
-    if record.W.ndim != 4:
-        raise ValueError(f"{name} must be a batched record (one trajectory per seed), got W of shape "
-                         f"{record.W.shape}")
-    return record
-
-
 def _paired(check, record, null_record, rules) -> Counts:
     """``check`` on the runs and on the wrong model's runs from the same seeds, paired."""
-    record, null_record = _batched("record", record), _batched("null_record", null_record)
+    record = symmetric_record("record", record, batched=True)
+    null_record = symmetric_record("null_record", null_record, batched=True)
     if record.W.shape[0] != null_record.W.shape[0]:
         raise ValueError(f"record and null_record must hold the same initialisations, got {record.W.shape[0]} "
                          f"and {null_record.W.shape[0]} trajectories")
@@ -165,13 +168,13 @@ def _paired(check, record, null_record, rules) -> Counts:
 
 def swings(record: SymmetricRecord, rules: TheoryRules = THEORY_RULES) -> np.ndarray:
     """``(B,)``: the runs of a batched record whose test loss descends at least twice (``rel_tol``)."""
-    return count_descents(_batched("record", record).test_loss, rel_tol=rules.rel_tol) >= 2
+    return count_descents(symmetric_record("record", record, batched=True).test_loss, rel_tol=rules.rel_tol) >= 2
 
 
 def swing_counts(record: SymmetricRecord, null_record: SymmetricRecord,
                  rules: TheoryRules = THEORY_RULES) -> Counts:
-    """Claim ``claim-two-fig5-frequency`` (form ``typical``): a run passes when its test
-    loss descends at least twice; the wrong model is the equal-signal record.
+    """Claim ``claim-two-fig5-frequency`` (form ``typical``): a run passes when its test loss
+    descends at least twice; the wrong model is the equal-signal record.
 
     Parameters
     ----------
@@ -182,19 +185,16 @@ def swing_counts(record: SymmetricRecord, null_record: SymmetricRecord,
 
 
 def stage_counts(record: SymmetricRecord, seeds, rules: TheoryRules = THEORY_RULES) -> Counts:
-    """Claim ``claim-two-fig5-stages`` (form ``typical``): a swinging run passes when its
-    ascent is timed by a suppression (:func:`~swingby.theory.rules.suppression_timing`) and
-    its stages line up (:func:`~swingby.theory.stages.stage_alignment`); the wrong model:
-    the same run with its minor entries circularly shifted (seeded by the run's seed).
+    """Claim ``claim-two-fig5-stages`` (form ``typical``): a swinging run passes when its ascent is
+    timed (:func:`~swingby.theory.rules.suppression_timing`) and its stages line up
+    (:func:`~swingby.theory.stages.stage_alignment`); the wrong model shifts its minor entries in time.
 
     Parameters
     ----------
-    record, rules
-        See the module docstring.
-    seeds : sequence of int
-        The seeds of the record's trajectories (they seed the shifts).
+    record, seeds, rules
+        See the module docstring; the seeds of its trajectories (they seed the shifts).
     """
-    record, rules = _batched("record", record), _rules(rules)
+    record, rules = symmetric_record("record", record, batched=True), _rules(rules)
     seeds = seed_list("seeds", seeds, distinct=True)
     if len(seeds) != record.W.shape[0]:
         raise ValueError(f"seeds must give one seed per trajectory ({record.W.shape[0]}), got {len(seeds)}")
@@ -218,9 +218,8 @@ def _monotone(record: SymmetricRecord, rules=None) -> np.ndarray:
 
 
 def training_loss_counts(record: SymmetricRecord, null_record: SymmetricRecord) -> Counts:
-    """Claim ``claim-two-fig17`` (form ``universal``): a run passes when its training
-    loss (eq. 4.1) is finite and never rises from one step to the next; the wrong model
-    is :func:`fig5_record` with ``eta=fig17_eta_wrong`` from the same seeds.
+    """Claim ``claim-two-fig17`` (form ``universal``): a run passes when its training loss (4.1) is
+    finite and never rises; the wrong model is :func:`fig5_record` with ``eta=fig17_eta_wrong``.
 
     Parameters
     ----------
@@ -231,16 +230,15 @@ def training_loss_counts(record: SymmetricRecord, null_record: SymmetricRecord) 
 
 
 def fig18_stage_gap(record: SymmetricRecord, rules: TheoryRules = THEORY_RULES) -> np.ndarray:
-    """Claim ``claim-two-fig18`` (form ``typical``), ``(B,)`` per run: when ``|w_12|``
-    peaks, one major entry has reached ``growth_level`` while the other is at most
-    ``fig18_later_max`` (the two training outputs' detours fall in different stages).
+    """Claim ``claim-two-fig18`` (form ``typical``), ``(B,)``: when ``|w_12|`` peaks, one major entry
+    has reached ``growth_level`` and the other is at most ``fig18_later_max`` (different stages).
 
     Parameters
     ----------
     record, rules
         Batched, ``s = 2`` concepts on the first two axes; the thresholds.
     """
-    record, rules = _batched("record", record), _rules(rules)
+    record, rules = symmetric_record("record", record, batched=True), _rules(rules)
     W = record.W
     k = np.argmax(np.abs(W[:, :, 0, 1]), axis=1)
     at_peak = W[np.arange(W.shape[0]), k]
@@ -258,36 +256,3 @@ def fig18_counts(record: SymmetricRecord, null_record: SymmetricRecord,
         See the module docstring (``null_record`` with ``equal_signal``).
     """
     return _paired(fig18_stage_gap, record, null_record, _rules(rules))
-
-
-class ClockErrors(NamedTuple):
-    """How far one gradient step on ``U`` is from one step of (D.2), per learning rate."""
-
-    lrs: tuple            #: the learning rates ``lr`` of the step on ``U``
-    paper: np.ndarray     #: largest entry of ``|W_autograd - D.2(eta = 2 lr)|``, the paper's clock
-    d1: np.ndarray        #: the same with ``eta = lr``, the clock of (D.1)
-
-
-def clock_errors(U0, a, lrs) -> ClockErrors:
-    """One autograd step on ``U`` (loss 4.1, ``f = U U^T x``) against one step of eq.
-    (D.2) on ``W = U U^T``, with the paper's clock ``eta = 2 lr`` (error of second order in
-    ``lr``) and with ``eta = lr`` (first order).
-
-    Parameters
-    ----------
-    U0, a : array_like
-        ``(d, d')``, the first layer before the step; ``(d,)``, the diagonal of ``A``.
-    lrs : sequence of float
-        Learning rates.
-    """
-    U0 = np.asarray(U0, dtype=float)
-    a = np.asarray(a, dtype=float)
-    if U0.ndim != 2 or a.ndim != 1 or U0.shape[0] != a.size:
-        raise ValueError(f"U0 must be (d, d') and a (d,), got U0 {U0.shape} and a {a.shape}")
-    if np.any(a < 0) or not np.all(np.isfinite(a)) or not np.all(np.isfinite(U0)):
-        raise ValueError("a must be finite and >= 0 and U0 finite")
-    lrs = tuple(_checks.positive_float("lr", lr) for lr in lrs)
-    if not lrs:
-        raise ValueError("lrs must hold at least one learning rate")
-    paper, d1 = np.array([_step_errors(U0, a, lr) for lr in lrs]).T
-    return ClockErrors(lrs, paper, d1)

@@ -33,8 +33,8 @@ def _check_res(res: dict, key: str = "probs") -> dict:
         raise bad(f"res['meta'] lacks checkpoint_steps or config.separations ({err!r})") from None
     arr = np.asarray(res[key])
     want = {"probs": 2, "pixels": 4}[key]
-    if arr.ndim != 6 or arr.shape[3] != 4 or arr.shape[5] != want or arr.shape[0] != n_dc \
-            or arr.shape[2] != steps.size or arr.shape[4] == 0 or arr.shape[1] == 0:
+    if arr.ndim != 6 or (arr.shape[0], arr.shape[2], arr.shape[3], arr.shape[5]) != (n_dc, steps.size, 4, want) \
+            or 0 in arr.shape:
         raise bad(f"res[{key!r}] must have shape (n_dc = {n_dc}, n_seed, n_ckpt = {steps.size}, 4, n, {want}), "
                   f"got {arr.shape}")
     if steps.ndim != 1 or np.any(np.diff(steps) <= 0):
@@ -61,15 +61,13 @@ def valid_fraction(res: dict) -> np.ndarray:
 
 
 def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarray]:
-    """Fraction of a class's samples ``(n_dc, n_ckpt)`` that show *both* of its concepts, by the classifier
+    """Shares of class ``cls``'s samples ``(n_dc, n_ckpt)`` showing *both* its concepts, by the classifier
     (both probabilities on the right side of 1/2) and by the pixel check (a disc of the right colour and size).
 
     Parameters
     ----------
-    res : dict
-        A complete sweep.
-    cls : int
-        Index of the class in ``CLASSES``.
+    res, cls : dict, int
+        A complete sweep and the class's index in ``CLASSES``.
     """
     cls = _checks.index("cls", cls, 4)
     want = np.array([int(CLASSES[cls][0]), int(CLASSES[cls][1])], bool)
@@ -82,8 +80,7 @@ def joint_accuracy(res: dict, cls: int = CLASS_11) -> tuple[np.ndarray, np.ndarr
 
 
 def counted(k: int, noun: str, verb: tuple[str, str] | None = None) -> str:
-    """A count in words for a glued sentence: ``"no run"``, ``"one run"``, ``"3 runs"``; with
-    ``verb=("has", "have")``: ``"one run has"``, ``"3 runs have"``.
+    """A count in words: ``"no run"``, ``"one run"``, ``"3 runs"``; with ``verb=("has", "have")``: ``"3 runs have"``.
 
     Parameters
     ----------

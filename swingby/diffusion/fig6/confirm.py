@@ -10,10 +10,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from swingby import _checks
 from swingby.claims.diffusion import DESIGN, check_design
-from swingby.diffusion.fig6.confirm_nulls import logit_paths, monotone_paths, stop_paths
-from swingby.diffusion.readouts import CheckCount, RunPaths, run_paths, window_means
+from swingby.diffusion.fig6 import confirm_nulls as N
+from swingby.diffusion.readouts import CheckCount, RunPaths, run_paths, sustained, window_means
 
 __all__ = ["Slowing", "SlowingWrongModels", "Valley", "confirm", "first_concept", "first_concepts", "mse_bump",
            "slowing", "slowing_parts", "slowing_wrong_models", "swing"]
@@ -47,34 +46,16 @@ def valley(x: np.ndarray, sigma: float, min_change: float, design) -> Valley:
     return best
 
 
-def _points(points) -> np.ndarray:
-    """``points`` as a finite ``(L, 2)`` array of probabilities, else a ValueError."""
-    p = _checks.array("points", points, shape=(None, 2))
-    if np.any(p < 0) or np.any(p > 1):
-        raise ValueError("points must hold probabilities (P(blue), P(small)) in [0, 1]")
-    return p
-
-
-def _noise(noise) -> np.ndarray:
-    """``noise`` as a non-negative ``(2,)`` array, else a ValueError."""
-    s = _checks.array("noise", noise, shape=(2,))
-    if np.any(s < 0):
-        raise ValueError(f"noise must hold two non-negative noise levels (P(blue), P(small)), got {s}")
-    return s
-
-
 def swing(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
-    """Fig. 6(a)'s transient bend toward red small: class 11's P(blue) falls and then recovers, each by
-    at least ``design.swing_min`` and by more than ``design.z`` standard errors of a difference of two
-    window means.
+    """Fig. 6(a)'s transient bend toward red small: class 11's P(blue) falls and then recovers, each by at least
+    ``design.swing_min`` and by more than ``design.z`` standard errors of a difference of two window means.
 
     Parameters
     ----------
     points, noise, design
-        Class 11's path, the run's noise level and the thresholds (see the module).
     """
     design = check_design(design)
-    return valley(_points(points)[:, 0], float(_noise(noise)[0]), design.swing_min, design)
+    return valley(N.points_arg(points)[:, 0], float(N.noise_arg(noise)[0]), design.swing_min, design)
 
 
 def mse_bump(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
@@ -85,21 +66,11 @@ def mse_bump(points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Valley:
     Parameters
     ----------
     points, noise, design
-        As :func:`swing`.
     """
     design = check_design(design)
-    p, s = _points(points), _noise(noise)
+    p, s = N.points_arg(points), N.noise_arg(noise)
     mse = ((1.0 - p) ** 2).mean(axis=1)
     return valley(-mse, float(np.sqrt((s ** 2).sum())), design.mse_min_change, design)
-
-
-def _crossing(x: np.ndarray, level: float, w: int) -> float:
-    """First index from which ``x`` stays at or above ``level`` for ``w`` points; ``inf`` if none."""
-    above = x >= level
-    for k in range(x.size - w + 1):
-        if above[k:k + w].all():
-            return float(k)
-    return float("inf")
 
 
 def first_concept(points: np.ndarray, design=DESIGN) -> str:
@@ -109,12 +80,11 @@ def first_concept(points: np.ndarray, design=DESIGN) -> str:
     Parameters
     ----------
     points, design
-        As :func:`swing`.
     """
     design = check_design(design)
-    p = _points(points)
-    tb, ts = (_crossing(p[:, c], design.learned_level, design.sustain) for c in (0, 1))
-    if np.isinf(tb) and np.isinf(ts):
+    p = N.points_arg(points)
+    tb, ts = (sustained(p[:, c] >= design.learned_level, design.sustain) for c in (0, 1))
+    if tb == ts == len(p):
         return "neither"
     return "colour" if tb < ts else "size" if ts < tb else "tie"
 
@@ -145,9 +115,8 @@ def _phase(B: np.ndarray, T: np.ndarray, floor: np.ndarray, design) -> tuple[boo
     if not moving.any():
         return False, False, float("nan")
     last = int(np.flatnonzero(moving)[-1])
-    first = last
-    while first > 0 and moving[first - 1]:
-        first -= 1
+    still = np.flatnonzero(~moving[:last])
+    first = int(still[-1]) + 1 if still.size else 0
     peak = first + int(np.argmax(sp[first:last + 1]))
     ratio = float(sp[peak] / max(sp[-1], 1e-300))
     drop = peak < sp.size - 1 and ratio >= design.slow_drop
@@ -156,25 +125,20 @@ def _phase(B: np.ndarray, T: np.ndarray, floor: np.ndarray, design) -> tuple[boo
 
 
 def slowing(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, design=DESIGN) -> Slowing:
-    """Fig. 6(c) on one run. On block means of ``design.sustain`` checkpoints an interval is *moving* when
-    its speed exceeds ``design.z`` noise floors; the last movement phase is the last stretch of moving
-    intervals. Passes when its peak speed is at least ``design.slow_drop`` times the late speed (the last
-    interval), at least ``design.graded_intervals`` moving intervals after the peak are slower than it by
-    ``design.graded_fraction`` (a stop gives at most one), and the same drop holds in the classifier's
-    logits (probabilities clipped to ``[logit_eps, 1 - logit_eps]``), where a constant logit drift shows none.
+    """Fig. 6(c) on one run, on block means of ``design.sustain`` checkpoints: an interval *moves* when its
+    speed exceeds ``design.z`` noise floors. Passes when the last stretch of moving intervals peaks at
+    ``design.slow_drop`` times the late speed (the last interval) or more, ``design.graded_intervals`` moving
+    intervals after the peak are slower by ``design.graded_fraction`` (a stop gives at most one), and the same
+    drop holds in the logits (clipped at ``design.logit_eps``), where a constant logit drift shows none.
 
     Parameters
     ----------
     steps : array (L,)
         Checkpoint steps of ``points``.
     points, noise, design
-        As :func:`swing`.
     """
     design = check_design(design)
-    p, s = _points(points), _noise(noise)
-    t = _checks.array("steps", steps, shape=(p.shape[0],))
-    if np.any(np.diff(t) <= 0):
-        raise ValueError("steps must be strictly increasing")
+    t, p, s = N.run_args(steps, points, noise)
     if t.size // design.sustain < 4:
         return Slowing(False, False, False, False, float("nan"))
     T, B, floor = blocks(t, p, s, design)
@@ -235,20 +199,17 @@ def first_concepts(res: dict, design=DESIGN) -> np.ndarray:
     Parameters
     ----------
     res, design
-        As :func:`confirm`.
     """
     design = check_design(design)
     return each_run(run_paths(res, design), lambda t, p, s: first_concept(p, design), "unread", design)
 
 
 def slowing_parts(res: dict, design=DESIGN) -> np.ndarray:
-    """Each run's parts of the slowing check ``(D, S, 4)``: the first four fields of :class:`Slowing`
-    (all False for a run with too few disc checkpoints, which fails).
+    """Each run's first four fields of :class:`Slowing` ``(D, S, 4)`` (all False for an unreadable run).
 
     Parameters
     ----------
     res, design
-        As :func:`confirm`.
     """
     design = check_design(design)
     return each_run(run_paths(res, design), lambda t, p, s: slowing(t, p, s, design)[:4], (False,) * 4, design)
@@ -260,18 +221,17 @@ def slowing_wrong_models(res: dict, design=DESIGN) -> SlowingWrongModels:
     Parameters
     ----------
     res, design
-        As :func:`confirm`.
     """
     design = check_design(design)
     rp = run_paths(res, design)
     return SlowingWrongModels(*(int(null_units(maker, slows(design), rp, design, STREAMS[name]).sum())
-                                for name, maker in (("stop", stop_paths), ("logit", logit_paths))),
+                                for name, maker in (("stop", N.stop_paths), ("logit", N.logit_paths))),
                               n=design.n_null_units)
 
 
 def confirm(res: dict, design=DESIGN) -> dict:
-    """Every registered claim of :mod:`swingby.claims.diffusion` on a sweep, as the counts
-    :func:`swingby.verdicts.judge` needs: ``(claim key, form)`` to :class:`~swingby.diffusion.readouts.CheckCount`.
+    """Every claim of :mod:`swingby.claims.diffusion` on a sweep: ``(claim key, form)`` to its counts for
+    :func:`swingby.verdicts.judge` (:class:`~swingby.diffusion.readouts.CheckCount`).
 
     Parameters
     ----------
@@ -288,7 +248,7 @@ def confirm(res: dict, design=DESIGN) -> dict:
 
     def at_weak_signal(key, check, name):
         ok = each_run(rp, check, False, design)[weak].ravel()
-        null_k = null_units(monotone_paths, check, rp, design, STREAMS[name], weak).sum()
+        null_k = null_units(N.monotone_paths, check, rp, design, STREAMS[name], weak).sum()
         return count(key, "typical", ok, null_k, M, "runs at weak colour signal; monotone-per-coordinate paths")
 
     size_first = first_concepts(res, design) == "size"

@@ -1,8 +1,7 @@
-"""The wrong models of the registered Fig. 6 checks (:mod:`swingby.diffusion.fig6.confirm`), each simulated
-per run from the run's own start, end and noise level, and each without the mechanism the paper's claim is
-about, by the paper's own theory. A path maker takes the run's ``steps (L,)``, ``points (L, 2)`` and
-``noise (2,)`` (as the checks read them), ``n`` paths to draw, a ``numpy.random.Generator`` and the design;
-it returns ``n`` paths ``(n, L, 2)`` with Gaussian noise at the run's level, clipped to [0, 1].
+"""The wrong models of the registered Fig. 6 checks (:mod:`swingby.diffusion.fig6.confirm`): paths simulated
+from a run's own start, end and noise level without the mechanism the claim is about. A path maker takes
+the run's ``steps (L,)``, ``points (L, 2)`` and ``noise (2,)``, ``n``, a ``numpy.random.Generator`` and the
+design, and returns ``n`` paths ``(n, L, 2)`` with Gaussian noise at the run's level, clipped to [0, 1].
 """
 from __future__ import annotations
 
@@ -19,15 +18,34 @@ def _ends(points: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray]:
     return points[:w].mean(0), points[-w:].mean(0)
 
 
-def path_args(steps, points, noise, n, rng):
-    """Checked ``(steps, points, noise, n)`` of the path makers."""
+def points_arg(points) -> np.ndarray:
+    """``points`` as a finite ``(L, 2)`` array of probabilities, else a ValueError."""
     p = _checks.array("points", points, shape=(None, 2))
+    if np.any(p < 0) or np.any(p > 1):
+        raise ValueError("points must hold probabilities (P(blue), P(small)) in [0, 1]")
+    return p
+
+
+def noise_arg(noise) -> np.ndarray:
+    """``noise`` as a non-negative ``(2,)`` array, else a ValueError."""
+    s = _checks.array("noise", noise, shape=(2,))
+    if np.any(s < 0):
+        raise ValueError(f"noise must hold two non-negative noise levels (P(blue), P(small)), got {s}")
+    return s
+
+
+def run_args(steps, points, noise) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Checked ``(steps, points, noise)`` of one run."""
+    p = points_arg(points)
     t = _checks.array("steps", steps, shape=(p.shape[0],))
     if t.size < 2 or np.any(np.diff(t) <= 0):
         raise ValueError(f"steps must be strictly increasing with at least 2 entries, got {t.size}")
-    s = _checks.array("noise", noise, shape=(2,))
-    if np.any(s < 0):
-        raise ValueError(f"noise must hold two non-negative noise levels, got {s}")
+    return t, p, noise_arg(noise)
+
+
+def path_args(steps, points, noise, n, rng):
+    """Checked ``(steps, points, noise, n)`` of the path makers."""
+    t, p, s = run_args(steps, points, noise)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     return t, p, s, _checks.integer("n", n, low=1)
@@ -57,17 +75,14 @@ def _noisy(path: np.ndarray, noise: np.ndarray, rng: np.random.Generator, shape:
 
 def monotone_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                    rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """Paths monotone in each coordinate from the run's start to its end (the means of its first and last
-    ``design.sustain`` points), each coordinate on its own logistic in ``sqrt(step)`` with a random onset
-    and a width in ``design.null_width`` (every L-shape included): Theorem 4.1's one-layer model, whose
-    directions learn independently and monotonically, which the paper says *cannot* show Transient
-    Memorization (Sec. 4.1). Its MSE can still rise and fall (one coordinate moving away before the other
-    moves toward the target), so the MSE check is not passed for free.
+    """Paths monotone in each coordinate from the run's start to its end (means of its first and last
+    ``design.sustain`` points), each coordinate on its own logistic in ``sqrt(step)`` with a random onset and
+    a width in ``design.null_width``: Theorem 4.1's one-layer model, whose directions learn independently and
+    monotonically, and which cannot show Transient Memorization (Sec. 4.1). Its MSE can still rise and fall.
 
     Parameters
     ----------
     steps, points, noise, n, rng, design
-        As the module describes them.
     """
     design = check_design(design)
     t, p, s, n = path_args(steps, points, noise, n, rng)
@@ -83,14 +98,12 @@ def monotone_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: 
 
 def stop_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """The run's displacement at constant speed, then a stop (no deceleration at all): the stop is the
-    first checkpoint at which the run's projection on its start-to-end line reaches
-    ``design.stop_fraction`` of the way.
+    """The run's displacement at constant speed, then a stop (no deceleration): the stop is the first checkpoint
+    where the run's projection on its start-to-end line reaches ``design.stop_fraction`` of the way.
 
     Parameters
     ----------
     steps, points, noise, n, rng, design
-        As the module describes them.
     """
     design = check_design(design)
     t, p, s, n = path_args(steps, points, noise, n, rng)
@@ -99,15 +112,13 @@ def stop_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
 
 def logit_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                 rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """Each coordinate's logit drifting linearly, read through the sigmoid: the model never slows, but
-    its read-out saturates, and ``p (1 - p)`` makes a saturating read-out's speed decay exponentially.
-    The line goes through the logits (probabilities clipped to ``[logit_eps, 1 - logit_eps]``) of the
-    run's start and of its point at the stop of :func:`stop_paths`, and on at that rate to the end.
+    """Each coordinate's logit drifting linearly: the model never slows, but its saturating read-out's speed
+    decays exponentially. The line goes through the clipped logits of the run's start and of its point at
+    the stop of :func:`stop_paths`, and on at that rate to the end.
 
     Parameters
     ----------
     steps, points, noise, n, rng, design
-        As the module describes them.
     """
     design = check_design(design)
     t, p, s, n = path_args(steps, points, noise, n, rng)

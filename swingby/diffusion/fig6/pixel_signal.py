@@ -18,10 +18,8 @@ def pixel_signals(preset: Preset, dcs, n_per_class: int, seed: int) -> np.ndarra
 
     Parameters
     ----------
-    preset : Preset
-        Supplies the image size, ``ds`` and the positions.
-    dcs : array_like (G,)
-        Colour separations, each in [0, 1].
+    preset, dcs : Preset, array_like (G,)
+        The image size, ``ds`` and positions; the colour separations, each in [0, 1].
     n_per_class, seed : int
         Images per class and separation (>= 1), and the seed of the draws.
     """

@@ -35,29 +35,25 @@ def axes_for(axes, n: int) -> np.ndarray:
     return axes
 
 
-def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7), sharey: bool = True):
-    """A figure and its ``n`` axes, row by row, in rows of ``ncols`` (not one long strip, which a page shrinks
-    until its labels cannot be read), with the unused cells removed.
+def panel_grid(n: int, *, ncols: int = 3, panel: tuple = (3.2, 2.7)):
+    """A figure and its ``n`` axes in rows of ``ncols`` (a long strip shrinks until its labels cannot be read),
+    the unused cells removed.
 
     Parameters
     ----------
     n, ncols : int
-        Number of panels (one per colour separation, at least 1) and panels per row.
+        Panels (at least 1) and panels per row.
     panel : (float, float)
         Width and height of one panel in inches.
-    sharey : bool
-        Share the y axis between panels.
     """
     n = _checks.integer("n", n, low=1, high=64)
     ncols = _checks.integer("ncols", ncols, low=1, high=16)
     if (not isinstance(panel, tuple) or len(panel) != 2
             or not all(isinstance(v, (int, float)) and 0 < v <= 20 for v in panel)):
         raise ValueError(f"panel must be (width, height) in inches, each in (0, 20], got {panel!r}")
-    _checks.flag("sharey", sharey)
     cols = min(ncols, n)
     rows = -(-n // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(panel[0] * cols, panel[1] * rows), sharey=sharey,
-                             squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(panel[0] * cols, panel[1] * rows), sharey=True, squeeze=False)
     flat = axes.ravel()
     for ax in flat[n:]:
         ax.remove()
@@ -77,18 +73,14 @@ def label_panels(axes, xlabel: str, ylabel: str) -> None:
 
 
 def plot_image_grid(images: np.ndarray, ax=None, *, row_labels=None, title: str | None = None):
-    """Draw images as one mosaic with 1-pixel white gaps (paper Fig. 19).
+    """Draw ``images (rows, cols, 3, H, W)``, ``uint8`` or in [0, 1], as one mosaic with 1-pixel white gaps
+    (paper Fig. 19).
 
     Parameters
     ----------
-    images : array (rows, cols, 3, H, W)
-        ``uint8`` or floats in [0, 1].
-    ax : matplotlib.axes.Axes, optional
-        Where to draw.
-    row_labels : sequence of str, optional
-        One label per row.
-    title : str, optional
-        The panel's title.
+    images : array
+    ax, row_labels, title : optional
+        Where to draw, one label per row, the panel's title.
     """
     images = np.asarray(images)
     if images.dtype != np.uint8:
@@ -128,24 +120,17 @@ def corners(ax) -> None:
     ax.set_xlabel("P(blue)")
 
 
-def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
-    """Fig. 6(a): class points in concept space over training, one panel per colour separation; class 11
-    solid (with per-seed thin lines), training classes dashed.
+def plot_trajectories(res: dict, axes):
+    """Fig. 6(a): class points in concept space over training, a panel per colour separation; class 11
+    solid (each seed's path thin), the training classes dashed.
 
     Parameters
     ----------
-    res : dict
-        A complete sweep.
-    axes : array of matplotlib.axes.Axes, optional
-        One per colour separation (default: a new row of panels).
-    seed_lines : bool
-        Draw each seed's class-11 path as a thin line.
+    res, axes
+        A complete sweep; an Axes per separation.
     """
     traj, per_seed = A.mean_trajectories(res), A.trajectories(res)
     dcs = res["meta"]["config"]["separations"]
-    seed_lines = _checks.flag("seed_lines", seed_lines)
-    if axes is None:
-        _, axes = plt.subplots(1, len(dcs), figsize=(3.2 * len(dcs), 3.4), sharey=True)
     axes = axes_for(axes, len(dcs))
     for i, (ax, dc) in enumerate(zip(axes, dcs)):
         for c, cls in enumerate(CLASSES):
@@ -153,13 +138,11 @@ def plot_trajectories(res: dict, axes=None, *, seed_lines: bool = True):
             ax.plot(traj[i, :, c, 0], traj[i, :, c, 1], "-" if held else "--", color=CLASS_COLOURS[cls],
                     lw=2 if held else 1, label=CLASS_NAMES[cls], marker="." if held else None, ms=5)
             ax.plot(traj[i, -1, c, 0], traj[i, -1, c, 1], ">", color=CLASS_COLOURS[cls], ms=6)
-        if seed_lines:
-            for s in range(per_seed.shape[1]):
-                ax.plot(per_seed[i, s, :, 3, 0], per_seed[i, s, :, 3, 1], color=CLASS_COLOURS["11"],
-                        lw=0.6, alpha=0.35)
+        for s in range(per_seed.shape[1]):
+            ax.plot(per_seed[i, s, :, 3, 0], per_seed[i, s, :, 3, 1], color=CLASS_COLOURS["11"], lw=0.6, alpha=0.35)
         corners(ax)
         ax.set_title(f"colour separation {dc:.3g}", fontsize=10)
-    np.atleast_1d(axes)[0].set_ylabel("P(small)")
+    axes[0].set_ylabel("P(small)")
     return axes
 
 
@@ -170,17 +153,15 @@ def plot_mse(res: dict, ax=None):
     Parameters
     ----------
     res, ax
-        As the module says.
     """
     per_seed = concept_mse(A.trajectories(res)[:, :, :, A.CLASS_11])   # (dc, seed, checkpoint)
     steps = np.asarray(res["meta"]["checkpoint_steps"])
     dcs = res["meta"]["config"]["separations"]
-    cmap = plt.get_cmap("viridis")
     ax = check_axes(plt.gca() if ax is None else ax)
     mean = per_seed.mean(axis=1)
     se = per_seed.std(axis=1, ddof=1) / np.sqrt(per_seed.shape[1]) if per_seed.shape[1] > 1 else 0 * mean
     for i, dc in enumerate(dcs):
-        col = cmap(i / max(1, len(dcs) - 1))
+        col = plt.get_cmap("viridis")(i / max(1, len(dcs) - 1))
         ax.plot(steps, mean[i], "-o", ms=3, color=col, label=f"dc = {dc:.3g}")
         ax.fill_between(steps, mean[i] - se[i], mean[i] + se[i], color=col, alpha=0.2, lw=0)
     ax.set_xlabel("training step")
@@ -200,29 +181,25 @@ def run_speeds(steps: np.ndarray, points: np.ndarray, noise: np.ndarray,
 
 
 def plot_run_speeds(res: dict, ax=None, design=DESIGN):
-    """Fig. 6(c) as the registered slowing check reads it: class 11's speed in every run from its first disc
-    checkpoint on, on block means of ``design.sustain`` checkpoints, one colour per separation, and in grey
-    the level above which an interval counts as moving (``design.z`` noise floors).
+    """Fig. 6(c) as the slowing check reads it: class 11's speed in every run from its first disc checkpoint,
+    on block means, a colour per separation, and in grey the level above which an interval is moving.
 
     Parameters
     ----------
     res, ax, design
-        As the module says.
     """
     design = check_design(design)
     rp = run_paths(res, design)
     ax = check_axes(plt.gca() if ax is None else ax)
-    cmap = plt.get_cmap("viridis")
     floor_label = f"{design.z:g} x noise floor (moving above it)"
     for i, dc in enumerate(rp.dc):
-        col = cmap(i / max(1, rp.dc.size - 1))
+        col = plt.get_cmap("viridis")(i / max(1, rp.dc.size - 1))
         label = f"dc = {dc:.3g}"
         for s in range(rp.onset.shape[1]):
             mid, speed, level = run_speeds(*rp.run(i, s), design)
             if mid.size == 0:
                 continue
-            ax.loglog(mid, np.maximum(level, 1e-7), "--", color="0.6", lw=0.6, alpha=0.6,
-                      label=floor_label)
+            ax.loglog(mid, np.maximum(level, 1e-7), "--", color="0.6", lw=0.6, alpha=0.6, label=floor_label)
             ax.loglog(mid, np.maximum(speed, 1e-7), "-", color=col, lw=0.9, alpha=0.8, label=label)
             label = floor_label = None
     ax.set_xlabel("training step")
@@ -232,18 +209,14 @@ def plot_run_speeds(res: dict, ax=None, design=DESIGN):
 
 
 def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
-    """The per-run read-outs of the registered swing (Fig. 6a) and bend (Fig. 6b) checks at weak colour
-    signal (:func:`~swingby.diffusion.fig6.confirm.swing`, :func:`~swingby.diffusion.fig6.confirm.mse_bump`):
-    class 11's P(blue) (top row) and MSE to (1, 1) (bottom row), each run from its first disc checkpoint on,
-    one column per separation ``dc <= design.weak_max_dc``; solid where the run passes that row's check,
-    dotted where not, a dot at a passing run's turning point.
+    """The per-run read-outs of the swing (Fig. 6a) and bend (Fig. 6b) checks at weak colour signal: class 11's
+    P(blue) (top) and MSE to (1, 1) (bottom) from each run's first disc checkpoint, a column per separation
+    ``dc <= design.weak_max_dc``; solid where the run passes, dotted where not, a dot at the turning point.
 
     Parameters
     ----------
-    res, design
-        As the module says.
-    axes : array of matplotlib.axes.Axes, shape (2, W)
-        ``W`` the number of weak separations of the sweep.
+    res, axes, design
+        As the module says; ``axes`` a ``(2, W)`` array, ``W`` the sweep's weak separations.
     """
     design = check_design(design)
     rp = run_paths(res, design)
@@ -256,7 +229,6 @@ def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
                          f"weak separation), got shape {grid.shape}")
     for ax in grid.ravel():
         check_axes(ax)
-    w = design.sustain
     for col, i in enumerate(weak):
         for s in range(rp.onset.shape[1]):
             steps, pts, noise = rp.run(i, s)
@@ -264,12 +236,11 @@ def plot_weak_runs(res: dict, axes, design=DESIGN) -> None:
                 continue
             curves = (pts[:, 0], ((1.0 - pts) ** 2).mean(axis=1))
             for row, (y, check) in enumerate(zip(curves, (swing, mse_bump))):
-                v = check(pts, noise, design)
-                ax = grid[row, col]
+                v, ax = check(pts, noise, design), grid[row, col]
                 colour = PALETTE["blue"] if v.passed else PALETTE["black"]
                 ax.plot(steps, y, "-" if v.passed else ":", lw=1.1, color=colour, alpha=0.8 if v.passed else 0.5)
                 if v.passed:
-                    k = v.trough + w // 2
+                    k = v.trough + design.sustain // 2
                     ax.plot(steps[k], y[k], "o", ms=3.5, color=PALETTE["vermillion"])
         grid[0, col].set_title(f"dc = {rp.dc[i]:.3g}", fontsize=10)
         grid[1, col].set_xlabel("training step")

@@ -49,11 +49,11 @@ def _tau(a: float, b: float, frac: float) -> float:
 
 def exponential_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, n: int,
                       rng: np.random.Generator, design=DESIGN) -> np.ndarray:
-    """Theorem 4.1's exponential approach, sampled at a run's checkpoints with its noise, from the mean of
-    the run's first ``design.sustain`` points (``start``, at ``t0``) to the mean of its last (``end``, at ``T``):
-    ``p(t) = start + (1 - exp(-(t - t0)/tau)) / (1 - exp(-(T - t0)/tau)) (end - start)``, ``tau`` such that
-    the path has gone ``design.stop_fraction`` of its way where the run has (the stop of
-    ``stop_paths``), divided by a rate factor drawn log-uniformly in ``RATE_RANGE``.
+    """Theorem 4.1's exponential approach at a run's checkpoints and noise, from the mean of its first
+    ``design.sustain`` points (``start``, at ``t0``) to that of its last (``end``, at ``T``):
+    ``p(t) = start + (1 - exp(-(t - t0)/tau)) / (1 - exp(-(T - t0)/tau)) (end - start)``, ``tau`` putting the
+    path ``design.stop_fraction`` of its way where the run is (``stop_paths``' stop), divided by a rate
+    factor drawn log-uniformly in ``RATE_RANGE``.
 
     Parameters
     ----------
@@ -76,14 +76,13 @@ def exponential_paths(steps: np.ndarray, points: np.ndarray, noise: np.ndarray, 
 
 
 def positive_control(res: dict, design=DESIGN) -> Control:
-    """Passing units of the registered slowing check among ``design.n_null_units`` units of
-    :func:`exponential_paths`, unit ``u`` mimicking run ``u mod n`` as the wrong models' units do (a unit
-    mimicking an unreadable run fails, as the run does).
+    """Passing units of the slowing check among ``design.n_null_units`` units of :func:`exponential_paths`,
+    unit ``u`` mimicking run ``u mod n`` as the wrong models' do (one mimicking an unreadable run fails).
 
     Parameters
     ----------
     res, design
-        A complete sweep and the registered design (as :func:`~swingby.diffusion.fig6.confirm.confirm`).
+        A complete sweep and the registered design.
     """
     design = check_design(design)
     passed = null_units(exponential_paths, slows(design), run_paths(res, design), design, STREAM)
@@ -97,7 +96,7 @@ def control_parts(res: dict, n_per_run: int, seed: int, design=DESIGN) -> np.nda
     Parameters
     ----------
     res, design
-        As :func:`positive_control`.
+        A complete sweep and the registered design.
     n_per_run, seed : int
         Paths per run (>= 1), and the seed of their rate factors and noise.
     """
@@ -116,9 +115,8 @@ def control_parts(res: dict, n_per_run: int, seed: int, design=DESIGN) -> np.nda
 
 
 def powered_word(word: str, control_k: int, control_n: int, null_k: int, null_n: int) -> str:
-    """The rule's word, except that "not reproduced" becomes "inconclusive" where the positive control does
-    not pass the check significantly more often than the wrong model (one-sided Fisher test at
-    :data:`swingby.verdicts.ALPHA`): the check could not have seen the effect the claim implies.
+    """The rule's word, but "inconclusive" for "not reproduced" where the positive control does not pass
+    significantly more often than the wrong model (one-sided Fisher test at :data:`swingby.verdicts.ALPHA`).
 
     Parameters
     ----------
@@ -129,14 +127,10 @@ def powered_word(word: str, control_k: int, control_n: int, null_k: int, null_n:
     """
     if word not in verdicts.WORDS:
         raise ValueError(f"word must be one of {verdicts.WORDS}, got {word!r}")
-    counts = {"control_k": control_k, "control_n": control_n, "null_k": null_k, "null_n": null_n}
-    for name, value in counts.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    if control_n == 0 or null_n == 0 or control_k > control_n or null_k > null_n:
-        raise ValueError(f"control_k, null_k must lie in [0, control_n], [0, null_n] with both n positive, "
-                         f"got {counts}")
+    control_n, null_n = _checks.integer("control_n", control_n, low=1), _checks.integer("null_n", null_n, low=1)
+    control_k = _checks.integer("control_k", control_k, low=0, high=control_n)
+    null_k = _checks.integer("null_k", null_k, low=0, high=null_n)
     if word != "not reproduced":
         return word
-    powered = verdicts.fisher_p(int(control_k), int(control_n), int(null_k), int(null_n)) <= verdicts.ALPHA
+    powered = verdicts.fisher_p(control_k, control_n, null_k, null_n) <= verdicts.ALPHA
     return word if powered else "inconclusive"

@@ -5,15 +5,11 @@
     python -m swingby.diffusion search | position-search [--new-sweep] | long-search [--sweep]
     python -m swingby.diffusion precision-check           # does bf16 autocast keep a run's outcome?
 
-A sweep's --executor: pool (default: the preset's `workers` local processes, sharing one GPU
-with --device cuda), submitit-local (a submitit job per run) or slurm (a task of a SLURM job
-array per run, requeued on preemption; needs `pip install 'swingby[cluster]'`)::
-
-    python -m swingby.diffusion sweep --preset paper --executor slurm --scratch /cluster/scratch/swingby \\
-        --partition gpu --time 4:00:00 --gpus-per-job 1 --cpus-per-job 4 --device auto
-    python -m swingby.diffusion sweep --preset paper --collect --scratch /cluster/scratch/swingby
-
-Results go to --out, else to diffusion/ of the results folder (``results/`` or ``$SWINGBY_RESULTS``).
+A sweep's --executor: pool (default: the preset's `workers` local processes), submitit-local (a
+submitit job per run) or slurm (a SLURM array task per run, requeued on preemption; needs `pip install
+'swingby[cluster]'`): ``sweep --preset paper --executor slurm --scratch DIR --partition gpu --gpus-per-job 1
+--device auto``, then ``sweep --preset paper --collect --scratch DIR``. Results go to --out, else to
+diffusion/ of the results folder (``results/`` or ``$SWINGBY_RESULTS``).
 """
 from __future__ import annotations
 
@@ -60,14 +56,12 @@ def _parser():
     pc.add_argument("--design", default="second", help="first or second (the book's)")
     sw.add_argument("--seeds", type=int, nargs="+", default=None)
     sw.add_argument("--separations", type=float, nargs="+", default=None, help="colour separations dc in [0, 1]")
-    sw.add_argument("--scratch", default=None,
-                    help="resumable run states (default: <out>/partial/<preset>-<hash> for the pool, "
-                         "kept while a run is unfinished; the executors' default is ~/.cache/swingby-diffusion)")
+    sw.add_argument("--scratch", default=None, help="resumable run states (default: <out>/partial/<preset>-<hash> "
+                    "for the pool, ~/.cache/swingby-diffusion for the executors)")
     sw.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
     sw.add_argument("--no-progress", action="store_true")
     jobs = sw.add_argument_group("jobs (--executor submitit-local or slurm)")
-    jobs.add_argument("--executor", default="pool",
-                      help="pool (default: local worker processes), submitit-local or slurm")
+    jobs.add_argument("--executor", default="pool", help="pool (default: local worker processes), submitit-local or slurm")
     jobs.add_argument("--collect", action="store_true",
                       help="only merge the finished jobs' runs (from --scratch) into the results file")
     jobs.add_argument("--no-wait", action="store_true", help="submit and return (merge later with --collect)")

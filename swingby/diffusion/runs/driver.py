@@ -1,8 +1,7 @@
-"""The sweep of paper Sec. 5: one diffusion model per (colour separation, seed), every class
-sampled at checkpoints evenly spaced in sqrt(step) and read into concept space, all in one
-results file. A run saves its training state, stamped with the preset config and the code
-identity, at every checkpoint and resumes from it bit for bit (never from another config's
-or code's); files are written atomically under a lock, and SIGTERM / SIGINT stop the workers.
+"""The sweep of paper Sec. 5: one diffusion model per (colour separation, seed), every class sampled at checkpoints
+evenly spaced in sqrt(step) and read into concept space, all in one results file. A run saves its training state,
+stamped with the preset config and the code identity, at every checkpoint and resumes from it bit for bit (never
+from another config's or code's); files are written atomically under a lock, and SIGTERM / SIGINT stop the workers.
 """
 from __future__ import annotations
 
@@ -60,11 +59,6 @@ def code_version() -> dict:
     except Exception:  # noqa: BLE001 - no git: still record the source hash
         commit = None
     return {"git_commit": commit, IDENTITY_KEY: code_hash()}
-
-
-def claims_fingerprints() -> dict:
-    """The fingerprints of the registered diffusion and capability checks (recorded in every results file)."""
-    return {"diffusion": diffusion_claims.fingerprint(), "capability": capability_claims.fingerprint()}
 
 
 def _load_run_state(path: Path, p: Preset, code: str, run: Run, log) -> None:
@@ -199,26 +193,21 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
         A name of ``swingby.diffusion.presets.PRESETS`` or a Preset.
     seeds, separations : sequence, optional
         Override the preset's.
-    out_dir : path, optional
-        The results file and classifier (default :func:`~swingby.diffusion.runs.storage.results_dir`).
-    scratch : path, optional
-        The runs' resumable states (default ``<out_dir>/partial/<preset>-<hash>``), deleted once stored.
+    out_dir, scratch : path, optional
+        The results file and classifier (default :func:`~swingby.diffusion.runs.storage.results_dir`); the
+        runs' resumable states (default ``<out_dir>/partial/<preset>-<hash>``), deleted once stored.
     progress : bool
     device : {"cpu", "cuda", "auto"}
-    log : callable
-        Receives one-line messages (stale or corrupt states, skipped work).
-    stop : callable, optional
-        Called after each stored run; True stops the sweep.
+    log, stop : callable
+        Receives one-line messages; called after each stored run (optional), True stops the sweep.
     """
     p = resolve_preset(preset, seeds, separations)
     resolve_device(device)
     _checks.flag("progress", progress)
     _inputs.function("log", log)
     _inputs.function("stop", stop, optional=True)
-    out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else results_dir(for_writing=True)
-    scratch = _inputs.path("scratch", scratch) if scratch is not None else partial_dir(out_dir, p)
-    storage.check_writable(out_dir, "out_dir")
-    storage.check_writable(scratch, "scratch")
+    out_dir = storage.writable_dir("out_dir", out_dir)
+    scratch = storage.writable_dir("scratch", scratch, partial_dir(out_dir, p))
     path = results_path(out_dir, p)
     with storage.lock(path):
         code = code_hash()
@@ -233,7 +222,8 @@ def sweep(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_dir
 
         def save():
             meta = {"code_version": code_version(), "rules_fingerprint": rules.fingerprint(),
-                    "claims_fingerprints": claims_fingerprints(),
+                    "claims_fingerprints": {"diffusion": diffusion_claims.fingerprint(),
+                                            "capability": capability_claims.fingerprint()},
                     "independent_unit": "run" if p.seeding == "per_run" else "seed",
                     "classifier": clf_report, "device": str(resolve_device(device)),
                     "wall_seconds": wall_before + time.time() - t0,

@@ -38,8 +38,7 @@ def circles_config(p: Preset, dc: float) -> CirclesConfig:
 
     Parameters
     ----------
-    p : Preset
-    dc : float
+    p, dc : Preset, float
     """
     validate_preset(p)
     return CirclesConfig(image_size=p.image_size, dc=_checks.number("dc", dc, low=0.0, high=1.0), ds=p.ds,
@@ -81,14 +80,13 @@ def _classifier_key(p: Preset) -> dict:
 
 
 def get_classifier(p: Preset, out_dir: Path, *, progress: bool = False) -> tuple[ConceptClassifier, dict]:
-    """``(classifier, report)``: the preset's concept classifier, loaded from ``out_dir`` or trained
-    and stored there (one of other settings is retrained), and its held-out accuracy per
-    separation and class, the minimum and the training time.
+    """``(classifier, report)``: the preset's concept classifier, loaded from ``out_dir`` or trained and
+    stored there (one of other settings is retrained), and its held-out accuracy per separation and class,
+    the minimum and the training time.
 
     Parameters
     ----------
-    p : Preset
-    out_dir : path-like
+    p, out_dir : Preset, path-like
     progress : bool
         Show a progress bar while training.
     """

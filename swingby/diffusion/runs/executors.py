@@ -65,13 +65,13 @@ def _import_submitit():
 def parse_time(value) -> int:
     """A SLURM time limit in whole minutes (seconds round up) from minutes or ``"[D-]HH:MM[:SS]"``."""
     text = value.strip() if isinstance(value, str) else ""
-    m = re.fullmatch(r"(?:(\d+)-)?(\d+):(\d\d)(?::(\d\d))?", text)
+    m = re.fullmatch(r"(?:(\d+)-)?(\d+):([0-5]\d)(?::([0-5]\d))?", text)
     if isinstance(value, int) and not isinstance(value, bool):
         minutes = value
     elif re.fullmatch(r"\d+", text):
         minutes = int(value)
-    elif m and int(m[3]) <= 59 and int(m[4] or 0) <= 59:
-        d, h, mi, s = (int(x) if x else 0 for x in m.groups())
+    elif m:
+        d, h, mi, s = (int(x or 0) for x in m.groups())
         minutes = d * 1440 + h * 60 + mi + (s > 0)
     else:
         minutes = 0
@@ -245,9 +245,8 @@ def collect(preset: str | Preset = "cpu", *, seeds=None, separations=None, out_d
     p = S.resolve_preset(preset, seeds, separations)
     executor = "submitit" if executor is None else check_executor(executor)
     _inputs.function("log", log)
-    out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else storage.results_dir(for_writing=True)
+    out_dir = storage.writable_dir("out_dir", out_dir)
     scratch = _inputs.path("scratch", scratch) if scratch is not None else SP.default_scratch(p)
-    storage.check_writable(out_dir, "out_dir")
     path = SP.results_path(out_dir, p)
     with storage.lock(path):
         code = S.code_hash()
@@ -354,11 +353,9 @@ def submit(preset: str | Preset = "cpu", *, executor: str = "slurm", seeds=None,
     _checks.flag("wait", wait)
     poll_s = _checks.number("poll_s", poll_s, low=0.01, high=3600)
     _inputs.function("log", log)
-    out_dir = _inputs.path("out_dir", out_dir) if out_dir is not None else storage.results_dir(for_writing=True)
-    scratch = _inputs.path("scratch", scratch) if scratch is not None else SP.default_scratch(p)
-    jobs_dir = _inputs.path("jobs_dir", jobs_dir) if jobs_dir is not None else scratch / "jobs"
-    for d, n in ((out_dir, "out_dir"), (scratch, "scratch"), (jobs_dir, "jobs_dir")):
-        storage.check_writable(d, n)
+    out_dir = storage.writable_dir("out_dir", out_dir)
+    scratch = storage.writable_dir("scratch", scratch, SP.default_scratch(p))
+    jobs_dir = storage.writable_dir("jobs_dir", jobs_dir, scratch / "jobs")
     _import_submitit()
     first = collect(p, out_dir=out_dir, scratch=scratch, executor=executor, log=log)  # finished jobs of before
     if first.finished:

@@ -1,8 +1,7 @@
-"""The identity of the code that makes a results file's numbers: the SHA-256 of the sorted
-``(name, tree)`` pairs of the definitions reachable from ``ROOTS`` by name (through each
-module's imports) in ``swingby.diffusion`` and ``swingby._checks``, parsed, without
-docstrings, comments or line numbers. So docstrings, comments and moves keep it; a change to
-what runs changes it. The libraries and the machine: ``tests/test_replay.py``.
+"""The identity of the code that makes a results file's numbers: the SHA-256 of the sorted ``(name, tree)`` pairs of
+the definitions reachable from ``ROOTS`` by name (through each module's imports) in ``swingby.diffusion`` and
+``swingby._checks``, parsed, without docstrings, comments or line numbers. So docstrings, comments and moves keep
+it; a change to what runs changes it. The libraries and the machine: ``tests/test_replay.py``.
 """
 from __future__ import annotations
 
@@ -92,11 +91,6 @@ def _resolve(modules: dict, mod: _Module, ref: tuple[str, ...], local: dict):
     return None
 
 
-def _normalised(node: ast.AST) -> str:
-    """The tree of ``node`` without docstrings or line numbers, as text."""
-    return ast.dump(_strip_docstrings(copy.deepcopy(node)), include_attributes=False)
-
-
 def _covered(sources: dict[str, str]) -> dict[tuple[str, str], str]:
     """``(module, name) -> normalised tree`` of every covered definition."""
     known = set(sources)
@@ -109,7 +103,7 @@ def _covered(sources: dict[str, str]) -> dict[tuple[str, str], str]:
             continue
         mod = modules[key[0]]
         node = mod.defs[key[1]]
-        seen[key] = _normalised(node)
+        seen[key] = ast.dump(_strip_docstrings(copy.deepcopy(node)), include_attributes=False)  # no line numbers
         refs, local = _references(node, known)
         for ref in refs:
             found = _resolve(modules, mod, ref, local)

@@ -1,8 +1,7 @@
-"""The position search at 4800 steps, judged on confidence intervals, and the confirmatory sweep
-(:data:`SWEEP`, the diffusion chapter's ``cpu`` sweep) it chooses. Fixed before its runs: the
-candidates (:data:`CANDIDATES`), the criterion on each run's last checkpoint and final draws,
-pooled (``CRITERION``, ``judge_candidate``), the cost rules (stop once decided, skip a
-candidate narrower than one that passed) and the choice (``CHOICE``, :func:`choose`).
+"""The position search at 4800 steps, judged on confidence intervals, and the confirmatory sweep (:data:`SWEEP`, the
+diffusion chapter's ``cpu`` sweep) it chooses. Fixed before its runs: the candidates (:data:`CANDIDATES`), the
+criterion on each run's last checkpoint and final draws, pooled (``CRITERION``, ``judge_candidate``), the cost rules
+(stop once decided, skip a candidate narrower than one that passed) and the choice (``CHOICE``, :func:`choose`).
 """
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from swingby.diffusion.concept_space import RADIUS_SPLIT
+from swingby.diffusion.concept_space import RADIUS_SPLIT, joint_accuracy
 from swingby.diffusion.presets import Preset
 from swingby.diffusion.runs import driver
 from swingby.diffusion.runs import position_search as PS
@@ -117,8 +116,7 @@ def run_counts(res: dict) -> list[dict]:
         disc = np.concatenate([res["disc"][i, j, -1][None], res["rep_disc"][i, j]])  # (R + 1, 4, n)
         clf_bs = disc[:, 3] & (probs[:, 3, :, 0] > 0.5) & (probs[:, 3, :, 1] > 0.5)
         pix_bs = disc[:, 3] & (pix[:, 3, :, 2] > 0) & (pix[:, 3, :, 1] < RADIUS_SPLIT)
-        p11 = res["probs"][i, j, -3:, 3].astype(float)
-        last3 = [float(((q[:, 0] > 0.5) & (q[:, 1] > 0.5)).mean()) for q in p11]
+        last3 = joint_accuracy(res["probs"][i, j, -3:, 3].astype(float), None, "classifier").tolist()
         out.append({"dc": float(dc), "seed": int(seed), "n": int(disc.shape[0] * disc.shape[2]),
                     "disc": [int(disc[:, c].sum()) for c in range(4)],
                     "blue_small_11_clf": int(clf_bs.sum()), "blue_small_11_pix": int(pix_bs.sum()),
@@ -179,8 +177,7 @@ def sweep_hours(row: dict) -> float:
 
 def choose(rows: list[dict]) -> dict:
     """The choice (``CHOICE``) among :func:`collect` ``rows``: ``chosen`` (``FALLBACK`` when none
-    passes), ``eligible`` (in the order of the choice), ``hours``, ``pending`` and ``skipped``.
-    """
+    passes), ``eligible`` (in the order of the choice), ``hours``, ``pending`` and ``skipped``."""
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "runs" in r and "name" in r for r in rows):
         raise ValueError("rows must be the list that collect() returns")
     hours = {r["name"]: sweep_hours(r) for r in rows if r["complete"]}

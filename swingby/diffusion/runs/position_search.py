@@ -1,8 +1,7 @@
-"""The search on the authors' random disc positions: can a CPU-sized model draw the held-out
-class when the discs are where the authors' code puts them? Every candidate (a position
-dose-response, then larger or differently trained models) runs two separations and two seeds
-for 2400 steps; the criterion (:data:`CRITERION`, ``passes``) and the choice (:func:`choose`)
-were fixed before the runs, and a candidate fails as soon as one finished run fails.
+"""The search on the authors' random disc positions: can a CPU-sized model draw the held-out class when the discs
+are where the authors' code puts them? Every candidate (a position dose-response, then larger or differently trained
+models) runs two separations and two seeds for 2400 steps; the criterion (:data:`CRITERION`, ``passes``) and the
+choice (:func:`choose`) were fixed before the runs, and a candidate fails as soon as one finished run fails.
 """
 from __future__ import annotations
 
@@ -59,10 +58,9 @@ CHOSEN = "spread 0.1"  #: the candidate whose model and data make the new sweep,
 
 
 def choose(rows: list[dict]) -> dict:
-    """The choice among :func:`collect` ``rows``: of those that pass and fit :data:`SWEEP_BUDGET_HOURS`,
-    the widest positions, then the fewest minutes; ``chosen`` (or None), ``eligible`` (in that
-    order), ``hours`` (each complete candidate's sweep) and ``pending`` (not yet decided).
-    """
+    """The choice among :func:`collect` ``rows``: of those that pass and fit :data:`SWEEP_BUDGET_HOURS`, the
+    widest positions, then the fewest minutes; ``chosen`` (or None), ``eligible`` (in that order), ``hours``
+    (each complete candidate's sweep) and ``pending`` (not yet decided)."""
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "runs" in r and "name" in r for r in rows):
         raise ValueError("rows must be the list that collect() returns")
     per_minute = len(SWEEP["separations"]) * len(SWEEP["seeds"]) * SWEEP_RUN_PER_SEARCH_RUN  # sweep's search runs

@@ -98,11 +98,9 @@ def run_check(design: str = "second", *, workers: int = 2) -> dict:
 
 
 def summary(stored: dict) -> dict:
-    """What the chapter quotes from the loaded ``precision_check.json``: per design, the largest ratio
-    of paired difference to either comparator (``ratio_sd``, ``ratio_pairs``); ``blue_small_shift``:
-    the second design's mean signed shift of class 11's blue-small share at its last checkpoint,
-    with a 95 % t-interval over seeds.
-    """
+    """What the chapter quotes from the loaded ``precision_check.json``: per design, the largest ratio of
+    paired difference to either comparator (``ratio_sd``, ``ratio_pairs``); ``blue_small_shift``: the second
+    design's mean signed shift of class 11's final blue-small share, with a 95 % t-interval over seeds."""
     if not isinstance(stored, dict) or not set(DESIGNS) <= set(stored):
         raise ValueError(f"stored must be precision_check.json with the designs {sorted(DESIGNS)}")
     out = {}

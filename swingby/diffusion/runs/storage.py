@@ -42,9 +42,9 @@ def results_dir(*, for_writing: bool = False) -> Path:
     return part_dir("diffusion")
 
 
-def check_writable(directory: Path, name: str) -> None:
-    """Create ``directory`` (argument ``name``) if needed and check a file can be written there."""
-    d = Path(directory)
+def writable_dir(name: str, value, default: Path | None = None) -> Path:
+    """Argument ``name``, else ``default``, else the writable :func:`results_dir`: a directory (created) to write to."""
+    d = _inputs.path(name, value) if value is not None else default or results_dir(for_writing=True)
     if d.exists() and not d.is_dir():
         raise ValueError(f"{name} must be a directory, but {d} is a file")
     try:
@@ -54,6 +54,7 @@ def check_writable(directory: Path, name: str) -> None:
         os.remove(probe)
     except OSError as e:
         raise ValueError(f"{name} {d} is not writable ({e.strerror}); choose another directory") from None
+    return d
 
 
 def atomic_save(obj_writer, path: Path) -> None:
@@ -61,8 +62,7 @@ def atomic_save(obj_writer, path: Path) -> None:
 
     Parameters
     ----------
-    obj_writer : callable
-    path : path-like
+    obj_writer, path : callable, path-like
     """
     _inputs.function("obj_writer", obj_writer)
     path = _inputs.path("path", path)
@@ -204,9 +204,8 @@ def save_results(path: Path, p, runs: dict, meta_extra: dict) -> None:
 
 def load_results(path: Path) -> dict:
     """A sweep's results file, checked: its arrays (``probs (D, S, K, 4, n, 2)``, ``pixels``, ``thumbs``,
-    ``done``, ``loss``, ...) and ``meta`` (config, checkpoint steps, code version, ...); a file that
-    is missing, corrupt or inconsistent raises a :class:`SweepFileError` naming it and the way out.
-    """
+    ``done``, ``loss``, ...) and ``meta``; a file that is missing, corrupt or inconsistent raises a
+    :class:`SweepFileError` naming it and the way out."""
     path = _inputs.path("path", path)
     remedy = ("restore it (git checkout -- <file> for a stored sweep) or delete it and rerun "
               "`python -m swingby.diffusion sweep`")
