@@ -1,8 +1,9 @@
 """Live or static: whether a person is at the notebook. **Live** (the default, Jupyter or Colab): each
 explorer draws its default view, then its controls (ipywidgets), and redraws when a control moves; long
 loops show a progress bar. **Static** (``SWINGBY_STATIC=1``: the Makefile, ``.ci/run``, the notebook
-tests): each explorer draws only its default view as a plain image, and progress bars are off. Static
-mode changes no computation.
+tests): each explorer draws its static explorable (:mod:`swingby.explorable`: its figure at every
+point of a small grid of its controls, which plain HTML controls swap without a kernel), and progress
+bars are off. Static mode changes no computation.
 """
 from __future__ import annotations
 
@@ -77,10 +78,18 @@ class Explorer:
 
 
 def explorer(draw: Callable[..., object], values: dict, make_controls: Callable[[], dict],
-             layout: Sequence[int] | None = None, side: bool = True, note: str | None = None) -> Explorer | None:
-    """Show ``draw(**values)``, then (live) ``make_controls()``'s widgets, which redraw it when one moves."""
+             layout: Sequence[int] | None = None, side: bool = True, note: str | None = None,
+             grid: Sequence | None = None, alt: str = "the explorer's figure",
+             prepare: Callable[[list], None] | None = None) -> Explorer | None:
+    """Live: ``draw(**values)`` and ``make_controls()``'s widgets; static: ``grid``'s explorable, else the view."""
     live = not static()
     result = Explorer(None, {}, None)
+    if not live and grid is not None:
+        from IPython.display import HTML, display
+
+        from swingby.explorable import render
+        display(HTML(render(draw, values, grid, alt=alt, prepare=prepare)))
+        return None
 
     def show(current: dict) -> None:
         fig = draw(**current)

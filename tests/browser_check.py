@@ -46,6 +46,10 @@ a small script in the page that reads what a reader sees. A page fails when
   the page shrank it; or it is wider than that column (cut off);
 - it holds ipywidgets state but fewer widgets were drawn than it has views (the
   explorers would be empty boxes);
+- it holds static explorables (``swingby/explorable.js``) and, reloaded as
+  ``#selftest``, one of them fails its self-test: a control that never changes the
+  figure or does not swap the image, or a frame that does not decode (each control is
+  moved through every value; the network stays cut throughout);
 - it only redirects (the book's ``index.html``) to a page that does not exist.
 
 Notes, listed but not failing: JavaScript exceptions the page raised (failures with
@@ -404,6 +408,37 @@ def figure_problems(figures: list[dict], min_fraction: float) -> tuple[list[str]
     return problems, notes
 
 
+#: run after reloading a page with static explorables as ``#selftest`` (``swingby/explorable.js``): the page
+#: moves every control through every value and writes one ``pre.sb-selftest`` per explorable
+SELF_TEST = r"""
+(async () => {
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  const deadline = Date.now() + %(wait_ms)d;
+  while (document.body.dataset.sbSelftest !== 'done' && Date.now() < deadline) await sleep(100);
+  return JSON.stringify({done: document.body.dataset.sbSelftest === 'done',
+                         explorables: document.querySelectorAll('.sb-explorable').length,
+                         results: [...document.querySelectorAll('pre.sb-selftest')].map(
+                           p => ({status: p.dataset.status, text: p.textContent}))});
+})()
+"""
+
+
+def explorable_problems(b, s, page: Path, wait_s: float) -> tuple[list[str], str]:
+    """Problems of the page's static explorables, by their self-test, and a summary."""
+    b.send("Runtime.evaluate", {"expression": "location.hash = 'selftest'; location.reload()"}, session=s)
+    if b.wait_event("Page.loadEventFired", timeout=wait_s) is None:
+        return [f"the page did not reload for the explorables' self-test in {wait_s} s"], ""
+    res = b.send("Runtime.evaluate", {"expression": SELF_TEST % {"wait_ms": wait_s * 1000}, "awaitPromise": True,
+                                      "returnByValue": True}, session=s, timeout=wait_s + 30)
+    seen = json.loads(res["result"]["value"])
+    problems = [] if seen["done"] else ["the explorables' self-test did not finish"]
+    if len(seen["results"]) != seen["explorables"]:
+        problems.append(f"{seen['explorables']} explorables in the page, {len(seen['results'])} self-tested")
+    problems += [f"an explorable failed its self-test: {r['text']}" for r in seen["results"] if r["status"] != "pass"]
+    moves = sum(json.loads(r["text"])["moves"] for r in seen["results"])
+    return problems, f", {seen['explorables']} explorable(s) self-tested ({moves} control moves)"
+
+
 def check_page(browser: str, page: Path, args) -> tuple[list[str], list[str]]:
     """(problems, notes) of one page."""
     source = page.read_text(encoding="utf-8", errors="replace")
@@ -439,6 +474,8 @@ def check_page(browser: str, page: Path, args) -> tuple[list[str], list[str]]:
             if "exceptionDetails" in res:
                 return [f"the check's page script failed: {res['exceptionDetails']}"], []
             seen = json.loads(res["result"]["value"])
+            explorables, tested = (explorable_problems(b, s, page, args.wait_s) if 'class="sb-explorable"' in source
+                                   else ([], ""))
         except (RuntimeError, TimeoutError, json.JSONDecodeError) as err:
             return [f"the browser failed: {err}"], []
         finally:
@@ -449,7 +486,7 @@ def check_page(browser: str, page: Path, args) -> tuple[list[str], list[str]]:
             url = ev["params"]["request"]["url"]
             if re.match(r"(?:https?|wss?)://", url):
                 requests.add(url)
-    problems = [f"asked the network for {url}" for url in sorted(requests)]
+    problems = [f"asked the network for {url}" for url in sorted(requests)] + explorables
     if loaded is None:
         problems.append(f"the page did not finish loading in {args.wait_s} s")
     notes = []
@@ -487,7 +524,7 @@ def check_page(browser: str, page: Path, args) -> tuple[list[str], list[str]]:
         problems.append(f"{seen['widget_views']} widget view(s) in the page, {seen['widgets_drawn']} drawn")
     shown = [f for f in seen["figures"] if not f["hidden"]]
     print(f"{page.name}: {seen['mathjax']} formulas rendered, {len(shown)} figure(s) shown "
-          f"(column {seen['column']} px), {len(requests)} network request(s)"
+          f"(column {seen['column']} px), {len(requests)} network request(s){tested}"
           + (f", {seen['widget_views']} widget view(s), {seen['widgets_drawn']} drawn"
              if WIDGET_STATE in source else ""), flush=True)
     return problems, notes

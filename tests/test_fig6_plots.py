@@ -11,7 +11,7 @@ import pytest  # noqa: E402
 from swingby.diffusion.fig6 import plots as DP  # noqa: E402
 from swingby.diffusion.fig6.analysis import counted  # noqa: E402
 from swingby.diffusion.fig6.confirm import swing  # noqa: E402
-from swingby.diffusion.fig6.explorer import lean, seeds_blue  # noqa: E402
+from swingby.diffusion.fig6.explorer import lean  # noqa: E402
 from swingby.diffusion.readouts import run_paths  # noqa: E402
 
 STEPS = np.round(np.linspace(1, 50, 30) ** 2).astype(int)
@@ -88,10 +88,6 @@ def test_explorer_answers():
     assert "P(blue) exceeds its P(small) by 0.20, less than" in t and "it is blue" in t
     with pytest.raises(ValueError, match="toward"):
         lean([0.1, 0.9], 0.3, "11")
-    assert seeds_blue([0.9, 0.8]).startswith("Yes: all of the 2")
-    assert seeds_blue([0.1, 0.2]).startswith("No: none of the 2")
-    t = seeds_blue([0.9, 0.2, 0.7])
-    assert t.startswith("No: 2 of the 3") and "blurs" in t
 
 
 def test_counted_reads_well_for_any_count():

@@ -50,7 +50,7 @@ def _cycles(graph: dict[str, set]) -> list[list[str]]:
 #: the parts of the package from the bottom up: a module imports only from its own part or
 #: parts below it (the README's "How the package is built")
 PARTS = (("swingby._checks", "swingby.results", "swingby._source_identity", "swingby.exact_tests"),
-         ("swingby.live", "swingby.style", "swingby.verdicts"),
+         ("swingby.live", "swingby.explorable", "swingby.style", "swingby.verdicts"),
          ("swingby.sim", "swingby.status", "swingby.chapter"),
          ("swingby.observations",), ("swingby.theory",), ("swingby.claims",), ("swingby.audit", "swingby.findings"),
          ("swingby.diffusion",), ("swingby.capability",), ("swingby.open_questions",))

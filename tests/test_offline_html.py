@@ -248,10 +248,12 @@ def test_math_and_widgets_are_served_by_the_book(html_dir, pages):
             )
 
 
-def test_explorers_are_plain_images_without_widget_state(html_dir, pages):
+def test_explorers_are_static_explorables_without_widget_state(html_dir, pages):
     """Chapters are executed in static mode (SWINGBY_STATIC=1): no page embeds widget
     state (controls that would move without redrawing anything), and in an executed
-    build every explorer cell shows its default view as an image."""
+    build every explorer cell shows a static explorable (swingby.explorable): its
+    controls, its default frame as an image in the page, its frames and its own inline
+    script, under 2 MB."""
     with_state = [str(p.relative_to(html_dir)) for p, parsed in pages.items()
                   if any(kind == WIDGET_STATE for kind, _ in parsed.scripts)]
     assert not with_state, f"pages with ipywidgets state (built without SWINGBY_STATIC=1?): {with_state}"
@@ -264,9 +266,15 @@ def test_explorers_are_plain_images_without_widget_state(html_dir, pages):
                     continue  # an unexecuted (quick) build has no outputs to check
                 explorers += 1
                 output = cell.split('<div class="cell_output', 1)[1]
-                assert "<img" in output, f"{page.relative_to(html_dir)}: an explorer cell without its image"
+                where = f"{page.relative_to(html_dir)}: an explorer cell"
+                assert output.count('<div class="sb-explorable"') == 1, f"{where} without its static explorable"
+                block = output.split('<div class="sb-explorable"', 1)[1]
+                assert re.search(r'<img class="sb-frame"[^>]* src="data:image/webp;base64,', block), where
+                assert re.search(r"<(input|select) [^>]*data-axis=", block), f"{where} without controls"
+                assert 'class="sb-frames"' in block and "sbShow" in block, f"{where} without its frames or script"
+                assert len(block) < 2_000_000, f"{where} weighs {len(block) / 1e6:.2f} MB"
     executed = any('<div class="cell_output' in p.read_text(encoding="utf-8") for p in pages)
-    assert explorers >= 5 or not executed, f"found {explorers} explorer cells with output, expected 5"
+    assert explorers >= 7 or not executed, f"found {explorers} explorer cells with output, expected 7"
 
 
 def test_the_widget_manager_is_configured_local(html_dir):

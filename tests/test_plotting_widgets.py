@@ -22,6 +22,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
+from swingby import explorable
 from swingby.observations import explorer as OX
 from swingby.observations import plots as OP
 from swingby.sim import explorer as SX
@@ -129,17 +130,22 @@ IDS = [e.__name__ for e, _, _ in EXPLORERS]
 
 
 @pytest.mark.parametrize("explorer, kwargs, control", EXPLORERS, ids=IDS)
-def test_explorer_in_static_mode_draws_its_default_view_and_no_widget(explorer, kwargs, control, shows,
-                                                                        monkeypatch):
+def test_explorer_in_static_mode_draws_its_explorable_and_no_widget(explorer, kwargs, control, shows,
+                                                                     monkeypatch):
+    import IPython.display
     import ipywidgets as widgets
 
     monkeypatch.setenv("SWINGBY_STATIC", "1")
-    made = []
+    made, shown = [], []
     monkeypatch.setattr(widgets.Widget, "open", lambda self: made.append(type(self).__name__))
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    # every grid point is drawn; encoding is tested in tests/test_explorable.py
+    monkeypatch.setattr(explorable, "_frame", lambda fig: (plt.close(fig), str(len(made) + len(shown)).encode())[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         assert explorer(**kwargs) is None
-    assert shows == ["show"] and not plt.get_fignums()  # the default view, shown once and closed
+    assert shows == [] and not plt.get_fignums()  # every frame drawn and closed, none shown
+    assert len(shown) == 1 and '<div class="sb-explorable"' in shown[0].data  # the static explorable
     assert made == []  # not one widget (no comm, no traffic between kernel and client)
 
 

@@ -13,6 +13,7 @@ from swingby.capability import probes as CP
 from swingby.capability.plots import CAP_COLOUR
 from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, corners, plot_image_grid
+from swingby.explorable import along
 from swingby.live import Explorer, explorer
 
 __all__ = ["capability_explorer"]
@@ -68,6 +69,13 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         Starting checkpoint (None: the last).
     prompt : int
         Starting prompt (0: plain).
+
+    Notes
+    -----
+    The static page's explorable (:mod:`swingby.explorable`) moves the separation over every
+    value of the sweep and the checkpoint over six evenly spaced ones and the starting one, at
+    the starting seed and prompt: 28 figures of the stored sweep's 4 separations, drawn in about
+    15 s.
     """
     if not isinstance(res, dict) or not {"thumbs", "cap_probs", "done", "meta"} <= set(res):
         raise ValueError("res must be a results dict of swingby.diffusion.runs.storage.load_results with thumbs and "
@@ -99,5 +107,9 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         )
 
     # the default view checks the starting values (draw_capability_view) before any widget exists
-    return explorer(draw, values, make_controls, layout=(2, 2), side=False,
-                    note="Move a control to redraw the view above for other values (needs a running kernel).")
+    ks = sorted({*np.linspace(0, K - 1, 6).round().astype(int).tolist(), k0})
+    grid = [along("i", "dc", list(range(D)), [f"{d:.3g}" for d in cfg["separations"]]),
+            along("k", "step", ks, [str(steps[k]) for k in ks])]
+    return explorer(draw, values, make_controls, layout=(2, 2), side=False, grid=grid,
+                    note="Move a control to redraw the view above for other values (needs a running kernel).",
+                    alt="stored samples of the plain prompts and class 11 in concept space under every prompt")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from swingby import _checks
+from swingby.explorable import Axis, along
 from swingby.live import MAX_EPOCHS, MAX_POINTS, Explorer, explorer, ipywidgets
 from swingby.observations.plots import plot_sweep_trajectories, plot_test_losses
 from swingby.observations.runs import record_grid
@@ -30,6 +31,14 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
         and training epochs in ``[1, MAX_EPOCHS]``.
     seed : int
         Seed of data, initialisation and shuffling.
+
+    Notes
+    -----
+    The static page's explorable (:mod:`swingby.explorable`) moves the depth over 1 to 4, switches
+    the origin cluster, and sets ``d`` and the learning rate to Fig. 2(c)'s 2 and 0.01 or the
+    authors' high-dimensional 64 and 0.1: 16 runs of about 0.2 s, trained one by one (each grid
+    point differs in architecture, data shape or learning rate, which the batched engine cannot
+    stack), drawn in about 10 s.
     """
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
     epochs = _checks.integer("epochs", epochs, low=1, high=MAX_EPOCHS)
@@ -68,4 +77,8 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
             lr=w.FloatLogSlider(value=0.01, base=10, min=-3, max=-0.5, step=0.25, description="lr", **sl),
         )
 
-    return explorer(draw, values, make_controls)
+    grid = [along("depth", "depth", [1, 2, 3, 4]),
+            along("origin", "origin cluster", [True, False], ["on", "off"], slider=False),
+            Axis("d, learning rate", (("2, 0.01", dict(d=2, lr=0.01)), ("64, 0.1", dict(d=64, lr=0.1))), False)]
+    return explorer(draw, values, make_controls, grid=grid,
+                    alt="output trajectory at x_hat and OOD test loss of one MLP")

@@ -59,13 +59,9 @@ def plot_cell(axes, arrays: dict, meta: dict, cell: int, title: str) -> None:
     axes[0].plot(*mu, "k*", ms=12)
     axes[0].plot(*[meta["rules"]["null_mu"]] * 2, "*", color="0.6", ms=10)  # the null's x_hat
     axes[0].plot([mu[0], 0, 0], [0, 0, mu[1]], "ko", ms=5)
-    axes[0].set_xlabel("concept 1")
-    axes[0].set_ylabel("concept 2")
+    axes[0].set(xlabel="concept 1", ylabel="concept 2")
     if axes[1] is not None:
-        axes[1].set_xscale("log")
-        axes[1].set_yscale("log")
-        axes[1].set_xlabel("epoch")
-        axes[1].set_ylabel("OOD test loss")
+        axes[1].set(xscale="log", yscale="log", xlabel="epoch", ylabel="OOD test loss")
     axes[0].set_title(title, fontsize=9)
 
 
@@ -80,7 +76,13 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
         The experiment shown first.
     cell : int
         The cell shown first.
+
+    Notes
+    -----
+    The static page's explorable (:mod:`swingby.explorable`) holds every stored cell of every
+    experiment given (a cell past an experiment's last shows its last, as the live slider does).
     """
+    from swingby.explorable import along
     from swingby.live import explorer
 
     if not isinstance(stored, dict) or name not in stored:
@@ -106,7 +108,11 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
         return {"name": widgets.Dropdown(options=sorted(stored), value=name, description="question"),
                 "cell": widgets.IntSlider(value=cell, min=0, max=max(len(m["cells"]) for _, m in stored.values()) - 1,
                                           description="cell")}
-    return explorer(draw, {"name": name, "cell": cell}, controls, note="Move a control to redraw.")
+    names = sorted(stored)
+    cells = along("cell", "cell", list(range(max(len(m["cells"]) for _, m in stored.values()))))
+    grid = [cells] if len(names) == 1 else [along("name", "question", names, slider=False), cells]
+    return explorer(draw, {"name": name, "cell": cell}, controls, note="Move a control to redraw.", grid=grid,
+                    alt="output trajectories at x_hat and test losses of one cell's stored seeds")
 
 
 def _cells(arrays, meta) -> list[dict]:
@@ -129,8 +135,8 @@ def _rates(ax, arrays: dict, idx: list, labels: list, what: str, ylabel: str) ->
 
 
 def plot_init_rates(arrays: dict, meta: dict):
-    """Q1's figure: per model (row) and initialisation scale, the share of runs that reach ``x_hat``
-    (left) and that are non-monotone (right), the data beside the null.
+    """Q1's figure: per model (row) and initialisation scale, the share of runs that reach ``x_hat`` (left)
+    and that are non-monotone (right), the data beside the null.
 
     Parameters
     ----------
@@ -181,15 +187,15 @@ def plot_norm_rates(arrays: dict, meta: dict):
 
 
 def plot_depth(arrays: dict, meta: dict, rules: OpenRules = OQ_RULES):
-    """Q5's figure: the share of non-monotone runs per depth and width, data (solid) beside null
-    (dashed) (left), and the rise of every run on the data with the threshold (right).
+    """Q5's figure: the share of non-monotone runs per depth and width, data (solid) beside null (dashed)
+    (left), and the rise of every run on the data with the threshold (right).
 
     Parameters
     ----------
     arrays, meta : dict
         The stored experiment ``"depth"``.
     rules : OpenRules
-        Supplies the widths, the seeds per cell and the rise threshold.
+        Its widths, seeds per cell and rise threshold.
     """
     cells = _cells(arrays, meta)
     if not isinstance(rules, OpenRules):
@@ -206,21 +212,18 @@ def plot_depth(arrays: dict, meta: dict, rules: OpenRules = OQ_RULES):
             r = np.maximum(np.nan_to_num(arrays["rise"][i, 0]), 1e-4)
             axes[1].scatter(np.full(r.size, dep + (0.15 if w > 4 else -0.15)), r, s=8, alpha=0.5,
                             color=colour)
-    axes[0].set_xlabel("depth (layers)")
-    axes[0].set_ylabel("share of non-monotone runs")
+    axes[0].set(xlabel="depth (layers)", ylabel="share of non-monotone runs")
     axes[0].legend(fontsize=8)
     axes[1].axhline(rules.rise, color="r", ls="--")
-    axes[1].set_yscale("log")
-    axes[1].set_xlabel("depth (layers)")
-    axes[1].set_ylabel(r"rise $\rho$ per run")
+    axes[1].set(yscale="log", xlabel="depth (layers)", ylabel=r"rise $\rho$ per run")
     fig.tight_layout()
     return fig
 
 
 def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     """The four panels of Q2: (a) the share of the neurons' turning done against the growth of the weight
-    norm, ReLU and linear; (b) the paired turn shares; (c) the median Jacobian at ``x_hat`` over
-    training; (d) the neuron directions of the first ReLU run on the two concept axes.
+    norm, ReLU and linear; (b) the paired turn shares; (c) the median Jacobian at ``x_hat`` over training;
+    (d) the neuron directions of the first ReLU run on the two concept axes.
 
     Parameters
     ----------
@@ -236,15 +239,14 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     if len(axes) != 4:
         raise ValueError(f"axes must hold 4 axes, got {len(axes)}")
     ax = axes[0]
-    for runs, colour, name in ((result.relu, PALETTE["vermillion"], "ReLU"), (result.linear, PALETTE["blue"], "linear (null)")):
+    for runs, colour, name in ((result.relu, PALETTE["vermillion"], "ReLU"),
+                               (result.linear, PALETTE["blue"], "linear (null)")):
         for nr, tu in zip(runs.norm, runs.turned):
             ax.plot(nr, tu, color=colour, alpha=0.12, lw=0.7)
         ax.plot(np.median(runs.norm, 0), np.median(runs.turned, 0), color=colour, lw=2, label=name)
     ax.axvline(growth, color="k", ls=":")
     ax.axhline(share_min, color="k", ls="--", lw=0.8)
-    ax.set_xscale("log")
-    ax.set_xlabel("weight norm / its start")
-    ax.set_ylabel("share of the turning done")
+    ax.set(xscale="log", xlabel="weight norm / its start", ylabel="share of the turning done")
     ax.legend()
     ax = axes[1]
     ax.scatter(result.linear.share, result.relu.share, s=14, color=PALETTE["vermillion"])
@@ -252,21 +254,19 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
     hi = float(np.nanmax([result.linear.share.max(), result.relu.share.max(), share_min])) + 0.05
     ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
     ax.axhline(share_min, color="k", ls="--", lw=0.8)
-    ax.set_xlabel(f"turn share before {growth:g}x, linear")
-    ax.set_ylabel(f"turn share before {growth:g}x, ReLU")
+    ax.set(xlabel=f"turn share before {growth:g}x, linear", ylabel=f"turn share before {growth:g}x, ReLU")
     ax = axes[2]
     t = result.steps + 1
     for runs, ls, name in ((result.relu, "-", "ReLU"), (result.linear, "--", "linear")):
         J = np.median(runs.jac_xhat, 0)
-        for (i, j), colour, label in (((1, 1), PALETTE["green"], "J_22 (strong)"), ((0, 0), PALETTE["orange"], "J_11 (weak)"),
+        for (i, j), colour, label in (((1, 1), PALETTE["green"], "J_22 (strong)"),
+                                      ((0, 0), PALETTE["orange"], "J_11 (weak)"),
                                       ((0, 1), PALETTE["purple"], "J_12 (minor)")):
             ax.plot(t, J[:, i, j], ls=ls, color=colour, label=f"{label}, {name}")
         ax.axvline(np.median(runs.step_growth) + 1, color="k", ls=ls, lw=0.6)
     strong = np.median(result.relu.stages[:, 0]) + 1
     ax.axvline(strong * result.ratio, color=PALETTE["orange"], ls=":", lw=1.2)
-    ax.set_xscale("log")
-    ax.set_xlabel("SGD step + 1")
-    ax.set_ylabel("Jacobian at x_hat (median)")
+    ax.set(xscale="log", xlabel="SGD step + 1", ylabel="Jacobian at x_hat (median)")
     ax.legend(fontsize=6, ncol=2)
     ax = axes[3]
     d = result.relu.directions
@@ -277,14 +277,12 @@ def plot_alignment(axes, result, share_min: float, growth: float) -> None:
         ax.axhline(a, color="k", lw=0.5, ls=":")
         ax.text(t[0], a, name, fontsize=7, va="bottom")
     ax.axvline(result.relu.step_growth[0] + 1, color="k", ls=":")
-    ax.set_xscale("log")
-    ax.set_xlabel("SGD step + 1")
-    ax.set_ylabel("neuron direction (degrees from cluster 2)")
+    ax.set(xscale="log", xlabel="SGD step + 1", ylabel="neuron direction (degrees from cluster 2)")
 
 
 def plot_init_contrast(axes, contrast) -> None:
-    """Q1 in a diffusion model: class 11's blue-small fraction (pixel check) over training per
-    separation, each seed's default run (solid) beside its larger-initialisation run (dashed).
+    """Q1 in a diffusion model: class 11's blue-small share (pixel check) over training per separation,
+    each seed's default run (solid) beside its larger-initialisation run (dashed).
 
     Parameters
     ----------
@@ -312,9 +310,7 @@ def plot_init_contrast(axes, contrast) -> None:
                         label=f"{INIT_SCALE:g} x default" if seed == 0 else None)
         if dc == DECISIVE_DC:
             ax.axhline(CRITERION["blue_small_11"], color="k", ls=":", lw=0.8)
-        ax.set_xscale("log")
-        ax.set_ylim(-0.03, 1.03)
-        ax.set_xlabel("training step + 1")
+        ax.set(xscale="log", ylim=(-0.03, 1.03), xlabel="training step + 1")
         ax.set_title(f"dc = {dc:g}", fontsize=10)
     axes[0].set_ylabel("class 11: blue small (pixels)")
     axes[0].legend()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from swingby import _checks
+from swingby.explorable import Axis, along
 from swingby.live import MAX_POINTS, Explorer, explorer, ipywidgets, slider_values
 from swingby.sim.data import make_sim, second_moment
 from swingby.sim.plots import plot_sim_3d
@@ -21,6 +22,12 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
         3 cluster distances in ``[0, 4]`` and 3 standard deviations in ``[0, 1.5]`` (the sliders' ranges).
     n_per_cluster : int
         Points per cluster, in ``[1, MAX_POINTS]``.
+
+    Notes
+    -----
+    The static page's explorable (:mod:`swingby.explorable`) has a menu of four ``sigma``: the
+    default, ``sigma_1`` raised to 0.6 and to 1, and every ``sigma_p`` at 1; and the origin cluster
+    and truncation switched on and off: 16 settings, drawn in about 15 s.
     """
     mu, sigma = slider_values("mu", mu, 3, 0.0, 4.0), slider_values("sigma", sigma, 3, 0.0, 1.5)
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
@@ -52,4 +59,10 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
         controls["truncate"] = w.Checkbox(value=False, description="truncate")
         return controls
 
-    return explorer(draw, values, make_controls)
+    spreads = list(dict.fromkeys([tuple(sigma), (0.6, *sigma[1:]), (1.0, *sigma[1:]), (1.0, 1.0, 1.0)]))
+    on_off = dict(texts=["off", "on"], slider=False)
+    grid = [Axis("σ = (σ₁, σ₂, σ₃)", tuple((", ".join(f"{v:g}" for v in sp),
+                                          {f"sigma_{k + 1}": v for k, v in enumerate(sp)}) for sp in spreads), False),
+            along("origin", "origin cluster", [False, True], **on_off),
+            along("truncate", "truncate", [False, True], **on_off)]
+    return explorer(draw, values, make_controls, grid=grid, alt="the SIM training set in 3-D and its test points")

@@ -1,6 +1,6 @@
 """The diffusion chapter's explorer of a stored sweep (``book/diffusion.md``): the stored samples of each
-class and where the classes sit in concept space at one separation, seed and checkpoint; :func:`lean` and
-:func:`seeds_blue` word the answers of its "try this" questions."""
+class and where the classes sit in concept space at one separation, seed and checkpoint; :func:`lean` words
+the answers of two of its "try this" questions."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -11,9 +11,10 @@ from swingby.diffusion.data import CLASSES
 from swingby.diffusion.fig6 import analysis as A
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, corners, plot_image_grid
 from swingby.diffusion.rules import RULES
+from swingby.explorable import along
 from swingby.live import Explorer, explorer
 
-__all__ = ["lean", "seeds_blue", "sweep_explorer"]
+__all__ = ["lean", "sweep_explorer"]
 
 
 def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
@@ -30,6 +31,12 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
         The colour separation and the seed to start at (indices into the sweep's lists).
     checkpoint : int or None
         The checkpoint to start at; ``None`` for the last.
+
+    Notes
+    -----
+    The static page's explorable (:mod:`swingby.explorable`) moves the separation over every
+    value of the sweep and the checkpoint over eight evenly spaced ones (and the starting one), at
+    the starting seed: 32 figures of the stored sweep's 4 separations, drawn in about 15 s.
     """
     traj = A.trajectories(res)  # checks res
     cfg, steps = res["meta"]["config"], res["meta"]["checkpoint_steps"]
@@ -71,7 +78,11 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
                                 continuous_update=False),
         )
 
-    return explorer(draw, values, make_controls, layout=(3,), side=False)
+    ks = sorted({*np.linspace(0, n_ckpt - 1, 8).round().astype(int).tolist(), values["k"]})
+    grid = [along("i", "dc", list(range(n_dc)), [f"{d:.3g}" for d in cfg["separations"]]),
+            along("k", "step", ks, [str(steps[k]) for k in ks])]
+    return explorer(draw, values, make_controls, layout=(3,), side=False, grid=grid,
+                    alt="stored samples of the four classes and their concept-space paths")
 
 
 # the answers of the chapter's "try this" questions, from the stored runs
@@ -101,13 +112,3 @@ def lean(point, final: float, toward: str) -> str:
     end = "blue" if final > 0.5 else "still reddish"
     return f"{head}; at the end of training it is {end} (P(blue) = {final:.2f})"
 
-
-def seeds_blue(finals) -> str:
-    """An explorer answer: how many seeds draw class 11 blue at the end, from each seed's final P(blue) ``(S,)``."""
-    f = _checks.array("finals", finals, ndim=1)
-    k, n = int((f > 0.5).sum()), f.size
-    head = "Yes" if k == n else "No"
-    tail = ("" if k in (0, n) else ": the seeds leave the red-small corner at different times, and a seed mean "
-            "averages them, which blurs a rise of the MSE")
-    return (f"{head}: {'all' if k == n else 'none' if k == 0 else k} of the {n} end with P(blue) > 1/2 (their final "
-            f"P(blue): {', '.join(f'{v:.2f}' for v in f)}){tail}")
