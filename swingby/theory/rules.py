@@ -41,7 +41,7 @@ class TheoryRules:
     n_fig5_units: int = 300         #: initialisations at the Fig. 5 setting (frequency, stages, Figs. 17, 18)
     equal_signal_mu: float = 1.5    #: the equal-signal wrong model: both concepts at this mu (Fig. 5's mu_2)
     fig17_eta_wrong: float = 1.0    #: the wrong model of Fig. 17: steps on U with this eta (> 1 / a_max)
-    fig18_later_max: float = 0.25   #: Fig. 18: at the peak of |w_12| the later major entry is at most this
+    fig18_later_max: float = 0.25   #: Fig. 18: at the peak of the size of w_12 the later major entry is at most this
     phase_d: int = 3                #: App. E.2 at a fixed w_ii(0) = d' tau^2: the dimension,
     phase_d_primes: tuple = (3, 12, 48)  #: the widths d',
     phase_w0: tuple = (0.01, 0.04, 0.16)  #: and the initial scales w_ii(0)
