@@ -1,7 +1,8 @@
 """The book's verdict rule (``book/status.md``): one exact one-sided test per form of claim (:data:`FORMS`)
 at level :data:`ALPHA` on independent units, beside a *wrong model* without the paper's mechanism, a comparator
-and never a veto (:func:`judge`). :func:`outcome_verdict` is the earlier rule, a pass count against a null's
-pass rate, which still judges the open questions and the Jacobian link.
+and never a veto (:func:`judge`), and the table of judged settings under a claim box (:func:`judgement_table`).
+:func:`outcome_verdict` is the earlier rule, a pass count against a null's pass rate, which still judges the open
+questions and the Jacobian link.
 """
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ import dataclasses
 import hashlib
 import json
 import math
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from scipy import stats
 
-from swingby import exact_tests
+from swingby import _checks, exact_tests
 from swingby.exact_tests import binomial_power, discordant_pairs, fisher_p, fisher_power, sign_test_p, smallest_units
 
 __all__ = ["ALPHA", "POWER", "EFFECT", "TYPICAL_SHARE", "UNIVERSAL_MIN_UNITS", "FORMS", "WORDS", "Claim",
-           "Judgement", "judge", "judge_units", "weakest", "combine_parts", "format_p", "fingerprint", "Outcome",
-           "outcome_verdict", "verdict_rule_text"]
+           "Judgement", "judge", "judge_units", "weakest", "combine_parts", "format_p", "judgement_table",
+           "fingerprint", "Outcome", "outcome_verdict", "verdict_rule_text"]
 
 #: level of every test
 ALPHA = exact_tests.ALPHA
@@ -226,6 +227,33 @@ def combine_parts(words) -> str:
     state = {"reproduced": [_PASSED], "not reproduced": [_FAILED], "differs": [_OPPOSITE],
              "inconclusive": [_UNDECIDED], "partly": [_PASSED, _FAILED]}
     return _word([s for w in _words(words) for s in state[w]])
+
+
+def judgement_table(rows: Sequence[tuple[str, Judgement]], *, setting: str = "setting",
+                    wrong_model: str = "wrong model") -> str:
+    """A Markdown table of judged settings: setting, ``k of n`` passing units, the wrong model's ``k of
+    n``, the p-value (and the share test's, where the form has one) and the verdict word.
+
+    Parameters
+    ----------
+    rows : sequence of (str, Judgement)
+        One row per setting: its name and its :func:`judge` result.
+    setting, wrong_model : str
+        Headers of the first column and of the wrong model's column.
+    """
+    rows = list(rows) if hasattr(rows, "__iter__") and not isinstance(rows, str) else None
+    if not rows or any(not (isinstance(r, tuple) and len(r) == 2 and isinstance(r[1], Judgement)) for r in rows):
+        raise ValueError("rows must be a non-empty sequence of (name, Judgement) pairs")
+    _checks.instance("setting", setting, str)
+    _checks.instance("wrong_model", wrong_model, str)
+    share = any(j.p_share is not None for _, j in rows)
+    head = [setting, "passing units", wrong_model, "p"] + (["p (share)"] if share else []) + ["verdict"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, j in rows:
+        cells = [name, f"{j.k} of {j.n}", f"{j.null_k} of {j.null_n}", format_p(j.p)]
+        cells += [format_p(j.p_share)] if share else []
+        lines.append("| " + " | ".join(cells + [f"**{j.word}** ({j.form})"]) + " |")
+    return "\n".join(lines)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -146,8 +146,7 @@ def test_width_counts_narrow_swings_more_than_wide():
 
 
 def test_judgement_table():
-    from swingby.theory.claim_table import judgement_table
-    from swingby.verdicts import judge
+    from swingby.verdicts import judge, judgement_table
 
     text = judgement_table([("Fig. 8", judge("subtle", 12, 100, 0, 100, pairs=(12, 0)))], wrong_model="equal")
     assert "| Fig. 8 | 12 of 100 | 0 of 100 |" in text and "**reproduced** (subtle)" in text

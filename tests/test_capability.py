@@ -424,7 +424,7 @@ def _lead_sweep(D=2, S=5, n=32, K=12, P=8):
 
 
 def test_blue_big_before_capability_and_the_plain_prompt():
-    from swingby.capability import checks as K
+    from swingby.capability import confirm as K
     r = _lead_sweep()
     steps = r["meta"]["checkpoint_steps"]
     t_cap = CM.first_crossing(steps, CM.capability(r), 0.5, sustain=3)

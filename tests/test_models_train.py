@@ -53,7 +53,7 @@ def test_model_argument_errors():
         MLP(4, 0)
     with pytest.raises(ValueError, match="d must be a positive integer"):
         MLP(0, 1)
-    with pytest.raises(ValueError, match="d_prime must be >= d"):
+    with pytest.raises(ValueError, match="d_prime must be an integer >= 4"):
         SymmetricModel(4, 2)
     with pytest.raises(ValueError, match="init must be one of"):
         SymmetricModel(4, init="zeros")

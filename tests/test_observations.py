@@ -54,7 +54,7 @@ def test_learning_times_order_and_rise():
     assert record_rise(rec) == 0.0
     st = seed_statistics([rec, rec], threshold=0.01)
     assert isinstance(st, SeedStatistics) and st.fraction == 0.0 and st.n == 2
-    with pytest.raises(ValueError, match="frac must lie"):
+    with pytest.raises(ValueError, match=r"frac must be a finite number in \(0, 1\]"):
         learning_times(rec, frac=0)
 
 

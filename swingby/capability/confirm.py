@@ -1,10 +1,11 @@
-"""The registered checks of the seed-robustness claim of the hidden-capabilities study (App. C,
-Figs. 8, 9; chapter ``book/capability.md``): "all seeds acquire the capability while some never
-elicit the behavior", judged per run on the late phase with the constants of
-:data:`swingby.claims.capability.DESIGN`. ``cap, beh``: capability and behaviour ``(R, K)`` of ``R``
-runs at ``K`` checkpoints; ``design``: a :class:`~swingby.claims.capability.CapabilityDesign`.
+"""The registered checks of the hidden-capabilities study (``book/capability.md``): the seed-robustness claim
+(App. C, Figs. 8, 9), judged per run on the late phase with :data:`swingby.claims.capability.DESIGN` (``cap,
+beh``: capability and behaviour ``(R, K)`` of ``R`` runs at ``K`` checkpoints; ``design``: a
+:class:`~swingby.claims.capability.CapabilityDesign`), and over-prompting before the capability (App. B).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -12,8 +13,10 @@ from swingby import verdicts
 from swingby.capability import measures as M
 from swingby.claims.capability import DESIGN, check_design
 from swingby.diffusion.readouts import CheckCount, window_means
+from swingby.diffusion.rules import RULES
 
-__all__ = ["acquired", "never_elicited", "late_spread", "confirm"]
+__all__ = ["acquired", "never_elicited", "late_spread", "confirm", "BlueBig",
+           "blue_big_before_capability"]
 
 
 def _curves(cap, beh) -> tuple[np.ndarray, np.ndarray]:
@@ -110,3 +113,34 @@ def confirm(res: dict, design=DESIGN) -> dict:
             ("comparative", b, cc.size, c, cc.size, (b, c), cc,
              "weak-signal runs, paired: capability closer to its separation's median (b) vs behaviour closer (c)")]
     return {("claim-cap-robust", row[0]): CheckCount("claim-cap-robust", *row) for row in rows}
+
+
+class BlueBig(NamedTuple):
+    """Runs ``(D, S)`` in which a prompt draws big blue discs before the capability time."""
+
+    per_run: np.ndarray       #: the pure-blue prompt does
+    null_per_run: np.ndarray  #: the plain prompt does
+
+
+def _blue_big(points: np.ndarray, before: np.ndarray, p: float) -> np.ndarray:
+    big_blue = (points[..., 0] >= p) & (points[..., 1] <= 1 - p)
+    return (big_blue & before).any(axis=-1)
+
+
+def blue_big_before_capability(res: dict, t_cap: np.ndarray, p: float = RULES.blue_big_p) -> BlueBig:
+    """Whether the pure-blue capability prompt (the first) draws discs read as blue and big (sample means
+    ``P(blue) >= p``, ``P(small) <= 1 - p``) at a trained checkpoint before the run's capability time, and
+    whether the plain prompt does.
+
+    Parameters
+    ----------
+    res, t_cap : dict, array (D, S)
+        A complete sweep and its runs' capability times.
+    p : float
+    """
+    steps = np.asarray(res["meta"]["checkpoint_steps"], float)
+    t = M.check_times("t_cap", t_cap)
+    before = (steps[None, None, :] < np.where(np.isnan(t), -1, t)[..., None]) & (steps > 0)
+    blue = np.asarray(res["cap_probs"], float)[:, :, :, 0].mean(-2)            # (D, S, K, 2)
+    plain = np.asarray(res["probs"], float)[:, :, :, M.CLASS_11].mean(-2)
+    return BlueBig(_blue_big(blue, before, p), _blue_big(plain, before, p))

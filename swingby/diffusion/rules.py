@@ -1,6 +1,6 @@
 """The thresholds the diffusion sweeps were made under, :data:`RULES`, frozen by the fingerprint every
 stored sweep records (``rules_fingerprint``; ``tests/test_rules.py``). The registered checks read theirs
-from :mod:`swingby.claims`; of these only ``blue_big_p`` (over-prompting, :mod:`swingby.capability.checks`)
+from :mod:`swingby.claims`; of these only ``blue_big_p`` (over-prompting, :mod:`swingby.capability.confirm`)
 and ``swing_min`` (the explorer) are still read.
 """
 from __future__ import annotations

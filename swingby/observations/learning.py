@@ -1,6 +1,4 @@
-"""Which concept is learned first (Sec. 3.1) and the terminal slowing down (Sec. 3.2), measured on a
-:class:`~swingby.sim.train_loop.TrainRecord` ``rec`` (``book/observations.md``).
-"""
+"""Which concept is learned first (Sec. 3.1) and the terminal slowing down (Sec. 3.2) of a run ``rec``."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -18,21 +16,17 @@ def check_record(name: str, rec, *, finite: bool = True) -> TrainRecord:
     _checks.instance(name, rec, TrainRecord, "swingby.sim.train_loop.TrainRecord")
     if finite and not (np.all(np.isfinite(rec.outputs)) and np.all(np.isfinite(rec.test_loss))):
         at = rec.config.get("diverged_at_step")
-        raise ValueError(
-            f"{name} holds NaN or infinite outputs: the run diverged"
-            f"{'' if at is None else f' after step {at}'} (lr = {rec.config.get('lr', '?')}); "
-            "its metrics would be meaningless, so they are refused (train with a smaller lr)")
+        raise ValueError(f"{name} holds NaN or infinite outputs: the run diverged"
+                         f"{'' if at is None else f' after step {at}'} (lr = {rec.config.get('lr', '?')}); "
+                         "its metrics would be meaningless, so they are refused (train with a smaller lr)")
     return rec
 
 
 def check_records(name: str, records) -> list[TrainRecord]:
     """A non-empty sequence of finite ``TrainRecord`` s as a list, else a ValueError."""
-    if isinstance(records, (TrainRecord, str, bytes)) or not hasattr(records, "__iter__"):
+    if isinstance(records, (TrainRecord, str, bytes)) or not hasattr(records, "__iter__") or not (rs := list(records)):
         raise ValueError(f"{name} must be a non-empty sequence of TrainRecord, got {type(records).__name__}")
-    records = [check_record(f"{name}[{k}]", r) for k, r in enumerate(records)]
-    if not records:
-        raise ValueError(f"{name} must be a non-empty sequence of TrainRecord, got an empty one")
-    return records
+    return [check_record(f"{name}[{k}]", r) for k, r in enumerate(rs)]
 
 
 def x_hat_norm(rec: TrainRecord) -> float:
@@ -57,17 +51,14 @@ def learning_times(rec: TrainRecord, frac: float = 0.5) -> np.ndarray:
     rec, frac
         A finite run whose output does not start at ``mu_p`` along any concept; the share, in ``(0, 1]``.
     """
-    value = _checks.as_real(frac)
-    if value is None or not 0 < value <= 1:
-        raise ValueError(f"frac must lie in (0, 1], got {frac!r}")
+    frac = _checks.number("frac", frac, low=0, high=1, low_open=True)
     rec = check_record("rec", rec)
     s = rec.test_index.shape[1]
     mu, y = rec.test_points[-1, :s], rec.trajectory[:, :s]
-    if np.any(mu == y[0]):
-        at = np.flatnonzero(mu == y[0]).tolist()
+    if at := np.flatnonzero(mu == y[0]).tolist():
         raise ValueError(f"rec starts at y_p(0) = mu_p for {'concept' if len(at) == 1 else 'concepts'} {at}: "
                          "the progress towards mu_p is undefined there")
-    return first_time((y - y[0]) / (mu - y[0]) >= value, rec.epochs)
+    return first_time((y - y[0]) / (mu - y[0]) >= frac, rec.epochs)
 
 
 class Displacements(NamedTuple):
@@ -113,7 +104,6 @@ def slowdown(rec: TrainRecord, n_intervals: int = 20) -> float:
     rec, n_intervals
         A finite run whose output moves; the number of intervals.
     """
-    n_intervals = _checks.positive_int("n_intervals", n_intervals)
     _, dist = displacement_per_interval(rec, n_intervals)
     if dist.max() == 0:
         raise ValueError("rec has an output at x_hat that never moves: its slowing down is undefined")
@@ -132,19 +122,15 @@ def a_diagonal(rec: TrainRecord) -> np.ndarray:
 
 def order_passes(rec: TrainRecord, *, time_ratio: float = 1.2, first: int | None = None) -> bool:
     """Sec. 3.1 on one run: concept ``first`` is learned first (:func:`learning_times`), the other at least
-    ``time_ratio`` times later, so that a near tie does not count.
+    ``time_ratio`` times later.
 
     Parameters
     ----------
-    rec : TrainRecord
-        A finite run of two concepts from :func:`~swingby.observations.runs.run_sweep`.
-    time_ratio : float
-        Least ratio of the later to the earlier learning time, ``>= 1``.
+    rec, time_ratio
+        A finite two-concept run from :func:`~swingby.observations.runs.run_sweep`; the least ratio, ``>= 1``.
     first : {0, 1} or None
-        The concept predicted first; ``None`` for the larger ``a_p`` of the run's own data (the
-        run fails if they are equal). A null run passes the real runs' prediction.
+        The concept predicted first; ``None``: the larger ``a_p`` of the run's data (fails if they are equal).
     """
-    rec = check_record("rec", rec)
     time_ratio = _checks.number("time_ratio", time_ratio, low=1)
     a, t = a_diagonal(rec), learning_times(rec)
     if a.size != 2:

@@ -1,7 +1,6 @@
-"""Out-of-distribution checks (App. F.3, Figs. 15, 16; ``book/ood_checks.md``): how far a run's output at
-``x_hat`` ends from ``x_hat`` or from another run's, how close the training points come to ``x_hat``
-(``claim-sim-ood``), and the truncation twins, runs on the full and on the truncated training set with
-everything else the same (``claim-ood-fig16``, wrong model in :mod:`swingby.observations.ood_null`).
+"""Out-of-distribution checks (App. F.3, Figs. 15, 16; ``book/ood_checks.md``): how far a run's output ends
+from ``x_hat`` or from another run's, how close the training points come to ``x_hat`` (``claim-sim-ood``),
+and runs on the full and on the truncated training set, all else the same (``claim-ood-fig16``).
 """
 from __future__ import annotations
 
@@ -23,33 +22,29 @@ from swingby.sim.train_loop import TrainRecord
 __all__ = ["relative_distance", "TruncationTwins", "truncation_twins", "NearestPoints", "nearest_training_points",
            "Fig16Units", "fig16_units"]
 
+
 def relative_distance(rec: TrainRecord, reference: TrainRecord | None = None, *, at: str = "end") -> float:
-    """Distance of the output trajectory at ``x_hat`` from ``x_hat`` (0: the run generalised out
-    of distribution) or from another run's trajectory (the ``delta`` of eq. ood-delta), over
-    ``||x_hat||``.
+    """Distance of the output at ``x_hat`` from ``x_hat`` (0: generalised out of distribution) or from
+    another run's (the ``delta`` of eq. ood-delta), over ``||x_hat||``.
 
     Parameters
     ----------
-    rec, reference
-        A finite run, and ``None`` for ``x_hat`` or a finite run recorded at the same steps.
-    at : {"end", "max"}
-        The distance at the last record, or the largest over the records.
+    rec, reference, at
+        A finite run; ``None`` for ``x_hat`` or a finite run recorded at the same steps; "end" for the distance
+        at the last record, "max" for the largest.
     """
     rec = check_record("rec", rec)
     at = _checks.choice("at", at, ("end", "max"))
-    if reference is None:
-        target = rec.test_points[-1]
-    else:
+    target = rec.test_points[-1:]  # x_hat, (1, d)
+    if reference is not None:
         reference = check_record("reference", reference)
         if reference.trajectory.shape != rec.trajectory.shape or not np.array_equal(reference.steps, rec.steps):
             raise ValueError("reference must be recorded at the same steps as rec (same trajectory shape "
                              f"{rec.trajectory.shape}), got shape {reference.trajectory.shape}")
         target = reference.trajectory
     if at == "end":
-        gap = np.linalg.norm(rec.trajectory[-1] - (target if reference is None else target[-1]))
-    else:
-        gap = np.linalg.norm(rec.trajectory - target, axis=1).max()
-    return float(gap / x_hat_norm(rec))
+        return float(np.linalg.norm(rec.trajectory[-1] - target[-1]) / x_hat_norm(rec))
+    return float(np.linalg.norm(rec.trajectory - target, axis=1).max() / x_hat_norm(rec))
 
 
 class TruncationTwins(NamedTuple):
@@ -63,9 +58,8 @@ class TruncationTwins(NamedTuple):
 def truncation_twins(configs: Sequence[dict], *, seeds: Sequence[int], d: int = 64, depth: int = 1,
                      width: int | None = None, lr: float = 0.1, n_per_cluster: int = 5000,
                      origin_cluster: bool = True, activation: str = "linear") -> TruncationTwins:
-    """Runs of App. F.3 / Fig. 16: every (config, seed) trained on the full and on the truncated training
-    set with the same rotation, initial weights and shuffling, so that the two differ only in the points
-    redrawn from within ``min(mu)/2`` of ``x_hat``.
+    """Runs of App. F.3 / Fig. 16: every (config, seed) on the full and on the truncated training set, which
+    differ only in the points redrawn from within ``min(mu)/2`` of ``x_hat``.
 
     Parameters
     ----------
@@ -94,7 +88,7 @@ def twin_data(cfg, seed, d, n_per_cluster, origin_cluster):
     return full, cut, n_redrawn
 
 
-def _twin_runs(cfgs, seeds, n_clusters, *, d, depth, width, activation, lr, n_per_cluster=5000,
+def _twin_runs(cfgs, seeds, n_clusters, *, d, depth, activation, lr, width=None, n_per_cluster=5000,
                origin_cluster=True):
     """Per ``(cfgs[i], seeds[i])`` its ``twin_data``, full and truncated run (model and shuffling seed ``seeds[i]``)."""
     models = [MLP(d, depth, width, activation=activation, seed=s) for s in seeds * 2]
@@ -115,22 +109,19 @@ class NearestPoints(NamedTuple):
 def nearest_training_points(mu, sigma, seeds: Sequence[int], *, origin_cluster: bool = True,
                             n_per_cluster: int = 5000) -> NearestPoints:
     """How close the training points of independent draws come to ``x_hat`` (App. F.3, Fig. 15;
-    ``claim-sim-ood``), in truncation radii ``min(mu)/2``; drawn at ``d = s`` un-rotated (no matter).
+    ``claim-sim-ood``), in truncation radii ``min(mu)/2``.
 
     Parameters
     ----------
-    seeds : sequence of int
-        Distinct seeds, one draw each.
-    mu, sigma, origin_cluster, n_per_cluster
-        As for :func:`~swingby.sim.data.make_sim`.
+    mu, sigma, seeds, origin_cluster, n_per_cluster
+        As for :func:`~swingby.sim.data.make_sim`; distinct seeds, one draw each.
     """
     seeds = seed_list("seeds", seeds, distinct=True)
     s = len(np.atleast_1d(mu))
     nearest, inside = [], []
     for sd in seeds:
         data = make_sim(mu, sigma, s, n_per_cluster, origin_cluster=origin_cluster, seed=sd)
-        dist = torch.linalg.vector_norm(data.X.double() - data.x_hat.double(), dim=1)
-        dist = dist / (float(data.mu.min()) / 2)
+        dist = torch.linalg.vector_norm(data.X.double() - data.x_hat.double(), dim=1) / (float(data.mu.min()) / 2)
         nearest.append(float(dist.min()))
         inside.append(int((dist < 1).sum()))
     return NearestPoints(np.array(nearest), np.array(inside))
@@ -149,17 +140,13 @@ class Fig16Units(NamedTuple):
 def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, depth: int = 2,
                 activation: str = "relu", lr: float = 0.1, bandwidth: float = 0.1,
                 n_centers: int = 500) -> Fig16Units:
-    """The units of ``claim-ood-fig16`` (App. F.3, Fig. 16): per configuration and seed a full run, its
-    truncated twin (:func:`truncation_twins`), and the wrong model, a narrow RBF regression
-    (:mod:`swingby.observations.ood_null`), on the same twins; run seeds ``run_seed(seed, config, d,
-    depth, stream)``, stream 0 for the twins and 1 for the RBF centres.
+    """The units of ``claim-ood-fig16`` (App. F.3): per configuration and seed a full run, its truncated twin,
+    and the wrong model, an RBF regression (:mod:`swingby.observations.ood_null`), on the same twins.
 
     Parameters
     ----------
-    configs, seeds, d, depth, activation, lr
-        As in :func:`truncation_twins` (origin cluster, 5000 points per cluster); one unit per config and seed.
-    bandwidth, n_centers
-        The RBF model's kernel width and number of centres.
+    configs, seeds, d, depth, activation, lr, bandwidth, n_centers
+        As in :func:`truncation_twins` (a unit per configuration and seed); the RBF kernel's width and centres.
     """
     configs, seeds, n_concepts = check_configs_seeds(configs, seeds, d)
     bandwidth = _checks.positive_float("bandwidth", bandwidth)
@@ -167,11 +154,9 @@ def fig16_units(configs: Sequence[dict], seeds: Sequence[int], *, d: int = 64, d
     own = [run_seed(s, c, d=d, depth=depth) for c in range(len(configs)) for s in seeds]
     center_seeds = [run_seed(s, c, d=d, depth=depth, stream=1) for c in range(len(configs)) for s in seeds]
     cfgs = [cfg for cfg in configs for _ in seeds]
-    twins, full, cut = _twin_runs(cfgs, own, n_concepts + 1, d=d, depth=depth, width=None, activation=activation,
-                                  lr=lr)
+    twins, full, cut = _twin_runs(cfgs, own, n_concepts + 1, d=d, depth=depth, activation=activation, lr=lr)
     twin = [relative_distance(c, f, at="max") for c, f in zip(cut, full)]
     steps = full[0].steps.astype(int)
-    null = [rbf_twin_delta(t[0], t[1], rbf_centers(cfg, cs, t[0].rotation, n_centers),
-                           bandwidth=bandwidth, steps=steps)
-            for t, cfg, cs in zip(twins, cfgs, center_seeds)]
+    null = [rbf_twin_delta(f, c, rbf_centers(cfg, cs, f.rotation, n_centers), bandwidth=bandwidth, steps=steps)
+            for (f, c, _), cfg, cs in zip(twins, cfgs, center_seeds)]
     return Fig16Units(np.array(twin), np.array(null), np.array([t[2] for t in twins]), full, cut)

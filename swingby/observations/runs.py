@@ -1,7 +1,6 @@
-"""The paper's settings and the sweeps of runs of the SIM observations (Sec. 3, App. F.1). Defaults are
-the authors' code (``book/authors_code.md``): SGD, lr 0.1, batch 128, 40 epochs, data shuffled once, a bias
-in every layer, the loss averaged over batch and dimensions, 5000 points per cluster, ``d = 64`` rotated,
-a cluster at the origin beside two concepts, and their ``sigma`` read as a variance (their "0.05" is 0.224).
+"""The paper's settings and the sweeps of runs of the SIM observations (Sec. 3, App. F.1), by default the
+authors' code (``book/authors_code.md``): SGD, lr 0.1, batch 128, 40 epochs, 5000 points per cluster, ``d = 64``
+rotated, a cluster at the origin, and their ``sigma`` read as a variance (their "0.05" is 0.224).
 """
 from __future__ import annotations
 
@@ -50,13 +49,8 @@ def authors_sigma_label(sigma) -> str:
 
 def record_grid(n_steps: int, *, every: int = 20, n_log: int = 100) -> np.ndarray:
     """Steps ``0..n_steps`` to record: every ``every``-th, ~``n_log`` log-spaced, the ends of 40 equal intervals."""
-    grid = np.union1d(np.arange(0, n_steps + 1, every), log_steps(n_steps, n_log))
-    grid = np.union1d(grid, np.linspace(0, n_steps, 41).round())  # 40 equal intervals
-    return np.union1d(grid, [n_steps]).astype(int)
-
-
-#: How :func:`run_sweep` seeds its runs.
-SEEDINGS = ("shared", "independent")
+    grid = np.union1d(np.arange(0, n_steps + 1, every), log_steps(n_steps, n_log))  # log_steps ends at n_steps
+    return np.union1d(grid, np.linspace(0, n_steps, 41).round()).astype(int)  # 40 equal intervals
 
 
 def run_seed(seed: int, config_index: int, *, d: int, depth: int, stream: int = 0,
@@ -100,25 +94,19 @@ def run_sweep(configs: Sequence[dict], *, d: int = 64, depth: int = 1, width: in
               record_every: int = 20, progress: bool = False, seeding: str = "shared",
               stream: int = 0) -> list[list[TrainRecord]]:
     """``records[c][k]``: one MLP per configuration and seed trained in one batched program (Figs. 2, 3, 7,
-    11-16), each exactly what :func:`swingby.sim.train.train` gives with its model, data and seed.
+    11-16), each what :func:`swingby.sim.train.train` gives with its model, data and seed.
 
     Parameters
     ----------
     configs, seeds
         Dicts with keys ``mu`` and ``sigma``, and distinct seeds: one run per configuration and seed.
-    record_every : int
-        Spacing of the linear record grid.
-    seeding : {"shared", "independent"}
-        ``"shared"``: run seed ``seeds[k]`` for every configuration (a paired design); ``"independent"``:
-        ``run_seed`` of the seed, configuration, ``d``, ``depth``, ``stream`` and activation.
-    stream : int
-        With ``"independent"``, a further number mixed into every run's seed.
-    d, origin_cluster, rotate, truncate, n_per_cluster
-        As in :func:`~swingby.sim.data.make_sim`.
-    depth, width, activation, bias
-        As in :class:`~swingby.sim.models.MLP`.
-    lr, batch_size, epochs, full_batch, loss, progress
-        As in :func:`~swingby.sim.train.train`.
+    seeding, stream
+        ``"shared"``: run seed ``seeds[k]`` for every configuration (paired); ``"independent"``: ``run_seed``
+        of the seed, configuration, ``d``, ``depth``, ``stream`` and activation.
+    d, origin_cluster, rotate, truncate, n_per_cluster, depth, width, activation, bias
+        As in :func:`~swingby.sim.data.make_sim` and :class:`~swingby.sim.models.MLP`.
+    lr, batch_size, epochs, full_batch, loss, progress, record_every
+        As in :func:`~swingby.sim.train.train` (``record_every``: spacing of the linear record grid).
     """
     configs, seeds, n_concepts = check_configs_seeds(configs, seeds, d)
     n_clusters = n_concepts + int(_checks.flag("origin_cluster", origin_cluster))
@@ -126,7 +114,7 @@ def run_sweep(configs: Sequence[dict], *, d: int = 64, depth: int = 1, width: in
     rotate, truncate = _checks.flag("rotate", rotate), _checks.flag("truncate", truncate)
     progress = _checks.flag("progress", progress)
     record_every = _checks.positive_int("record_every", record_every)
-    seeding = _checks.choice("seeding", seeding, SEEDINGS)
+    seeding = _checks.choice("seeding", seeding, ("shared", "independent"))
     stream = _checks.integer("stream", stream, low=0)
     _checks.choice("activation", activation, ACTIVATIONS)
     if seeding == "shared":
@@ -136,9 +124,8 @@ def run_sweep(configs: Sequence[dict], *, d: int = 64, depth: int = 1, width: in
                      for c in range(len(configs)) for s in seeds]
     models = [MLP(d, depth, width, activation=activation, bias=bias, seed=s) for s in run_seeds]
     n_steps = check_sweep(n, models, lr=lr, batch_size=batch_size, epochs=epochs, full_batch=full_batch, loss=loss)
-    datas = [make_sim(c["mu"], c["sigma"], d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate,
-                      truncate=truncate, seed=run_seeds[i * len(seeds) + k])
-             for i, c in enumerate(configs) for k in range(len(seeds))]
+    datas = [make_sim(cfg["mu"], cfg["sigma"], d, n_per_cluster, origin_cluster=origin_cluster, rotate=rotate,
+                      truncate=truncate, seed=s) for cfg, s in zip([c for c in configs for _ in seeds], run_seeds)]
     recs = train_batched(models, datas, lr=lr, batch_size=batch_size, epochs=epochs,
                          full_batch=full_batch, loss=loss, seed=run_seeds,
                          record_steps=record_grid(n_steps, every=min(record_every, n_steps)),
@@ -156,14 +143,12 @@ def run_sweep(configs: Sequence[dict], *, d: int = 64, depth: int = 1, width: in
 def fig2c_runs(d: int, seeds: Sequence[int], *, depth: int = 4, mu=FIG2C_MU,
                sigma=(SIGMA_05, SIGMA_05), origin_cluster: bool = True, bias: bool = True,
                progress: bool = False, seeding: str = "shared", stream: int = 0) -> list[TrainRecord]:
-    """Runs of Fig. 2(c) / Fig. 3 at dimension ``d``, one per seed, with :data:`FIG2C_SETTINGS`.
+    """Runs of Fig. 2(c) / Fig. 3 at ``d`` (2, 3, 8 or 64), one per seed, with :data:`FIG2C_SETTINGS`.
 
     Parameters
     ----------
-    d, seeds
-        2, 3, 8 or 64, and distinct seeds.
-    depth : int
-        Number of layers; 1 gives the one-layer control at the same ``d`` and ``lr``.
+    d, seeds, depth
+        The dimension; distinct seeds; layers (1: the one-layer control at the same ``d`` and ``lr``).
     mu, sigma, origin_cluster, bias, progress, seeding, stream
         As in :func:`run_sweep`.
     """

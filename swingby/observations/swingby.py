@@ -1,5 +1,4 @@
-"""The non-monotone OOD test loss of Sec. 3.3 (App. F.2; ``book/observations.md``): how far a run's test
-loss rises above its running minimum, and how often runs do so over seeds."""
+"""The non-monotone OOD test loss of Sec. 3.3 (App. F.2): its rise above its running minimum, over seeds."""
 from __future__ import annotations
 
 import bisect
@@ -21,8 +20,7 @@ def loss_rise(test_loss: np.ndarray, scale: float) -> float:
 
 
 def record_rise(rec: TrainRecord) -> float:
-    """The rise (eq. obs-rise) of a run's OOD test loss above its running minimum, in units of
-    ``0.5 * ||x_hat||^2`` (the loss of the zero output, which no lucky initialisation changes)."""
+    """The rise (eq. obs-rise) of a run's OOD test loss, in units of ``0.5 * ||x_hat||^2`` (the zero output's loss)."""
     rec = check_record("rec", rec)
     return loss_rise(rec.test_loss, 0.5 * x_hat_norm(rec) ** 2)
 
@@ -38,8 +36,7 @@ class SeedStatistics(NamedTuple):
 
 
 def seed_statistics(records: Sequence[TrainRecord], threshold: float) -> SeedStatistics:
-    """The share of non-monotone runs (:func:`record_rise` above ``threshold``), the mean and the largest
-    rise over ``records`` (Sec. 3.3, Figs. 13, 14).
+    """The share of runs whose :func:`record_rise` is above ``threshold``, the mean and the largest (Sec. 3.3).
 
     Parameters
     ----------

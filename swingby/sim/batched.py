@@ -1,6 +1,5 @@
-"""``R`` MLPs of one architecture trained as one tensor program, each on its own data with its own
-shuffling, recording what :func:`swingby.sim.train.train` would (to float32 rounding): the engine of the
-sweeps of Figs. 2, 3, 7 and 11-16 (Sec. 3, App. B, App. F).
+"""``R`` MLPs of one architecture trained as one tensor program, each on its own data and shuffling, recording
+what :func:`swingby.sim.train.train` would (to float32 rounding): the engine of the sweeps of Sec. 3, App. B, F.
 """
 from __future__ import annotations
 
@@ -18,11 +17,9 @@ from swingby.sim.train_loop import TrainRecord, batches, check_data, make_record
 __all__ = ["train_batched"]
 
 
-def _check_models(models) -> tuple[list, dict]:
-    """``models`` as a list of MLPs of one architecture, and that architecture."""
-    models = [models] if isinstance(models, MLP) else models
-    if isinstance(models, (str, bytes)) or not hasattr(models, "__iter__") or not (models := list(models)):
-        raise ValueError(f"models must be a non-empty sequence of swingby.sim.models.MLP, got {models!r}")
+def _check_runs(models, data, seed) -> tuple[list, dict, list, list]:
+    """``models`` (MLPs of one architecture), that architecture, and one finite SimData and one seed per model."""
+    models = [models] if isinstance(models, MLP) else _checks.sequence("models", models)
     specs = []
     for k, m in enumerate(models):
         _checks.instance(f"models[{k}]", m, MLP, "swingby.sim.models.MLP")
@@ -30,11 +27,7 @@ def _check_models(models) -> tuple[list, dict]:
         if specs[k] != specs[0]:
             raise ValueError(f"all models must share one architecture; models[0] is {specs[0]} but "
                              f"models[{k}] is {specs[k]}")
-    return models, specs[0]
-
-
-def _check_datas(data, n_runs: int, d: int) -> list:
-    """One finite SimData per run (a single one is shared by all runs)."""
+    n_runs = len(models)
     datas = [data] * n_runs if isinstance(data, SimData) else data
     if isinstance(datas, (str, bytes)) or not hasattr(datas, "__iter__") or len(datas := list(datas)) != n_runs:
         raise ValueError(f"data must be one SimData or one per model ({n_runs}), got {_checks.short_repr(data)}")
@@ -43,9 +36,12 @@ def _check_datas(data, n_runs: int, d: int) -> list:
         if dat.X.shape != datas[0].X.shape or dat.test_points.shape != datas[0].test_points.shape:
             raise ValueError(f"every data set must have the same shape; data[0].X is {tuple(datas[0].X.shape)} "
                              f"with {datas[0].s} concepts, data[{k}].X is {tuple(dat.X.shape)} with {dat.s}")
-        if dat.d != d:
-            raise ValueError(f"data[{k}] has d = {dat.d} but the models have d = {d}")
-    return datas
+        if dat.d != specs[0]["d"]:
+            raise ValueError(f"data[{k}] has d = {dat.d} but the models have d = {specs[0]['d']}")
+    seeds = [_checks.seed("seed", seed)] * n_runs if _checks.is_integer(seed) else seed_list("seed", seed)
+    if len(seeds) != n_runs:
+        raise ValueError(f"seed must be an int or a sequence of {n_runs} ints (one per model), got {seed!r}")
+    return models, specs[0], datas, seeds
 
 
 def train_batched(models, data, *, seed: int | Sequence[int] = 0, record_train_loss: bool = True,
@@ -55,31 +51,18 @@ def train_batched(models, data, *, seed: int | Sequence[int] = 0, record_train_l
 
     Parameters
     ----------
-    models : sequence of MLP
-        Of one architecture (``d``, ``depth``, ``width``, ``activation``, ``bias``); trained in place.
-    data : SimData or sequence of SimData
-        One data set for all runs, or one per model (same number of points and concepts).
-    seed : int or sequence of int
-        Shuffling seed, one for all runs or one per model.
-    record_train_loss, progress, **settings
-        As in :func:`~swingby.sim.train.train`.
+    models, data
+        MLPs of one architecture (trained in place); one SimData for all or one per model, all of one shape.
+    seed, record_train_loss, progress, **settings
+        As in :func:`~swingby.sim.train.train`, ``seed`` one for all runs or one per model.
     """
-    models, spec = _check_models(models)
-    n_runs = len(models)
-    datas = _check_datas(data, n_runs, spec["d"])
-    if _checks.is_integer(seed):
-        seeds = [_checks.seed("seed", seed)] * n_runs
-    elif not hasattr(seed, "__len__") or isinstance(seed, str) or len(seed) != n_runs:
-        raise ValueError(f"seed must be an int or a sequence of {n_runs} ints (one per model), got {seed!r}")
-    else:
-        seeds = seed_list("seed", seed)
-    n = datas[0].X.shape[0]
+    models, spec, datas, seeds = _check_runs(models, data, seed)
+    n_runs, n = len(models), datas[0].X.shape[0]
     sched = schedule(n, **settings, bytes_per_record=16.0 * n_runs * datas[0].test_points.numel(),
                      params=n_runs * sum(p.numel() for p in models[0].parameters()))
     _checks.memory(12.0 * n_runs * n * spec["d"], f"{n_runs} runs of {n} points in d = {spec['d']}")
     record_train_loss = _checks.flag("record_train_loss", record_train_loss)
     progress = _checks.flag("progress", progress)
-    rec_steps = sched.record_steps
 
     X = torch.stack([dat.X for dat in datas])  # (R, N, d)
     P_in = torch.stack([dat.test_points for dat in datas])  # (R, 2**s, d)
@@ -100,12 +83,19 @@ def train_batched(models, data, *, seed: int | Sequence[int] = 0, record_train_l
         return True  # divergence is read from the records afterwards
 
     with torch.no_grad():
-        record_loop(batches(X, sched, sched.shuffle, seeds, progress), update, record, rec_steps)
+        record_loop(batches(X, sched, sched.shuffle, seeds, progress), update, record, sched.record_steps)
         net.write_back(models)  # leave the trained weights in the models, like train()
 
     out = np.stack(outputs, axis=1)  # (R, records, 2**s, d)
     tl = np.stack(train_losses, axis=1)  # (R, records)
-    diverged = _divergence(out, models, rec_steps, sched)
+    # per run, the first recorded step with non-finite outputs (or weights: n_steps) or None
+    diverged = [int(sched.record_steps[np.argmax(b)]) if b.any() else None for b in ~np.isfinite(out).all(axis=(2, 3))]
+    for i, m in enumerate(models):
+        if diverged[i] is None and not all(bool(torch.isfinite(p).all()) for p in m.parameters()):
+            diverged[i] = sched.n_steps
+    if runs := [i for i, st in enumerate(diverged) if st is not None]:
+        warn_diverged(f"in {'run' if len(runs) == 1 else 'runs'} {runs} of {n_runs} (first seen at the record of "
+                      f"{'step' if len(runs) == 1 else 'steps'} {[diverged[i] for i in runs]})", sched.lr)
     return [make_record(dat, out[i], tl[i], sched, seed=seeds[i], diverged_at_step=diverged[i])
             for i, dat in enumerate(datas)]
 
@@ -129,11 +119,14 @@ class StackedMLPs:
         widest = max(self.d, spec["width"]) if self.depth > 1 else self.d
         self.features_first = widest <= FEATURES_FIRST_MAX
 
-    def forward(self, h: torch.Tensor, keep: bool = False) -> tuple[torch.Tensor, list]:
-        """Outputs ``(R, B, d)`` for inputs ``(R, B, d)``, and the input of every layer if ``keep``."""
+    def forward(self, h: torch.Tensor, keep: bool = False, first: bool = False) -> tuple[torch.Tensor, list]:
+        """Outputs of inputs ``(R, B, d)`` (``first``: ``(R, d, B)``), and every layer's input if ``keep``."""
         hs = [h]
         for k in range(self.depth):
-            z = torch.bmm(h, self.Wt[k]) if self.B is None else torch.baddbmm(self.B[k][:, None, :], h, self.Wt[k])
+            if first:
+                z = torch.bmm(self.W[k], h) if self.B is None else torch.baddbmm(self.B[k][:, :, None], self.W[k], h)
+            else:
+                z = torch.bmm(h, self.Wt[k]) if self.B is None else torch.baddbmm(self.B[k][:, None, :], h, self.Wt[k])
             h = torch.relu(z) if self.relu and k < self.depth - 1 else z
             if keep:
                 hs.append(h)
@@ -141,17 +134,8 @@ class StackedMLPs:
 
     def sgd_step(self, xb: torch.Tensor, lr: float, loss: str) -> None:
         """One SGD step of every run on its mini-batch ``xb`` ``(R, B, d)``."""
-        first = self.features_first
-        if first:  # activations (R, features, B)
-            h = xb.transpose(1, 2).contiguous()
-            hs = [h]
-            for k in range(self.depth):
-                z = torch.bmm(self.W[k], h) if self.B is None else torch.baddbmm(self.B[k][:, :, None], self.W[k], h)
-                h = torch.relu(z) if self.relu and k < self.depth - 1 else z
-                hs.append(h)
-            y = h
-        else:
-            y, hs = self.forward(xb, keep=True)
+        first = self.features_first  # activations (R, features, B)
+        y, hs = self.forward(xb.transpose(1, 2).contiguous() if first else xb, keep=True, first=first)
         nb = xb.shape[1]
         delta = (y - hs[0]) * (2.0 / (nb * self.d) if loss == "mean" else 1.0 / nb)  # d(loss) / dy
         for k in range(self.depth - 1, -1, -1):
@@ -159,10 +143,9 @@ class StackedMLPs:
             if self.B is not None:
                 self.B[k].sub_(delta.sum(2 if first else 1), alpha=lr)
             if k > 0:
-                new_delta = torch.bmm(self.Wt[k], delta) if first else torch.bmm(delta, self.W[k])
+                delta = torch.bmm(self.Wt[k], delta) if first else torch.bmm(delta, self.W[k])
                 if self.relu:
-                    new_delta = new_delta * (hs[k] > 0)
-                delta = new_delta
+                    delta = delta * (hs[k] > 0)
             # g is the gradient as (R, out, in) features-first and as (R, in, out) batch-first
             (self.W if first else self.Wt)[k].sub_(g, alpha=lr)
             (self.Wt if first else self.W)[k].sub_(g.transpose(1, 2), alpha=lr)
@@ -174,18 +157,3 @@ class StackedMLPs:
                 m.layers[k].weight.copy_(self.W[k][i])
                 if self.B is not None:
                     m.layers[k].bias.copy_(self.B[k][i])
-
-
-def _divergence(out: np.ndarray, models, rec_steps: np.ndarray, sched) -> list:
-    """Per run, the first recorded step with non-finite outputs (or weights: ``n_steps``) or None; warns once."""
-    bad = ~np.isfinite(out).all(axis=(2, 3))  # (R, records)
-    steps = [int(rec_steps[np.argmax(b)]) if b.any() else None for b in bad]
-    for i, m in enumerate(models):
-        if steps[i] is None and not all(bool(torch.isfinite(p).all()) for p in m.parameters()):
-            steps[i] = sched.n_steps
-    runs = [i for i, st in enumerate(steps) if st is not None]
-    if runs:
-        first = [steps[i] for i in runs]
-        warn_diverged(f"in {'run' if len(runs) == 1 else 'runs'} {runs} of {len(models)} (first seen at the "
-                      f"record of {'step' if len(runs) == 1 else 'steps'} {first})", sched.lr, stacklevel=4)
-    return steps

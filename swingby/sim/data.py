@@ -1,8 +1,7 @@
-"""The structured identity mapping (SIM) task (Sec. 2.1, App. F.3; ``book/sim_task.md``): the
-training set, the test points of eq. (B.1), the second moment of eq. (C.13) and both sides of eq. (4.1).
-Cluster ``p`` is centred at ``mu[p] * e_p`` (``s = len(mu)`` concepts); ``sigma`` is a standard deviation
-(the authors' code passes variances: their "0.05" is 0.224). Concept coordinates put cluster ``p`` on
-``e_p``; input coordinates are what the model sees (rotated if ``rotate``).
+"""The structured identity mapping (SIM) task (Sec. 2.1, App. F.3; ``book/sim_task.md``): the training set,
+the test points of eq. (B.1), the second moment of eq. (C.13) and both sides of eq. (4.1). Cluster ``p`` is
+centred at ``mu[p] * e_p`` in concept coordinates (the model sees them rotated if ``rotate``); ``sigma`` is a
+standard deviation (the authors' code passes variances: their "0.05" is 0.224).
 """
 from __future__ import annotations
 
@@ -78,20 +77,16 @@ def check_mu_sigma_d(mu, sigma, d) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def std_from_authors_sigma(sigma_authors) -> np.ndarray | float:
-    """``sqrt(sigma_authors)`` (a float for a scalar): the standard deviation of a ``sigma >= 0`` of the
-    authors' code and the paper's captions, which their code passes as the covariance ``diag(sigma)``
-    (0.05 -> 0.224, 0.5 -> 0.707, 2 -> 1.414)."""
-    arr = _checks.array("sigma_authors", sigma_authors, min_size=0, finite=False)
-    flat = _checks.nonneg_vector("sigma_authors", arr.reshape(-1) if arr.ndim else [float(arr)])
-    out = np.sqrt(flat).reshape(arr.shape)
-    return float(out) if arr.ndim == 0 else out
+    """``sqrt(sigma_authors)``: the standard deviation of a ``sigma >= 0`` of the authors' code and captions,
+    which their code passes as the covariance ``diag(sigma)`` (0.05 -> 0.224, 0.5 -> 0.707)."""
+    out = np.sqrt(_checks.array("sigma_authors", sigma_authors, nonneg=True))
+    return float(out) if out.ndim == 0 else out
 
 
 def second_moment(mu: Sequence[float], sigma: Sequence[float] | float, d: int, *,
                   origin_cluster: bool = False) -> np.ndarray:
-    """Diagonal ``a``, shape ``(d,)``, of the population second moment ``A = E[x x^T]`` (eq. C.13) in
-    concept coordinates: ``a_p = sigma_p^2 + mu_p^2 / n_c`` for ``p <= s`` (``n_c = s``, or ``s + 1``
-    with the origin cluster), 0 beyond.
+    """Diagonal ``a`` (shape ``(d,)``) of the population second moment ``A = E[x x^T]`` (eq. C.13) in concept
+    coordinates: ``a_p = sigma_p^2 + mu_p^2 / n_c`` (``n_c = s``, or ``s + 1`` with the origin cluster), 0 beyond.
 
     Parameters
     ----------
@@ -100,9 +95,7 @@ def second_moment(mu: Sequence[float], sigma: Sequence[float] | float, d: int, *
     """
     mu, sigma, d = check_mu_sigma_d(mu, sigma, d)
     n_clusters = len(mu) + int(_checks.flag("origin_cluster", origin_cluster))
-    a = np.zeros(d)
-    a[: len(mu)] = sigma**2 + mu**2 / n_clusters
-    return a
+    return np.pad(sigma**2 + mu**2 / n_clusters, (0, d - len(mu)))
 
 
 def random_rotation(d: int, generator: torch.Generator) -> torch.Tensor:
@@ -127,37 +120,31 @@ def _sample_clusters(mu, sigma, d, n, n_clusters, generator):
     s = len(mu)
     centres = torch.zeros(n_clusters, d, dtype=torch.float64)
     centres[:s, :s] = torch.diag(torch.as_tensor(mu, dtype=torch.float64))
-    std = torch.zeros(d, dtype=torch.float64)
-    std[:s] = torch.as_tensor(sigma, dtype=torch.float64)
+    std = torch.as_tensor(np.pad(sigma, (0, d - s)), dtype=torch.float64)
     noise = torch.randn(n_clusters, n, d, generator=generator, dtype=torch.float64)
     return centres[:, None, :] + noise * std
 
 
 def make_sim(mu: Sequence[float], sigma: Sequence[float] | float, d: int, n_per_cluster: int = 5000, *,
              origin_cluster: bool = False, rotate: bool = False, truncate: bool = False, seed: int = 0) -> SimData:
-    """Sample a SIM training set (Sec. 2.1, App. F.3): ``n_per_cluster`` i.i.d. points per cluster
-    from ``N(mu_p e_p, diag(sigma)^2)``, no noise beyond the first ``s`` directions.
+    """Sample a SIM training set (Sec. 2.1, App. F.3): ``n_per_cluster`` i.i.d. points per cluster from
+    ``N(mu_p e_p, diag(sigma)^2)``, no noise beyond the first ``s`` directions.
 
     Parameters
     ----------
     mu, sigma : sequence of float
-        Distances of the ``s`` cluster centres from the origin, and standard deviations (one per concept,
-        or one number), ``>= 0``.
-    d, n_per_cluster
-        Input dimension ``>= s``, and points per cluster.
-    origin_cluster : bool
-        Add a cluster centred at the origin (label ``s``).
-    rotate, truncate
-        Rotate data and test points by a random orthogonal matrix (App. F.1); resample every point within
-        ``min(mu)/2`` of ``x_hat`` (App. F.3, Fig. 16).
-    seed : int
-        Seed of the sampling and the rotation.
+        Distances ``>= 0`` of the ``s`` cluster centres from the origin, and standard deviations (one each or one).
+    d, n_per_cluster, seed
+        Input dimension ``>= s``, points per cluster, and the seed of the sampling and the rotation.
+    origin_cluster, rotate, truncate
+        Add a cluster at the origin (label ``s``); rotate data and test points by a random orthogonal matrix
+        (App. F.1); redraw every point within ``min(mu)/2`` of ``x_hat`` (App. F.3, Fig. 16).
     """
     mu, sigma, d = check_mu_sigma_d(mu, sigma, d)
     n = _checks.positive_int("n_per_cluster", n_per_cluster)
     rotate, truncate = _checks.flag("rotate", rotate), _checks.flag("truncate", truncate)
-    n_clusters = len(mu) + int(_checks.flag("origin_cluster", origin_cluster))
     s = len(mu)
+    n_clusters = s + int(_checks.flag("origin_cluster", origin_cluster))
     _checks.memory(40.0 * n_clusters * n * d, f"n_per_cluster = {n} with d = {d} and {n_clusters} clusters")
     _checks.memory(2.0**s * (d + s) * 4 * 3,
                    f"the 2**s test points of eq. (B.1) for s = len(mu) = {s} concepts and d = {d}")
@@ -167,15 +154,13 @@ def make_sim(mu: Sequence[float], sigma: Sequence[float] | float, d: int, n_per_
     gen = torch.Generator().manual_seed(_checks.seed("seed", seed))
     X = _sample_clusters(mu, sigma, d, n, n_clusters, gen)  # (clusters, n, d)
     points, index = test_points(mu, d)
-    x_hat = points[-1].to(torch.float64)
     if truncate:
         radius = float(mu.min()) / 2
         for _ in range(1000):
-            bad = torch.linalg.vector_norm(X - x_hat, dim=-1) < radius
+            bad = torch.linalg.vector_norm(X - points[-1].double(), dim=-1) < radius
             if not bad.any():
                 break
-            fresh = _sample_clusters(mu, sigma, d, n, n_clusters, gen)
-            X = torch.where(bad[..., None], fresh, X)
+            X = torch.where(bad[..., None], _sample_clusters(mu, sigma, d, n, n_clusters, gen), X)
         else:  # pragma: no cover - needs sigma >> mu
             raise ValueError("truncate: could not draw points outside min(mu)/2 of x_hat; sigma too large")
     labels = torch.arange(n_clusters).repeat_interleave(n)

@@ -27,12 +27,9 @@ class MLP(nn.Module):
     ----------
     d, depth, width
         Input and output dimension; number of Linear layers (1: ``W x + b``); hidden width (default ``d``).
-    activation : {"linear", "relu"}
-        Applied between layers.
-    bias : bool
-        Every Linear layer has a bias (the authors' code: yes).
-    init_scale, seed
-        Factor on every weight and bias of PyTorch's default initialisation; its seed.
+    activation, bias, init_scale, seed
+        "linear" or "relu" between layers; a bias in every layer (the authors' code: yes); a factor on PyTorch's
+        default initial weights and biases; its seed.
     """
 
     def __init__(self, d: int, depth: int = 1, width: int | None = None, *, activation: str = "linear",
@@ -81,20 +78,16 @@ class SymmetricModel(nn.Module):
     ----------
     d, d_prime
         Input dimension and inner width ``d' >= d`` (default ``d``).
-    init : {"uniform", "gaussian"}
-        Entries ``U[0,1) * init_scale`` (the authors' Fig. 5, ``init_scale = 1/5``) or
-        ``N(0, init_scale^2)`` (the ``tau`` of App. E.2).
-    init_scale, seed
-        Scale of the initial ``U``, and the seed.
+    init, init_scale, seed
+        Entries ``U[0,1) * init_scale`` ("uniform", the authors' Fig. 5 with 1/5) or ``N(0, init_scale^2)``
+        ("gaussian", the ``tau`` of App. E.2); the seed.
     """
 
     def __init__(self, d: int, d_prime: int | None = None, *, init: str = "uniform", init_scale: float = 0.2,
                  seed: int = 0) -> None:
         super().__init__()
         d = _checks.positive_int("d", d)
-        d_prime = d if d_prime is None else _checks.positive_int("d_prime", d_prime)
-        if d_prime < d:
-            raise ValueError(f"d_prime must be >= d = {d}, got {d_prime}")
+        d_prime = d if d_prime is None else _checks.integer("d_prime", d_prime, low=d)
         _checks.choice("init", init, ("uniform", "gaussian"))
         init_scale = _checks.positive_float("init_scale", init_scale)
         _checks.memory(8.0 * d * d_prime, f"U of shape (d, d_prime) = ({d}, {d_prime})")

@@ -2,9 +2,7 @@
 budget of a call (``MAX_FLOPS``), and the warning a diverging run gives (:class:`TrainingDiverged`)."""
 from __future__ import annotations
 
-import numpy as np
-
-from swingby._checks import SEED_LIMIT, is_integer, seed
+from swingby._checks import is_integer, seed
 
 __all__ = ["TrainingDiverged"]
 
@@ -20,13 +18,7 @@ def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
     """A non-empty sequence of seeds as a list of ``int`` (``distinct``: no repeats), else a ValueError."""
     if is_integer(value) or isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
-    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu":
-        if value.size and not (value.min() >= 0 and value.max() < SEED_LIMIT):
-            raise ValueError(f"{name} must hold integers in [0, 2**32), got values from "
-                             f"{value.min()} to {value.max()}")
-        seeds = value.tolist()
-    else:
-        seeds = [seed(f"{name}[{k}]", s) for k, s in enumerate(value)]
+    seeds = [seed(f"{name}[{k}]", s) for k, s in enumerate(value)]
     if not seeds:
         raise ValueError(f"{name} must be a non-empty sequence of integers in [0, 2**32), got {value!r}")
     if distinct and len(set(seeds)) != len(seeds):
@@ -37,7 +29,5 @@ def seed_list(name: str, value, *, distinct: bool = False) -> list[int]:
 def work(flops: float, what: str) -> None:
     """A ValueError if a call needs more than ``MAX_FLOPS`` operations; ``what`` names the sizes that set it."""
     if not flops <= MAX_FLOPS:
-        raise ValueError(
-            f"{what} needs about {flops:.3g} floating-point operations, more than a 2-core machine "
-            f"does in a day ({MAX_FLOPS:.0e}); use fewer steps, runs or smaller sizes"
-        )
+        raise ValueError(f"{what} needs about {flops:.3g} floating-point operations, more than a 2-core machine "
+                         f"does in a day ({MAX_FLOPS:.0e}); use fewer steps, runs or smaller sizes")

@@ -16,9 +16,6 @@ from swingby.sim.run_checks import TrainingDiverged, work
 
 __all__ = ["TrainRecord"]
 
-LOSSES = ("mean", "paper")
-SHUFFLES = ("once", "every_epoch", "none")
-
 
 @dataclass
 class TrainRecord:
@@ -80,22 +77,6 @@ def check_data(name: str, data) -> SimData:
     return data
 
 
-def _record_steps(n_steps, record_every, record_steps, bytes_per_record) -> np.ndarray:
-    if record_steps is not None and record_every is not None:
-        raise ValueError("give record_every or record_steps, not both")
-    if record_steps is not None:
-        steps = _checks.array("record_steps", record_steps, ndim=1)
-        if np.any(steps != np.round(steps)) or steps.min() < 0 or steps.max() > n_steps:
-            raise ValueError(f"record_steps must be integers in [0, n_steps = {n_steps}], "
-                             f"got {_checks.short_repr(record_steps)}")
-        return np.unique(steps.astype(int))
-    every = max(1, n_steps // 200) if record_every is None else _checks.positive_int("record_every", record_every)
-    _checks.memory((8.0 + bytes_per_record) * (n_steps // every + 2),
-                   f"record_every = {every} with {n_steps} steps (one record of the test-point outputs each)")
-    steps = np.arange(0, n_steps + 1, every)
-    return steps if steps[-1] == n_steps else np.append(steps, n_steps)
-
-
 class Schedule(NamedTuple):
     """Checked training settings of one run or of runs trained together."""
 
@@ -115,15 +96,27 @@ def schedule(n, *, lr=0.1, batch_size=128, epochs=40, full_batch=False, loss="me
     """Checked settings of runs on ``n`` points, their work bounded by ``params`` and memory by ``bytes_per_record``."""
     lr = _checks.positive_float("lr", lr)
     epochs = _checks.positive_int("epochs", epochs)
-    _checks.choice("loss", loss, LOSSES)
-    _checks.choice("shuffle", shuffle, SHUFFLES)
+    _checks.choice("loss", loss, ("mean", "paper"))
+    _checks.choice("shuffle", shuffle, ("once", "every_epoch", "none"))
     full_batch = _checks.flag("full_batch", full_batch)
     bs = n if full_batch else _checks.positive_int("batch_size", batch_size)
     spe = steps_per_epoch(n, bs)
     n_steps = epochs * spe
     work(6.0 * n_steps * min(bs, n) * params,
          f"epochs = {epochs} ({n_steps} steps of batch {min(bs, n)}) with {params} parameters")
-    steps = _record_steps(n_steps, record_every, record_steps, bytes_per_record)
+    if record_steps is not None and record_every is not None:
+        raise ValueError("give record_every or record_steps, not both")
+    if record_steps is not None:
+        steps = _checks.array("record_steps", record_steps, ndim=1)
+        if np.any(steps != np.round(steps)) or steps.min() < 0 or steps.max() > n_steps:
+            raise ValueError(f"record_steps must be integers in [0, n_steps = {n_steps}], "
+                             f"got {_checks.short_repr(record_steps)}")
+        steps = np.unique(steps.astype(int))
+    else:
+        every = max(1, n_steps // 200) if record_every is None else _checks.positive_int("record_every", record_every)
+        _checks.memory((8.0 + bytes_per_record) * (n_steps // every + 2),
+                       f"record_every = {every} with {n_steps} steps (one record of the test-point outputs each)")
+        steps = np.union1d(np.arange(0, n_steps + 1, every), [n_steps])
     _checks.memory(bytes_per_record * len(steps), f"{len(steps)} records of the test-point outputs")
     return Schedule(lr, epochs, bs, spe, n_steps, steps, full_batch, loss, shuffle)
 
@@ -132,24 +125,13 @@ def make_record(data: SimData, outputs: np.ndarray, train_loss: np.ndarray, sche
                 diverged_at_step: int | None) -> TrainRecord:
     """The :class:`TrainRecord` of one run from its recorded outputs."""
     pts = data.to_concept(data.test_points).double().numpy()
-    return TrainRecord(
-        steps=sched.record_steps.astype(int),
-        epochs=sched.record_steps / sched.steps_per_epoch,
-        outputs=outputs,
-        test_points=pts,
-        test_index=data.test_index.numpy().astype(int),
-        test_loss=0.5 * ((outputs[:, -1] - pts[-1]) ** 2).sum(axis=-1),
-        train_loss=np.asarray(train_loss),
-        config=dict(lr=sched.lr, batch_size=sched.batch_size, epochs=sched.epochs, full_batch=sched.full_batch,
-                    loss=sched.loss, shuffle=sched.shuffle, seed=int(seed), steps_per_epoch=sched.steps_per_epoch,
-                    n_steps=sched.n_steps, diverged_at_step=diverged_at_step),
-    )
-
-
-def batch_loss(pred: torch.Tensor, target: torch.Tensor, loss: str) -> torch.Tensor:
-    """``"mean"``: mean over batch and dims (``MSELoss``, the authors' code); ``"paper"``: eq. (2.1)."""
-    sq = (pred - target) ** 2
-    return sq.mean() if loss == "mean" else 0.5 * sq.sum(dim=-1).mean()
+    config = dict(lr=sched.lr, batch_size=sched.batch_size, epochs=sched.epochs, full_batch=sched.full_batch,
+                  loss=sched.loss, shuffle=sched.shuffle, seed=int(seed), steps_per_epoch=sched.steps_per_epoch,
+                  n_steps=sched.n_steps, diverged_at_step=diverged_at_step)
+    return TrainRecord(steps=sched.record_steps.astype(int), epochs=sched.record_steps / sched.steps_per_epoch,
+                       outputs=outputs, test_points=pts, test_index=data.test_index.numpy().astype(int),
+                       test_loss=0.5 * ((outputs[:, -1] - pts[-1]) ** 2).sum(axis=-1),
+                       train_loss=np.asarray(train_loss), config=config)
 
 
 def batches(X: torch.Tensor, sched: Schedule, shuffle: str, seeds: list[int], progress: bool):
@@ -185,8 +167,8 @@ def record_loop(batches, update, record, rec_steps: np.ndarray) -> int | None:
     return None
 
 
-def warn_diverged(where: str, lr: float, stacklevel: int = 3) -> None:
+def warn_diverged(where: str, lr: float) -> None:
     """Warn ``TrainingDiverged`` for runs that diverged ``where``."""
     warnings.warn(f"training diverged: the loss or the outputs became NaN or infinite {where} with "
                   f"lr = {lr}; the record holds NaN from there on and its metrics are refused "
-                  "(use a smaller lr)", TrainingDiverged, stacklevel=stacklevel)
+                  "(use a smaller lr)", TrainingDiverged, stacklevel=3)

@@ -1,16 +1,19 @@
 """Reading a stored diffusion sweep (paper Sec. 5, Fig. 6) for ``book/diffusion.md``: each class's point in
 concept space per run and checkpoint, the shares of samples that show a disc or both of a class's concepts,
-and the words and App. G values of the chapter's glued sentences. ``res`` is a complete sweep
-(:func:`swingby.diffusion.runs.storage.load_results`)."""
+the words and App. G values of the chapter's glued sentences, and each concept's signal on the pixels (for the
+exercise on the order of learning). ``res``: a complete sweep (:func:`swingby.diffusion.runs.storage.load_results`).
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from swingby import _checks
 from swingby.diffusion.concept_space import RADIUS_SPLIT
-from swingby.diffusion.data import CLASSES
+from swingby.diffusion.data import CLASSES, render, sample_attributes
+from swingby.diffusion.presets import Preset
+from swingby.diffusion.runs.evaluation import circles_config
 
-__all__ = ["APP_G_DIAMETERS", "counted", "joint_accuracy", "mean_trajectories", "trajectories",
+__all__ = ["APP_G_DIAMETERS", "counted", "joint_accuracy", "mean_trajectories", "pixel_signals", "trajectories",
            "valid_fraction"]
 
 CLASS_11 = 3  #: index of the held-out class in ``CLASSES``
@@ -97,3 +100,26 @@ def counted(k: int, noun: str, verb: tuple[str, str] | None = None) -> str:
             raise ValueError(f"verb must be a (singular, plural) pair of str, got {verb!r}")
         text += " " + (verb[1] if k > 1 else verb[0])
     return text
+
+
+def pixel_signals(preset: Preset, dcs, n_per_class: int, seed: int) -> np.ndarray:
+    """Each concept's signal on the pixels ``(G, 2)``: the squared distance between the mean test images
+    of 00 and 10 (colour) and of 00 and 01 (size), at each colour separation.
+
+    Parameters
+    ----------
+    preset, dcs : Preset, array_like (G,)
+        The image size, ``ds`` and positions; the colour separations, each in [0, 1].
+    n_per_class, seed : int
+        Images per class and separation (>= 1), and the seed of the draws.
+    """
+    dcs = _checks.array("dcs", dcs, ndim=1)
+    n_per_class = _checks.integer("n_per_class", n_per_class, low=1)
+    rng = np.random.default_rng(_checks.integer("seed", seed, low=0))
+    out = []
+    for dc in dcs:
+        cfg = circles_config(preset, float(dc))
+        mean = {c: render(cfg, sample_attributes(cfg, c, n_per_class, rng, test=True), rng).mean(axis=0)
+                for c in ("00", "01", "10")}
+        out.append([np.sum((mean["10"] - mean["00"]) ** 2), np.sum((mean["01"] - mean["00"]) ** 2)])
+    return np.array(out)
