@@ -24,15 +24,18 @@
         if (c.type === "range") c.setAttribute("aria-valuetext", text);
         return data.names[i] + " = " + text;
       });
-      img.src = "data:image/webp;base64," + data.frames[root.sbFrame()];
-      img.alt = data.alt + " (" + words.join(", ") + ")";
+      var f = root.sbFrame(), status = root.querySelector(".sb-status");
+      img.src = "data:image/webp;base64," + data.frames[f];
+      img.alt = data.alt + " (" + words.join(", ") + ")" + (data.titles[f] ? ": " + data.titles[f] : "");
+      if (status && root.sbMoved) status.textContent = "Showing " + words.join(", ") + ".";
     };
     root.sbControls = controls;
     root.sbData = data;
     controls.forEach(function (c) {
-      c.addEventListener("input", root.sbShow);
-      c.addEventListener("change", root.sbShow);
+      c.addEventListener("input", function () { root.sbMoved = true; root.sbShow(); });
+      c.addEventListener("change", function () { root.sbMoved = true; root.sbShow(); });
     });
+    root.sbShow();
   }
 
   function decodes(src) {

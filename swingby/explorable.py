@@ -67,6 +67,12 @@ def _default_option(axis: Axis, values: dict) -> int:
     return hits[0]
 
 
+def _titles(fig) -> str:
+    """The figure's title and its panels' titles, for the image's alternative text."""
+    texts = [fig.get_suptitle()] + [ax.get_title() for ax in fig.axes]
+    return "; ".join(" ".join(t.split()) for t in texts if t.strip())
+
+
 def _frame(fig) -> bytes:
     """The figure as the inline backend's PNG, re-encoded as lossless WebP."""
     import matplotlib.pyplot as plt
@@ -120,17 +126,19 @@ def render(draw: Callable[..., object], values: dict, grid: Sequence[Axis], *, a
     settings = [{**values, **{k: v for a, j in zip(grid, p) for k, v in a.options[j][1].items()}} for p in points]
     if prepare is not None:
         prepare(settings)
-    frames, index, seen = [], [], {}
+    frames, titles, index, seen = [], [], [], {}
     for kwargs in settings:
         fig = draw(**kwargs)
         if fig is None:
             raise ValueError(f"the explorer draws no figure at {kwargs}: the grid must hold drawable points only")
+        title = _titles(fig)
         webp = _frame(fig)
         index.append(seen.setdefault(webp, len(frames)))
         if index[-1] == len(frames):
             frames.append(base64.b64encode(webp).decode("ascii"))
+            titles.append(title)
     uid = "sb-" + hashlib.sha256("".join(frames).encode()).hexdigest()[:10]
-    data = {"sizes": [len(a.options) for a in grid], "index": index, "frames": frames, "alt": alt,
+    data = {"sizes": [len(a.options) for a in grid], "index": index, "frames": frames, "alt": alt, "titles": titles,
             "names": [a.name for a in grid], "labels": [[t for t, _ in a.options] for a in grid]}
     first = frames[index[points.index(tuple(start))]]
     payload = json.dumps(data).replace("</", "<\\/")  # nothing in it may close the script element
@@ -140,8 +148,8 @@ def render(draw: Callable[..., object], values: dict, grid: Sequence[Axis], *, a
             f'font-family:sans-serif;font-size:0.9em">\n{controls}\n</div>\n'
             f'<img class="sb-frame" style="max-width:100%" alt="{html.escape(alt)}" '
             f'src="data:image/webp;base64,{first}">\n'
-            f'<p style="font-size:0.8em;color:#555">Precomputed: {len(points)} settings on this grid '
-            f'({len(frames)} distinct figures); run the notebook for any other value.</p>\n'
+            f'<p style="font-size:0.8em;color:#555">Precomputed: {len(points)} settings ({len(frames)} distinct '
+            f'figures). <span class="sb-status" aria-live="polite"></span></p>\n'
             f'<script type="application/json" class="sb-frames">{payload}</script>\n'
             f'<script>\n{SCRIPT.read_text()}</script>\n</div>')
     if len(page) > MAX_BYTES:

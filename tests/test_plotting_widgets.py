@@ -64,7 +64,9 @@ def test_plot_sim_3d():
 def test_trajectory_and_concept_plane():
     ax = _ax()
     line = OP.plot_trajectory(ax, REC.trajectory, n_markers=3, label="run", color="tab:red")
-    assert isinstance(line, Line2D) and len(ax.lines) == 2  # the path and its markers
+    assert isinstance(line, Line2D) and len(ax.lines) == 1  # the path
+    arrows = [t.arrow_patch for t in ax.texts]  # an arrowhead at each marker step, along the path
+    assert 1 <= len(arrows) <= 4 and all(a.get_arrowstyle().__class__.__name__ == "CurveFilledB" for a in arrows)
     OP.mark_concept_plane(ax, [1.0, 2.0])
     assert ax.get_xlabel() == "output along concept 1"
 
@@ -94,7 +96,7 @@ def test_theory_panels():
     assert not ax.texts  # coloured growth lines go without rotated labels
     ax = _ax()
     assert TP.plot_output_trajectory(ax, SYM, [1.0, 1.0], centres=True) is ax
-    assert len(ax.lines) >= 6  # three trajectories with their markers
+    assert len(ax.lines) >= 3 and len(ax.texts) >= 3  # three trajectories with their arrowheads
 
 
 def test_sweep_panels():

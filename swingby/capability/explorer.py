@@ -50,12 +50,12 @@ def draw_capability_view(res: dict, dc_index: int, seed_index: int, checkpoint: 
     a1.set_ylabel("P(small)")
     a1.legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
     a1.set_title(f"{labels[q]}\nblue-small: classifier {clf[q]:.0%}, pixels {pix[q]:.0%}; "
-                 f"capability {max(clf):.0%}", fontsize=8)
+                 f"plain prompt {clf[0]:.0%}; capability {max(clf):.0%}", fontsize=8)
     return axes
 
 
 def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None,
-                        prompt: int = 0) -> Explorer | None:
+                        prompt: int = 0, page_checkpoints=()) -> Explorer | None:
     """The view at the given values, drawn at once; in a live notebook, menus that redraw it
     (``swingby.live.explorer``; ``None`` in static mode, ``SWINGBY_STATIC=1``).
 
@@ -69,13 +69,16 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         Starting checkpoint (None: the last).
     prompt : int
         Starting prompt (0: plain).
+    page_checkpoints : sequence of int
+        Checkpoints the static page's slider holds besides its evenly spaced ones (e.g. those a
+        chapter's questions name).
 
     Notes
     -----
     The static page's explorable (:mod:`swingby.explorable`) moves the separation over every
-    value of the sweep and the checkpoint over six evenly spaced ones and the starting one, at
-    the starting seed and prompt: 28 figures of the stored sweep's 4 separations, drawn in about
-    15 s.
+    value of the sweep and the checkpoint over six evenly spaced ones, the starting one and
+    ``page_checkpoints``, at the starting seed and prompt: about 36 figures of the stored sweep's
+    4 separations, drawn in about 15 s.
     """
     if not isinstance(res, dict) or not {"thumbs", "cap_probs", "done", "meta"} <= set(res):
         raise ValueError("res must be a results dict of swingby.diffusion.runs.storage.load_results with thumbs and "
@@ -107,8 +110,9 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         )
 
     # the default view checks the starting values (draw_capability_view) before any widget exists
-    ks = sorted({*np.linspace(0, K - 1, 6).round().astype(int).tolist(), k0})
-    grid = [along("i", "dc", list(range(D)), [f"{d:.3g}" for d in cfg["separations"]]),
+    extra = [_checks.index(f"page_checkpoints[{n}]", k, K) for n, k in enumerate(page_checkpoints)]
+    ks = sorted({*np.linspace(0, K - 1, 6).round().astype(int).tolist(), k0, *extra})
+    grid = [along("i", "colour separation dc", list(range(D)), [f"{d:.3g}" for d in cfg["separations"]]),
             along("k", "step", ks, [str(steps[k]) for k in ks])]
     return explorer(draw, values, make_controls, layout=(2, 2), side=False, grid=grid,
                     note="Move a control to redraw the view above for other values (needs a running kernel).",

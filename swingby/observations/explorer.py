@@ -78,7 +78,7 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
         )
 
     grid = [along("depth", "depth", [1, 2, 3, 4]),
-            along("origin", "origin cluster", [True, False], ["on", "off"], slider=False),
+            along("origin", "origin cluster", [False, True], ["off", "on"], slider=False),
             Axis("d, learning rate", (("2, 0.01", dict(d=2, lr=0.01)), ("64, 0.1", dict(d=64, lr=0.1))), False)]
     return explorer(draw, values, make_controls, grid=grid,
                     alt="output trajectory at x_hat and OOD test loss of one MLP")

@@ -36,7 +36,12 @@ def plot_trajectory(ax, trajectory, *, n_markers: int = 10, label=None, color=No
         marker_steps = np.linspace(0, len(trajectory) - 1, n_markers + 1).round().astype(int)
     marker_steps = np.asarray(marker_steps).astype(int)
     line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=1.5)
-    ax.plot(trajectory[marker_steps, i], trajectory[marker_steps, j], ">", ms=4, color=line.get_color())
+    for m in marker_steps:  # an arrowhead pointing the way the path goes next (or came, at its end)
+        a, b = (m, m + 1) if m + 1 < len(trajectory) else (m - 1, m)
+        if a >= 0 and np.any(trajectory[b, [i, j]] != trajectory[a, [i, j]]):
+            ax.annotate("", xy=trajectory[b, [i, j]], xytext=trajectory[a, [i, j]], annotation_clip=False,
+                        arrowprops=dict(arrowstyle="-|>", color=line.get_color(), lw=0, mutation_scale=12,
+                                        shrinkA=0, shrinkB=0))
     return line
 
 

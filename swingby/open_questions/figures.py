@@ -79,15 +79,22 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
 
     Notes
     -----
-    The static page's explorable (:mod:`swingby.explorable`) holds every stored cell of every
-    experiment given (a cell past an experiment's last shows its last, as the live slider does).
+    The static page's explorable (:mod:`swingby.explorable`) has one menu of every stored cell of
+    every experiment given, in the order given, each named by its setting.
     """
-    from swingby.explorable import along
+    from swingby.explorable import Axis
     from swingby.live import explorer
 
     if not isinstance(stored, dict) or name not in stored:
         raise ValueError(f"name must be one of the stored experiments {sorted(stored) if isinstance(stored, dict) else stored}, "
                          f"got {name!r}")
+
+    def setting(name, cell):
+        """The title of a cell: its network, initialisation, training and data."""
+        c = stored[name][1]["cells"][cell]
+        layers = "layer" if c["depth"] == 1 else "layers"
+        return (f"{c['depth']} {layers} {c['activation']}, width {c['width']}, init x{c['init_scale']:g}, "
+                f"{c['mode']}, {c['variant']}, {c['layout']}")
 
     def draw(name, cell):
         arrays, meta = stored[name]
@@ -95,11 +102,8 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
         if f"loss_{cell}_0" not in arrays:
             print(f"cell {cell} of {name} was not run")
             return None
-        c = meta["cells"][cell]
         fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.4))
-        layers = "layer" if c["depth"] == 1 else "layers"
-        plot_cell(axes, arrays, meta, cell, title=f"{name}: {c['depth']} {layers} {c['activation']}, width "
-                  f"{c['width']}, init x{c['init_scale']:g}, {c['mode']}, {c['variant']}, {c['layout']}")
+        plot_cell(axes, arrays, meta, cell, title=f"{name}: {setting(name, cell)}")
         fig.tight_layout()
         return fig
 
@@ -108,9 +112,10 @@ def cell_explorer(stored: dict, name: str = "batch", cell: int = 0):
         return {"name": widgets.Dropdown(options=sorted(stored), value=name, description="question"),
                 "cell": widgets.IntSlider(value=cell, min=0, max=max(len(m["cells"]) for _, m in stored.values()) - 1,
                                           description="cell")}
-    names = sorted(stored)
-    cells = along("cell", "cell", list(range(max(len(m["cells"]) for _, m in stored.values()))))
-    grid = [cells] if len(names) == 1 else [along("name", "question", names, slider=False), cells]
+    # the static page: one menu of every stored cell, in the order given, each named by its setting
+    every = [(f"{n} {k}: {setting(n, k)}", {"name": n, "cell": k})
+             for n, (arrays, meta) in stored.items() for k in range(len(meta["cells"])) if f"loss_{k}_0" in arrays]
+    grid = [Axis("question and cell" if len(stored) > 1 else "cell", tuple(every), False)]
     return explorer(draw, {"name": name, "cell": cell}, controls, note="Move a control to redraw.", grid=grid,
                     alt="output trajectories at x_hat and test losses of one cell's stored seeds")
 

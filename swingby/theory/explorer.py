@@ -97,7 +97,7 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
         return controls
 
     grid = [along("mu_1", "μ₁", sorted({0.5, 0.625, 0.75, 0.875, 1.0, mu[0]})),
-            along("init_scale", "init scale", sorted({0.2, 1.0, init_scale})),
+            along("init_scale", "init scale", sorted({0.2, 1.0, init_scale}), slider=False),
             along("matrix", "matrix", ["authors", "paper"], ["authors' A²", "paper's A"], slider=False)]
     return explorer(draw, values, make_controls, grid=grid, prepare=prepare,
                     alt="Jacobian entries, test loss and output trajectory of the symmetric two-layer model")

@@ -17,11 +17,11 @@ from swingby.live import Explorer, explorer
 __all__ = ["lean", "sweep_explorer"]
 
 
-def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
-                   checkpoint: int | None = None) -> Explorer | None:
+def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None,
+                   page_checkpoints=()) -> Explorer | None:
     """Menus for separation and seed and a slider for the checkpoint; draws the samples (left) and the
-    concept-space points of every class for that seed, with its path so far (right). The default view is
-    drawn at once as a plain figure; a live notebook shows the controls below it (else returns None).
+    concept-space points of every class for that seed, with its path so far (right). A live notebook shows
+    the controls below the view; in static mode the page's explorable replaces both (and it returns None).
 
     Parameters
     ----------
@@ -31,12 +31,16 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
         The colour separation and the seed to start at (indices into the sweep's lists).
     checkpoint : int or None
         The checkpoint to start at; ``None`` for the last.
+    page_checkpoints : sequence of int
+        Checkpoints the static page's slider holds besides its evenly spaced ones (e.g. those a
+        chapter's questions name).
 
     Notes
     -----
     The static page's explorable (:mod:`swingby.explorable`) moves the separation over every
-    value of the sweep and the checkpoint over eight evenly spaced ones (and the starting one), at
-    the starting seed: 32 figures of the stored sweep's 4 separations, drawn in about 15 s.
+    value of the sweep and the checkpoint over seven evenly spaced ones, the starting one and
+    ``page_checkpoints``, at the starting seed: about 36 figures of the stored sweep's 4
+    separations, drawn in about 15 s.
     """
     traj = A.trajectories(res)  # checks res
     cfg, steps = res["meta"]["config"], res["meta"]["checkpoint_steps"]
@@ -78,8 +82,9 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0,
                                 continuous_update=False),
         )
 
-    ks = sorted({*np.linspace(0, n_ckpt - 1, 8).round().astype(int).tolist(), values["k"]})
-    grid = [along("i", "dc", list(range(n_dc)), [f"{d:.3g}" for d in cfg["separations"]]),
+    extra = [_checks.index(f"page_checkpoints[{n}]", k, n_ckpt) for n, k in enumerate(page_checkpoints)]
+    ks = sorted({*np.linspace(0, n_ckpt - 1, 7).round().astype(int).tolist(), values["k"], *extra})
+    grid = [along("i", "colour separation dc", list(range(n_dc)), [f"{d:.3g}" for d in cfg["separations"]]),
             along("k", "step", ks, [str(steps[k]) for k in ks])]
     return explorer(draw, values, make_controls, layout=(3,), side=False, grid=grid,
                     alt="stored samples of the four classes and their concept-space paths")
