@@ -78,7 +78,7 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
     The static page's explorable (:mod:`swingby.explorable`) moves the separation over every
     value of the sweep and the checkpoint over six evenly spaced ones, the starting one and
     ``page_checkpoints``, at the starting seed and prompt: about 36 figures of the stored sweep's
-    4 separations, drawn in about 15 s.
+    4 separations, drawn in about 8 s.
     """
     if not isinstance(res, dict) or not {"thumbs", "cap_probs", "done", "meta"} <= set(res):
         raise ValueError("res must be a results dict of swingby.diffusion.runs.storage.load_results with thumbs and "

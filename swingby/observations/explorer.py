@@ -38,7 +38,7 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
     the origin cluster, and sets ``d`` and the learning rate to Fig. 2(c)'s 2 and 0.01 or the
     authors' high-dimensional 64 and 0.1: 16 runs of about 0.2 s, trained one by one (each grid
     point differs in architecture, data shape or learning rate, which the batched engine cannot
-    stack), drawn in about 10 s.
+    stack), trained and drawn in about 8 s.
     """
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)
     epochs = _checks.integer("epochs", epochs, low=1, high=MAX_EPOCHS)

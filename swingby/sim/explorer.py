@@ -27,7 +27,7 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
     -----
     The static page's explorable (:mod:`swingby.explorable`) has a menu of four ``sigma``: the
     default, ``sigma_1`` raised to 0.6 and to 1, and every ``sigma_p`` at 1; and the origin cluster
-    and truncation switched on and off: 16 settings, drawn in about 15 s.
+    and truncation switched on and off: 16 settings, drawn in about 5 s.
     """
     mu, sigma = slider_values("mu", mu, 3, 0.0, 4.0), slider_values("sigma", sigma, 3, 0.0, 1.5)
     n_per_cluster = _checks.integer("n_per_cluster", n_per_cluster, low=1, high=MAX_POINTS)

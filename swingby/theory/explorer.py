@@ -40,7 +40,7 @@ def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: 
     The static page's explorable (:mod:`swingby.explorable`) moves ``mu_1`` over 0.5 to 1 in five
     steps, the initialisation scale between 0.2 and 1, and switches the matrix (each grid holding
     its default): 20 runs, simulated in 10 batches of both scales (under a second), drawn in about
-    10 s.
+    8 s.
     """
     mu = slider_values("mu", mu, 2, 0.2, 3.0)
     sigma = _checks.number("sigma", sigma, low=0.0, high=1.5)

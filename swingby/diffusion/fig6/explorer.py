@@ -40,7 +40,7 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint
     The static page's explorable (:mod:`swingby.explorable`) moves the separation over every
     value of the sweep and the checkpoint over seven evenly spaced ones, the starting one and
     ``page_checkpoints``, at the starting seed: about 36 figures of the stored sweep's 4
-    separations, drawn in about 15 s.
+    separations, drawn in about 6 s.
     """
     traj = A.trajectories(res)  # checks res
     cfg, steps = res["meta"]["config"], res["meta"]["checkpoint_steps"]
