@@ -12,8 +12,8 @@ from swingby.capability import measures as CM
 from swingby.capability import probes as CP
 from swingby.capability.plots import CAP_COLOUR
 from swingby.diffusion.data import CLASSES
+from swingby.diffusion.fig6.explorer import sweep_grid
 from swingby.diffusion.fig6.plots import CLASS_COLOURS, CLASS_NAMES, corners, plot_image_grid
-from swingby.explorable import along
 from swingby.live import Explorer, explorer
 
 __all__ = ["capability_explorer"]
@@ -70,15 +70,13 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
     prompt : int
         Starting prompt (0: plain).
     page_checkpoints : sequence of int
-        Checkpoints the static page's slider holds besides its evenly spaced ones (e.g. those a
-        chapter's questions name).
+        As in :func:`swingby.diffusion.fig6.explorer.sweep_explorer`.
 
     Notes
     -----
-    The static page's explorable (:mod:`swingby.explorable`) moves the separation over every
-    value of the sweep and the checkpoint over six evenly spaced ones, the starting one and
-    ``page_checkpoints``, at the starting seed and prompt: about 36 figures of the stored sweep's
-    4 separations, drawn in about 8 s.
+    The static page's explorable (:func:`~swingby.diffusion.fig6.explorer.sweep_grid` with six
+    evenly spaced checkpoints) holds the starting seed and prompt: about 36 figures of the stored
+    sweep's 4 separations, drawn in about 8 s.
     """
     if not isinstance(res, dict) or not {"thumbs", "cap_probs", "done", "meta"} <= set(res):
         raise ValueError("res must be a results dict of swingby.diffusion.runs.storage.load_results with thumbs and "
@@ -110,10 +108,7 @@ def capability_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, check
         )
 
     # the default view checks the starting values (draw_capability_view) before any widget exists
-    extra = [_checks.index(f"page_checkpoints[{n}]", k, K) for n, k in enumerate(page_checkpoints)]
-    ks = sorted({*np.linspace(0, K - 1, 6).round().astype(int).tolist(), k0, *extra})
-    grid = [along("i", "colour separation dc", list(range(D)), [f"{d:.3g}" for d in cfg["separations"]]),
-            along("k", "step", ks, [str(steps[k]) for k in ks])]
+    grid = sweep_grid(cfg["separations"], steps, 6, k0, page_checkpoints)
     return explorer(draw, values, make_controls, layout=(2, 2), side=False, grid=grid,
                     note="Move a control to redraw the view above for other values (needs a running kernel).",
                     alt="stored samples of the plain prompts and class 11 in concept space under every prompt")

@@ -14,7 +14,28 @@ from swingby.diffusion.rules import RULES
 from swingby.explorable import along
 from swingby.live import Explorer, explorer
 
-__all__ = ["lean", "sweep_explorer"]
+__all__ = ["lean", "sweep_explorer", "sweep_grid"]
+
+
+def sweep_grid(separations, steps, n_even: int, start: int, page_checkpoints=()) -> list:
+    """The static page's controls of a stored sweep's explorer (:mod:`swingby.explorable`): every
+    colour separation (draw argument ``i``) and checkpoints (``k``): ``n_even`` evenly spaced ones,
+    ``start`` and ``page_checkpoints``.
+
+    Parameters
+    ----------
+    separations, steps : sequence
+        The sweep's separations and checkpoint steps.
+    n_even, start : int
+        How many evenly spaced checkpoints, and the starting checkpoint's index.
+    page_checkpoints : sequence of int
+        Further checkpoints, by index (e.g. those a chapter's questions name).
+    """
+    n = len(steps)
+    extra = [_checks.index(f"page_checkpoints[{j}]", k, n) for j, k in enumerate(page_checkpoints)]
+    ks = sorted({*np.linspace(0, n - 1, n_even).round().astype(int).tolist(), start, *extra})
+    return [along("i", "colour separation dc", list(range(len(separations))), [f"{d:.3g}" for d in separations]),
+            along("k", "step", ks, [str(steps[k]) for k in ks])]
 
 
 def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint: int | None = None,
@@ -82,10 +103,7 @@ def sweep_explorer(res: dict, dc_index: int = 0, seed_index: int = 0, checkpoint
                                 continuous_update=False),
         )
 
-    extra = [_checks.index(f"page_checkpoints[{n}]", k, n_ckpt) for n, k in enumerate(page_checkpoints)]
-    ks = sorted({*np.linspace(0, n_ckpt - 1, 7).round().astype(int).tolist(), values["k"], *extra})
-    grid = [along("i", "colour separation dc", list(range(n_dc)), [f"{d:.3g}" for d in cfg["separations"]]),
-            along("k", "step", ks, [str(steps[k]) for k in ks])]
+    grid = sweep_grid(cfg["separations"], steps, 7, values["k"], page_checkpoints)
     return explorer(draw, values, make_controls, layout=(3,), side=False, grid=grid,
                     alt="stored samples of the four classes and their concept-space paths")
 
