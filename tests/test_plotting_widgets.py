@@ -65,8 +65,11 @@ def test_trajectory_and_concept_plane():
     ax = _ax()
     line = OP.plot_trajectory(ax, REC.trajectory, n_markers=3, label="run", color="tab:red")
     assert isinstance(line, Line2D) and len(ax.lines) == 1  # the path
-    arrows = [t.arrow_patch for t in ax.texts]  # an arrowhead at each marker step, along the path
-    assert 1 <= len(arrows) <= 4 and all(a.get_arrowstyle().__class__.__name__ == "CurveFilledB" for a in arrows)
+    assert len(ax.texts) == 4  # an arrowhead at each of the 3 + 1 marker steps
+    leftward = _ax()  # the arrowheads point the way the path goes (a fixed '>' marker would point right)
+    OP.plot_trajectory(leftward, np.array([[2.0, 0.0], [1.0, 0.5], [0.0, 1.0]]), n_markers=2)
+    assert len(leftward.texts) == 3
+    assert all(t.xy[0] < t.xyann[0] and t.xy[1] > t.xyann[1] for t in leftward.texts)
     OP.mark_concept_plane(ax, [1.0, 2.0])
     assert ax.get_xlabel() == "output along concept 1"
 
