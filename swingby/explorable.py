@@ -118,7 +118,12 @@ def render(draw: Callable[..., object], values: dict, grid: Sequence[Axis], *, a
         Called once with the list of every grid point's arguments before the first draw (to
         compute them in one batch).
     """
-    grid = list(grid)
+    if not callable(draw) or not isinstance(values, dict) or not isinstance(alt, str):
+        raise ValueError(f"draw must be callable, values a dict and alt a str, got {type(draw).__name__}, "
+                         f"{type(values).__name__} and {type(alt).__name__}")
+    if prepare is not None and not callable(prepare):
+        raise ValueError(f"prepare must be callable or None, got {type(prepare).__name__}")
+    grid = list(grid) if isinstance(grid, (list, tuple)) else []
     if not grid or not all(isinstance(a, Axis) for a in grid):
         raise ValueError(f"grid must be a non-empty sequence of swingby.explorable.Axis, got {grid!r}")
     start = [_default_option(a, values) for a in grid]

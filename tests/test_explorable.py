@@ -102,6 +102,18 @@ def test_bad_grids_are_refused(values, grid, words):
         X.render(_draw, values, grid, alt="x")
 
 
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(draw=None), "draw must be callable"),
+    (dict(values=[1.0]), "values a dict"),
+    (dict(alt=3), "alt a str"),
+    (dict(prepare=5), "prepare must be callable or None"),
+    (dict(grid=GRID[0]), "grid must be a non-empty sequence"),
+])
+def test_bad_arguments_are_named(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        X.render(**{"draw": _draw, "values": dict(a=1.0, b=0), "grid": GRID, "alt": "x", **kwargs})
+
+
 def test_a_point_that_draws_nothing_is_refused():
     with pytest.raises(ValueError, match="draws no figure"):
         X.render(lambda a, b: None if a else _draw(a, b), dict(a=0.0, b=0), GRID, alt="x")
