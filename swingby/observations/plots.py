@@ -28,17 +28,18 @@ def _panel(ax, title, records, labels) -> tuple[list, list]:
 
 
 def plot_trajectory(ax, trajectory, *, n_markers: int = 10, label=None, color=None, dims=(0, 1),
-                    marker_steps=None):
+                    marker_steps=None, lw: float = 1.5):
     """Draw a trajectory ``(R, d)`` in the plane of concepts ``dims``, arrows at rows ``marker_steps`` (or evenly)."""
     trajectory = np.asarray(trajectory, dtype=float)
     i, j = dims
     if marker_steps is None:
         marker_steps = np.linspace(0, len(trajectory) - 1, n_markers + 1).round().astype(int)
     marker_steps = np.asarray(marker_steps).astype(int)
-    line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=1.5)
+    line, = ax.plot(trajectory[:, i], trajectory[:, j], label=label, color=color, lw=lw)
     for m in marker_steps:  # an arrowhead pointing the way the path goes next (or came, at its end)
         a, b = (m, m + 1) if m + 1 < len(trajectory) else (m - 1, m)
-        if a >= 0 and np.any(trajectory[b, [i, j]] != trajectory[a, [i, j]]):
+        ends = trajectory[[a, b]][:, [i, j]]
+        if a >= 0 and np.all(np.isfinite(ends)) and np.any(ends[1] != ends[0]):
             ax.annotate("", xy=trajectory[b, [i, j]], xytext=trajectory[a, [i, j]], annotation_clip=False,
                         arrowprops=dict(arrowstyle="-|>", color=line.get_color(), lw=0, mutation_scale=12,
                                         shrinkA=0, shrinkB=0))

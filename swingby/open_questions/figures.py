@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from swingby import _checks
+from swingby.observations.plots import plot_trajectory
 from swingby.open_questions.checks import pass_flags
 from swingby.open_questions.rules import OQ_RULES, OpenRules
 from swingby.style import PALETTE
@@ -53,7 +54,10 @@ def plot_cell(axes, arrays: dict, meta: dict, cell: int, title: str) -> None:
     for j, colours in ((1, ["0.6"] * 3), (0, [PALETTE["blue"], PALETTE["orange"], PALETTE["green"]])):
         for k, c in enumerate(colours[: arrays[f"traj_{cell}_{j}"].shape[0]]):
             tr = arrays[f"traj_{cell}_{j}"][k]
-            axes[0].plot(tr[:, 0], tr[:, 1], color=c, lw=1.2 if j == 0 else 0.8)
+            if j == 0:  # the data's runs with arrowheads along the way (the null's stay plain lines)
+                plot_trajectory(axes[0], tr, color=c, lw=1.2, n_markers=5)
+            else:
+                axes[0].plot(tr[:, 0], tr[:, 1], color=c, lw=0.8)
             if axes[1] is not None:
                 axes[1].plot(ep[1:], arrays[f"loss_{cell}_{j}"][k][1:], color=c, lw=1.2 if j == 0 else 0.8)
     axes[0].plot(*mu, "k*", ms=12)
