@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
-__all__ = ["Axis", "along", "render"]
+__all__ = ["Axis", "along", "render", "switch"]
 
 SCRIPT = Path(__file__).with_name("explorable.js")
 #: the most an explorable may weigh in a page (its frames, base64, and its HTML)
@@ -57,6 +57,17 @@ def along(arg: str, name: str, values: Sequence, texts: Sequence[str] | None = N
         raise ValueError(f"values must hold at least 2 values and texts one text per value, got {values!r} "
                          f"and {texts!r}")
     return Axis(name, tuple((t, {arg: v}) for t, v in zip(texts, values)), slider)
+
+
+def switch(arg: str, name: str) -> Axis:
+    """A menu turning the flag ``arg`` off and on.
+
+    Parameters
+    ----------
+    arg, name : str
+        The draw argument, and the menu's name as the page shows it.
+    """
+    return along(arg, name, [False, True], ["off", "on"], slider=False)
 
 
 def _default_option(axis: Axis, values: dict) -> int:

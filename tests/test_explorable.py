@@ -129,3 +129,7 @@ def test_a_grid_too_heavy_for_the_page_is_refused(monkeypatch):
 def test_along_needs_two_values_and_a_text_each(values, texts):
     with pytest.raises(ValueError, match="values must hold at least 2 values"):
         X.along("a", "a", values, texts)
+
+
+def test_switch_is_an_off_on_menu():
+    assert X.switch("c", "c on") == X.Axis("c on", (("off", {"c": False}), ("on", {"c": True})), False)

@@ -1,12 +1,12 @@
 """The trajectory and test-loss explorer of ``book/observations.md`` (Sec. 3, App. F;
-``swingby.live.explorer``: a plain image in the built book).
+``swingby.live.explorer``: a static explorable in the built book).
 """
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
 from swingby import _checks
-from swingby.explorable import Axis, along
+from swingby.explorable import Axis, along, switch
 from swingby.live import MAX_EPOCHS, MAX_POINTS, Explorer, explorer, ipywidgets
 from swingby.observations.plots import plot_sweep_trajectories, plot_test_losses
 from swingby.observations.runs import record_grid
@@ -19,7 +19,7 @@ __all__ = ["trajectory_explorer"]
 
 
 def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int = 0) -> Explorer | None:
-    """The live explorer (``None`` in static mode; the default view is drawn either way) of the output
+    """The live explorer (``None`` in static mode, which shows the static explorable of the Notes) of the output
     trajectory (Fig. 2) and OOD test loss (Fig. 3) of an MLP on two concepts: sliders for ``mu``, ``sigma``
     (standard deviations), the origin cluster, depth, ``d``, activation and learning rate, by default the
     four-layer ``d = 2`` run of Fig. 2(c). Each redraw trains one model.
@@ -78,7 +78,7 @@ def trajectory_explorer(n_per_cluster: int = 1000, epochs: int = 40, seed: int =
         )
 
     grid = [along("depth", "depth", [1, 2, 3, 4]),
-            along("origin", "origin cluster", [False, True], ["off", "on"], slider=False),
+            switch("origin", "origin cluster"),
             Axis("d, learning rate", (("2, 0.01", dict(d=2, lr=0.01)), ("64, 0.1", dict(d=64, lr=0.1))), False)]
     return explorer(draw, values, make_controls, grid=grid,
                     alt="output trajectory at x_hat and OOD test loss of one MLP")

@@ -1,10 +1,10 @@
-"""The explorer of the SIM data (``book/sim_task.md``; ``swingby.live.explorer``: a plain image in the built book)."""
+"""The explorer of the SIM data (``book/sim_task.md``; ``swingby.live.explorer``: a static explorable in the built book)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
 from swingby import _checks
-from swingby.explorable import Axis, along
+from swingby.explorable import Axis, switch
 from swingby.live import MAX_POINTS, Explorer, explorer, ipywidgets, slider_values
 from swingby.sim.data import make_sim, second_moment
 from swingby.sim.plots import plot_sim_3d
@@ -13,8 +13,8 @@ __all__ = ["sim_data_explorer"]
 
 
 def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: int = 300) -> Explorer | None:
-    """The live explorer of the SIM training set (Fig. 1c, ``s = d = 3``), ``None`` in static mode (the
-    default view is drawn either way): sliders redraw the clusters, the test points and ``a = diag(A)``.
+    """The live explorer of the SIM training set (Fig. 1c, ``s = d = 3``), ``None`` in static mode (which
+    shows the static explorable of the Notes instead): sliders redraw the clusters, the test points and ``a = diag(A)``.
 
     Parameters
     ----------
@@ -60,9 +60,7 @@ def sim_data_explorer(mu=(1.0, 2.0, 1.5), sigma=(0.2, 0.2, 0.2), n_per_cluster: 
         return controls
 
     spreads = list(dict.fromkeys([tuple(sigma), (0.6, *sigma[1:]), (1.0, *sigma[1:]), (1.0, 1.0, 1.0)]))
-    on_off = dict(texts=["off", "on"], slider=False)
     grid = [Axis("σ = (σ₁, σ₂, σ₃)", tuple((", ".join(f"{v:g}" for v in sp),
                                           {f"sigma_{k + 1}": v for k, v in enumerate(sp)}) for sp in spreads), False),
-            along("origin", "origin cluster", [False, True], **on_off),
-            along("truncate", "truncate", [False, True], **on_off)]
+            switch("origin", "origin cluster"), switch("truncate", "truncate")]
     return explorer(draw, values, make_controls, grid=grid, alt="the SIM training set in 3-D and its test points")

@@ -1,5 +1,5 @@
 """The explorer of the symmetric two-layer dynamics (``book/two_layer_theory.md``): ipywidgets
-(``swingby.live.explorer``), a plain image when the book is built."""
+(``swingby.live.explorer``), a static explorable when the book is built."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -19,7 +19,7 @@ __all__ = ["symmetric_dynamics_explorer"]
 def symmetric_dynamics_explorer(mu=(1.0, 1.5), sigma: float = 0.05, init_scale: float = 0.2,
                                 seed: int = 0, steps: int = 2000, eta: float = 0.01) -> Explorer | None:
     """Explore the symmetric two-layer dynamics (Fig. 5) at ``d = 3``, ``s = 2``; ``None`` in
-    static mode (the default view is drawn either way).
+    static mode (which shows the static explorable of the Notes).
 
     Sliders for ``mu``, ``sigma``, the initialisation scale and the seed, and a switch
     between the authors' ``A^2`` (default, :func:`swingby.sim.symmetric.authors_a`) and the
